@@ -1,0 +1,3 @@
+from p2pcards.cli import main
+
+raise SystemExit(main())
