@@ -1,0 +1,518 @@
+"""The game contract: specs, options, steps, and the trick-taking deal state machine.
+
+A deal is a deterministic state machine over *steps* (DESIGN.md, "Game plugin
+contract").  The driver asks :meth:`DealState.step` for the pending step and fulfils it:
+
+* :class:`Deal` -- give deck positions to a seat (private; from the stock, or passed by
+  another seat when ``source`` is a seat).  Call :meth:`DealState.complete`.
+* :class:`Reveal` -- show positions to everyone (a played card, Sueca's trump card).
+  The driver makes the cards known in the deck, then calls :meth:`~DealState.complete`.
+* :class:`Locate` -- the seat holding a given card reveals it (Copas' two of clubs).
+* :class:`Decision` -- one or more seats decide; :meth:`~DealState.legal` lists the
+  choices of a seat whose hand this observer knows, :meth:`~DealState.apply` takes one.
+* :class:`End` -- the deal is over; ``result`` is its JSON-ready result.
+
+In full information (:meth:`Deck.full`) every card is known and each step takes effect at
+once; distributed, the runtime turns the same steps into mental-deck operations.  The
+sequence of steps depends only on public information, so every peer computes the same one.
+
+Choice formats, per :attr:`Decision.kind`:
+
+* ``"play"`` -- a deck position from :meth:`~DealState.legal` (Bisca's variant adds the
+  string ``"swap"``: exchange the two of trumps for the face-up trump card).
+* ``"trump"`` -- a suit letter or ``"turn"`` (Sobe e Desce).
+* ``"pass"`` and ``"go_in"`` -- a tuple of distinct positions from the seat's hand whose
+  length lies within :attr:`Decision.pick`; ``None`` declines (sits out) where
+  :attr:`Decision.may_decline` allows.
+
+A choice that is malformed or not the seat's to make raises :class:`IllegalChoice` and
+changes nothing.  A well-formed play that breaks a hidden-information rule (follow suit,
+must trump) is a *renúncia*: recorded when the observer knows the hand (own seat, full
+information, the audit's replay), and ending the deal at once when it is evident from
+public information (RULES.md, "Renúncia").
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from p2pcards.core.cards import Card, Suit, pretty
+from p2pcards.core.deck import PLAYED, STOCK, Deck
+from p2pcards.core.scoring import next_dealer
+from p2pcards.core.tricks import Trick, trick_winner
+
+__all__ = [
+    "Choice",
+    "Deal",
+    "Reveal",
+    "Locate",
+    "Decision",
+    "End",
+    "Step",
+    "PLAY",
+    "TRUMP",
+    "PASS",
+    "GO_IN",
+    "SWAP",
+    "Option",
+    "OptionError",
+    "IllegalChoice",
+    "GameSpec",
+    "DealState",
+    "Match",
+]
+
+Choice = Any
+PLAY = "play"
+TRUMP = "trump"
+PASS = "pass"
+GO_IN = "go_in"
+SWAP = "swap"
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """Give ``positions`` to ``seat``; ``source`` is :data:`STOCK` or the passing seat."""
+
+    seat: int
+    positions: tuple[int, ...]
+    source: int = STOCK
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """Show ``positions`` to all; ``holder`` is the seat holding them (None: the stock)."""
+
+    positions: tuple[int, ...]
+    holder: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Locate:
+    """The seat holding ``card`` reveals the position it sits at."""
+
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """``seats`` must decide (all at once when several; results apply in seat order)."""
+
+    seats: tuple[int, ...]
+    kind: str
+    pick: tuple[int, int] | None = None
+    may_decline: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class End:
+    """The deal is over."""
+
+    result: dict[str, Any]
+
+
+Step = Deal | Reveal | Locate | Decision | End
+
+
+class IllegalChoice(Exception):
+    """A choice that is malformed, out of turn, or not the seat's to make."""
+
+
+class OptionError(ValueError):
+    """A table option that the game does not accept; the message is for people."""
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """A table option (a RULES.md *variant*): its allowed values, default first."""
+
+    name: str
+    allowed: tuple[int | str, ...]
+    help: str = ""
+
+    @property
+    def default(self) -> int | str:
+        return self.allowed[0]
+
+    def parse(self, game: str, text: str | int) -> int | str:
+        """Parse a command-line value; raise :class:`OptionError` naming the game."""
+        for value in self.allowed:
+            if str(value) == str(text).strip().lower():
+                return value
+        names = [str(v) for v in self.allowed]
+        choices = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+        raise OptionError(f"{game}: {self.name} must be {choices}")
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """What a plugin registers for one game.
+
+    ``new_match(options, first_dealer)`` builds a :class:`Match`; ``heuristic`` (if any)
+    builds the game's tip-following computer player.
+    """
+
+    name: str
+    title: str
+    seats: int
+    deck: tuple[Card, ...]
+    options: tuple[Option, ...]
+    rules_version: str
+    new_match: Callable[[Mapping[str, Any], int], Match]
+    heuristic: Callable[[], Any] | None = None
+    teams: tuple[tuple[int, ...], ...] | None = None
+    description: str = ""
+    doc: str = field(default="", repr=False)
+
+    def resolve_options(self, raw: Mapping[str, str | int] | None = None) -> dict[str, Any]:
+        """Defaults overlaid with ``raw``; unknown names and bad values raise OptionError."""
+        known = {o.name: o for o in self.options}
+        out: dict[str, Any] = {o.name: o.default for o in self.options}
+        for key, text in (raw or {}).items():
+            opt = known.get(key)
+            if opt is None:
+                if known:
+                    hint = "options: " + ", ".join(sorted(known))
+                else:
+                    hint = "it has no options"
+                raise OptionError(f"{self.name}: unknown option {key!r} ({hint})")
+            out[key] = opt.parse(self.name, text)
+        return out
+
+
+class DealState:
+    """One deal of a trick-taking game, as a state machine over steps (module docstring).
+
+    Subclasses implement :meth:`_setup` (queue the first steps), :meth:`legal_plays`,
+    :meth:`_result` and optionally the hooks documented on each method.  State that is
+    public (``trump``, ``tricks``, ``voids``, ``events``...) is what every peer holds.
+    """
+
+    #: rank -> strength used to resolve tricks; set by subclasses.
+    strength: Mapping[str, int] = {}
+    #: rank -> card points; set by subclasses that count points.
+    points: Mapping[str, int] = {}
+
+    def __init__(
+        self, seats: int, dealer: int, options: Mapping[str, Any], deck: Deck, number: int = 0
+    ) -> None:
+        self.seats = seats
+        self.dealer = dealer
+        self.options = options
+        self.deck = deck
+        self.number = number
+        self.trump: Suit | None = None
+        #: public face-up trump card position (Sueca's dealer card, Bisca's under-stock card)
+        self.trump_card_pos: int | None = None
+        self.active: list[int] = list(range(seats))
+        self.leader: int | None = None
+        self.trick: list[tuple[int, int]] = []
+        self.tricks: list[Trick] = []
+        self.won: list[list[int]] = [[] for _ in range(seats)]
+        self.voids: list[set[Suit]] = [set() for _ in range(seats)]
+        self.excluded: list[set[Card]] = [set() for _ in range(seats)]
+        self.events: list[dict[str, Any]] = []
+        self.hands_at_start: list[list[Card | None]] | None = None
+        self.renuncia: int | None = None
+        self.result: dict[str, Any] | None = None
+        self._queue: deque[tuple[Step, str | None]] = deque()
+        self._pending: dict[int, Choice] = {}
+        self._setup()
+
+    # ------------------------------------------------------------------ driver API
+    def step(self) -> Step:
+        """The pending step."""
+        return self._queue[0][0]
+
+    @property
+    def over(self) -> bool:
+        return self.result is not None
+
+    def complete(self) -> None:
+        """Fulfil the pending :class:`Deal`, :class:`Reveal` or :class:`Locate` step."""
+        step, handler = self._queue[0]
+        deck = self.deck
+        if isinstance(step, Deal):
+            for pos in step.positions:
+                if step.source != deck.owner[pos]:
+                    raise IllegalChoice(f"position {pos} is not held by {step.source}")
+                deck.move(pos, step.seat)
+        elif isinstance(step, Reveal):
+            for pos in step.positions:
+                if deck.cards[pos] is None:
+                    raise IllegalChoice(f"position {pos} was not revealed")
+        elif isinstance(step, Locate):
+            if deck.find(step.card) is None:
+                raise IllegalChoice(f"{step.card} was not located")
+        else:
+            raise IllegalChoice(f"{type(step).__name__} is not completed by the deck")
+        self._queue.popleft()
+        if handler is not None:
+            getattr(self, handler)(step)
+
+    def legal(self, seat: int) -> list[Choice]:
+        """Legal choices (or, for picks, the items to pick from) of ``seat`` now."""
+        step = self._queue[0][0]
+        if not isinstance(step, Decision) or seat not in step.seats:
+            return []
+        if step.kind == PLAY:
+            return self.legal_plays(seat)
+        return self._legal_other(seat, step)
+
+    def apply(self, seat: int, choice: Choice) -> None:
+        """Take ``seat``'s choice for the pending decision."""
+        step, handler = self._queue[0]
+        if not isinstance(step, Decision):
+            raise IllegalChoice(f"no decision is pending (the next step is {type(step).__name__})")
+        if seat not in step.seats:
+            raise IllegalChoice(f"it is not seat {seat}'s turn to decide")
+        if seat in self._pending:
+            raise IllegalChoice(f"seat {seat} has already decided")
+        if step.pick is not None:
+            choice = self._check_pick(seat, step, choice)
+        assert handler is not None
+        if len(step.seats) == 1:
+            self._queue.popleft()
+            getattr(self, handler)(seat, choice)
+            return
+        self._pending[seat] = choice
+        if len(self._pending) == len(step.seats):
+            choices = dict(sorted(self._pending.items()))
+            self._pending = {}
+            self._queue.popleft()
+            getattr(self, handler)(choices)
+
+    def _check_pick(self, seat: int, step: Decision, choice: Choice) -> Choice:
+        if choice is None:
+            if step.may_decline:
+                return None
+            raise IllegalChoice(f"seat {seat} may not decline this {step.kind}")
+        assert step.pick is not None
+        lo, hi = step.pick
+        if not isinstance(choice, (tuple, list)) or not all(
+            type(p) is int for p in choice
+        ):
+            raise IllegalChoice(f"a {step.kind} is a list of positions, not {choice!r}")
+        picked = tuple(choice)
+        if not lo <= len(picked) <= hi or len(set(picked)) != len(picked):
+            raise IllegalChoice(f"a {step.kind} takes {lo}..{hi} distinct positions, got {picked!r}")
+        hand = self.deck.hands[seat]
+        for p in picked:
+            if p not in hand:
+                raise IllegalChoice(f"seat {seat} does not hold position {p}")
+        return picked
+
+    # ------------------------------------------------------------------ queue helpers
+    def _push(self, step: Step, handler: str | None = None) -> None:
+        self._queue.append((step, handler))
+
+    def _end(self) -> None:
+        """Finish the deal: compute the result and queue :class:`End`."""
+        self._queue.clear()
+        self.result = self._result()
+        self.result["renuncia"] = self.renuncia
+        self._push(End(self.result))
+
+    def _snapshot_hands(self) -> None:
+        """Record the hands 'dealt at the start' (for records and bots' memory)."""
+        self.hands_at_start = [self.deck.hand_cards(s) for s in range(self.seats)]
+
+    def _event(self, kind: str, seat: int, **fields: Any) -> None:
+        ev: dict[str, Any] = {"type": kind, "seat": seat}
+        ev.update(fields)
+        self.events.append(ev)
+
+    def _draw(self, seat: int, positions: Sequence[int]) -> None:
+        """Queue a deal of stock positions to ``seat`` recorded as a draw event."""
+        self._push(Deal(seat, tuple(positions)), "_on_draw")
+
+    def _on_draw(self, step: Deal) -> None:
+        self._event("draw", step.seat, cards=[self.deck.cards[p] for p in step.positions])
+
+    # ------------------------------------------------------------------ trick play
+    def next_seat(self, seat: int) -> int:
+        """The next active seat in play order."""
+        n = self.seats
+        nxt = (seat + 1) % n
+        active = self.active
+        if len(active) != n:
+            while nxt not in active:
+                nxt = (nxt + 1) % n
+        return nxt
+
+    def _ask_play(self, seat: int) -> None:
+        self._push(Decision((seat,), PLAY), "_on_play")
+
+    def _start_trick(self, leader: int) -> None:
+        self.leader = leader
+        self._ask_play(leader)
+
+    @property
+    def led_suit(self) -> Suit | None:
+        if not self.trick:
+            return None
+        return self.deck.cards[self.trick[0][1]][1]  # type: ignore[index]
+
+    def trick_cards(self) -> list[Card]:
+        cards = self.deck.cards
+        return [cards[p] for _, p in self.trick]  # type: ignore[misc]
+
+    def _on_play(self, seat: int, choice: Choice) -> None:
+        if choice == SWAP:
+            self._swap(seat)
+            return
+        if type(choice) is not int or choice not in self.deck.hands[seat]:
+            raise_illegal(seat, choice)
+        if self.renuncia is None and self.deck.knows_hand(seat):
+            if choice not in self.legal_plays(seat):
+                self.renuncia = seat
+        self._push(Reveal((choice,), seat), "_on_played")
+        self._playing = (seat, choice)
+
+    def _swap(self, seat: int) -> None:
+        raise IllegalChoice("this game has no swap")
+
+    def _on_played(self, step: Reveal) -> None:
+        seat, pos = self._playing
+        card = self.deck.cards[pos]
+        assert card is not None
+        evident = card[1] in self.voids[seat] or card in self.excluded[seat]
+        self._infer(seat, card)
+        self.deck.move(pos, PLAYED)
+        self.trick.append((seat, pos))
+        self._event("play", seat, card=card)
+        if evident:
+            if self.renuncia is None:
+                self.renuncia = seat
+            self._end()
+            return
+        if len(self.trick) < len(self.active):
+            self._ask_play(self.next_seat(seat))
+            return
+        cards = self.trick_cards()
+        i = trick_winner(cards, self.trump, self.strength)
+        winner = self.trick[i][0]
+        assert self.leader is not None
+        self.tricks.append(Trick(self.leader, tuple(self.trick), winner))
+        self.won[winner].extend(p for _, p in self.trick)
+        self.trick = []
+        self._after_trick(winner)
+
+    def _after_trick(self, winner: int) -> None:
+        """Hook: what follows a trick (draws, end of deal).  Default: next trick or end."""
+        if self.deck.hands[winner]:
+            self._start_trick(winner)
+        else:
+            self._end()
+
+    def _infer(self, seat: int, card: Card) -> None:
+        """Hook: public inferences from a play (default: must-follow voids)."""
+        led = self.led_suit
+        if led is not None and card[1] != led and self._must_follow():
+            self.voids[seat].add(led)
+
+    def _must_follow(self) -> bool:
+        """Hook: whether following suit is compulsory right now."""
+        return True
+
+    # ------------------------------------------------------------------ for subclasses
+    def _setup(self) -> None:
+        raise NotImplementedError
+
+    def legal_plays(self, seat: int) -> list[Choice]:
+        """Positions ``seat`` may play now (its hand must be known to this observer)."""
+        raise NotImplementedError
+
+    def _legal_other(self, seat: int, step: Decision) -> list[Choice]:
+        """Legal choices for non-play decisions; for picks, the positions to pick from."""
+        if step.pick is not None:
+            return list(self.deck.hands[seat])
+        raise NotImplementedError
+
+    def _result(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ helpers
+    def public_info(self) -> dict[str, Any]:
+        """Hook: game-specific public facts for views (scores, trump chooser...)."""
+        return {}
+
+    def taken_points(self, seat: int) -> int:
+        """Card points in the tricks ``seat`` won."""
+        pts = self.points
+        cards = self.deck.cards
+        return sum(pts.get(cards[p][0], 0) for p in self.won[seat])  # type: ignore[index]
+
+    def trick_counts(self) -> list[int]:
+        counts = [0] * self.seats
+        for t in self.tricks:
+            counts[t.winner] += 1
+        return counts
+
+    def describe(self) -> str:
+        """A one-line human summary of the deal so far."""
+        trump = pretty("A" + self.trump)[1:] if self.trump else "-"
+        return f"deal {self.number} dealer {self.dealer} trump {trump} tricks {len(self.tricks)}"
+
+
+def raise_illegal(seat: int, choice: Choice) -> None:
+    raise IllegalChoice(f"seat {seat} cannot play {choice!r}: not a position it holds")
+
+
+class Match:
+    """A match: a sequence of deals, the dealer rotating, scores adding up.
+
+    Subclasses implement :meth:`_new_deal` and :meth:`_score`; they keep ``totals``
+    (per side: team or player) and set ``winner`` when the match is over.
+    """
+
+    #: what ``totals`` counts, for people and JSON consumers
+    totals_label = "game points"
+
+    def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
+        if not 0 <= first_dealer < spec.seats:
+            raise ValueError(f"first dealer {first_dealer} is not a seat of {spec.name}")
+        self.spec = spec
+        self.options = dict(options)
+        self.seats = spec.seats
+        self.dealer = first_dealer
+        self.deal_number = 0
+        self.results: list[dict[str, Any]] = []
+        self.totals: list[int] = []
+        self.winner: int | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.winner is not None
+
+    def new_deal(self, cards: Sequence[Card] | None = None) -> DealState:
+        """The next deal; ``cards`` (the shuffled deck) gives full information."""
+        if self.finished:
+            raise RuntimeError("the match is over")
+        size = len(self.spec.deck)
+        deck = Deck.full(self.seats, cards) if cards is not None else Deck(self.seats, size)
+        if cards is not None and sorted(cards) != sorted(self.spec.deck):
+            raise ValueError(f"not a {self.spec.name} deck")
+        return self._new_deal(deck)
+
+    def record(self, deal: DealState) -> None:
+        """Score a finished deal into the match and rotate the dealer."""
+        if deal.result is None:
+            raise RuntimeError("the deal is not over")
+        self._score(deal.result)
+        self.results.append(deal.result)
+        self.deal_number += 1
+        self.dealer = next_dealer(self.dealer, self.seats)
+
+    def _new_deal(self, deck: Deck) -> DealState:
+        raise NotImplementedError
+
+    def _score(self, result: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-ready state of the match: ``winner`` (side or null), ``totals``, deals."""
+        return {"winner": self.winner, "totals": list(self.totals), "deals": self.deal_number}

@@ -1,0 +1,80 @@
+"""Match scoring helpers shared by the games (RULES.md).
+
+Pure functions: game points from card points (Sueca, Bisca), bandeira, riscos (Sobe e
+Desce), running totals, dealer rotation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = [
+    "game_points",
+    "bandeira_winner",
+    "riscos",
+    "running_totals",
+    "next_dealer",
+    "copas_site_tally",
+]
+
+
+def game_points(points: int, all_tricks: bool, total: int = 120, all_points_value: int = 2) -> int:
+    """Game points a side earns for a deal in Sueca or Bisca.
+
+    RULES.md, Sueca: more than half the card points wins; 61-90 -> 1, 91-119 -> 2,
+    all the tricks (capote) -> 4, all 120 points without all the tricks -> 2
+    (``all_points_value``; the variant makes it 4).  A side with half or less scores 0.
+    """
+    if all_tricks:
+        return 4
+    if points >= total:
+        return all_points_value
+    if points * 4 > total * 3:  # 91..119 out of 120
+        return 2
+    if points * 2 > total:  # 61..90
+        return 1
+    return 0
+
+
+def bandeira_winner(totals: Sequence[int], target: int) -> int | None:
+    """The side whose game points reached ``target`` (a bandeira), or None."""
+    for side, total in enumerate(totals):
+        if total >= target:
+            return side
+    return None
+
+
+def riscos(final_scores: Sequence[int], winner: int) -> list[int]:
+    """Sobe e Desce final tally: the winner receives the sum of the others' final
+    scores and each loser loses its own final score.
+
+    >>> riscos([0, 11, 2, 5], 0)
+    [18, -11, -2, -5]
+    """
+    out = [-s for s in final_scores]
+    out[winner] = sum(s for i, s in enumerate(final_scores) if i != winner)
+    return out
+
+
+def running_totals(start: Sequence[int], deltas: Sequence[Sequence[int]]) -> list[list[int]]:
+    """Totals after each deal, starting from ``start`` and adding each deal's deltas."""
+    totals = list(start)
+    out = []
+    for d in deltas:
+        totals = [t + x for t, x in zip(totals, d, strict=True)]
+        out.append(list(totals))
+    return out
+
+
+def next_dealer(dealer: int, seats: int) -> int:
+    """The dealer rotates one seat in play order after every deal."""
+    return (dealer + 1) % seats
+
+
+def copas_site_tally(points: Sequence[int], total: int = 26) -> list[int]:
+    """The source site's Copas tally, ``26 - X`` per player (RULES.md worked example).
+
+    >>> copas_site_tally([2, 0, 13, 11])
+    [24, 26, 13, 15]
+    """
+    return [total - p for p in points]

@@ -1,0 +1,157 @@
+"""A seat's information set: what one seat may know of a deal, and nothing more.
+
+Bots receive a :class:`SeatView` and never the state; the same view will drive the
+distributed runtime and the terminal UI.  Everything here is either the seat's own hand
+or public: the trump, face-up cards, tricks, known voids, events, match scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from p2pcards.core.cards import Card, Suit
+from p2pcards.core.deck import STOCK
+from p2pcards.core.game import Choice, DealState, Decision
+
+__all__ = ["SeatView"]
+
+
+class SeatView:
+    """Read-only view of ``state`` for ``seat`` (lazy: computed on access)."""
+
+    __slots__ = ("_state", "seat", "match_totals")
+
+    def __init__(self, state: DealState, seat: int, match_totals: Sequence[int] = ()) -> None:
+        self._state = state
+        self.seat = seat
+        self.match_totals = tuple(match_totals)
+
+    # -- the seat's own cards
+    @property
+    def hand(self) -> list[tuple[int, Card]]:
+        """``(position, card)`` for every card the seat holds."""
+        st = self._state
+        cards = st.deck.cards
+        return [(p, cards[p]) for p in st.deck.hands[self.seat]]  # type: ignore[misc]
+
+    @property
+    def hand_cards(self) -> list[Card]:
+        return [c for _, c in self.hand]
+
+    def card(self, pos: int) -> Card | None:
+        """The card at ``pos`` if it is the seat's own or public."""
+        st = self._state
+        owner = st.deck.owner[pos]
+        if owner == self.seat or pos in self.public_positions:
+            return st.deck.cards[pos]
+        return None
+
+    @property
+    def legal(self) -> list[Choice]:
+        return self._state.legal(self.seat)
+
+    @property
+    def decision(self) -> Decision | None:
+        step = self._state.step()
+        return step if isinstance(step, Decision) else None
+
+    # -- public facts
+    @property
+    def seats(self) -> int:
+        return self._state.seats
+
+    @property
+    def dealer(self) -> int:
+        return self._state.dealer
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return dict(self._state.options)
+
+    @property
+    def trump(self) -> Suit | None:
+        return self._state.trump
+
+    @property
+    def trump_card(self) -> Card | None:
+        """The face-up trump card while it is still public and unplayed, else None."""
+        st = self._state
+        pos = st.trump_card_pos
+        return None if pos is None else st.deck.cards[pos]
+
+    @property
+    def active(self) -> list[int]:
+        return list(self._state.active)
+
+    @property
+    def leader(self) -> int | None:
+        return self._state.leader
+
+    @property
+    def trick(self) -> list[tuple[int, Card]]:
+        """The current trick: ``(seat, card)`` in play order."""
+        cards = self._state.deck.cards
+        return [(s, cards[p]) for s, p in self._state.trick]  # type: ignore[misc]
+
+    @property
+    def tricks(self) -> list[tuple[int, list[tuple[int, Card]], int]]:
+        """Finished tricks: ``(leader, [(seat, card)...], winner)``."""
+        cards = self._state.deck.cards
+        return [
+            (t.leader, [(s, cards[p]) for s, p in t.plays], t.winner)  # type: ignore[misc]
+            for t in self._state.tricks
+        ]
+
+    @property
+    def played(self) -> list[Card]:
+        """Every card played so far in this deal, in order (tricks, then current trick)."""
+        cards = self._state.deck.cards
+        out = [cards[p] for t in self._state.tricks for _, p in t.plays]
+        out.extend(cards[p] for _, p in self._state.trick)
+        return out  # type: ignore[return-value]
+
+    @property
+    def public_positions(self) -> set[int]:
+        st = self._state
+        pub = {p for t in st.tricks for _, p in t.plays}
+        pub.update(p for _, p in st.trick)
+        if st.trump_card_pos is not None:
+            pub.add(st.trump_card_pos)
+        pub.update(getattr(st, "public_extra", ()))
+        return pub
+
+    def voids(self, seat: int) -> frozenset[Suit]:
+        """Suits ``seat`` has shown it lacks (it failed to follow when it had to)."""
+        return frozenset(self._state.voids[seat])
+
+    def hand_size(self, seat: int) -> int:
+        return len(self._state.deck.hands[seat])
+
+    @property
+    def stock_count(self) -> int:
+        return self._state.deck.owner.count(STOCK)
+
+    @property
+    def tricks_won(self) -> list[int]:
+        return self._state.trick_counts()
+
+    @property
+    def points_won(self) -> list[int]:
+        """Card points taken so far by each seat (public: won cards are face up)."""
+        return [self._state.taken_points(s) for s in range(self.seats)]
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """Public events (plays, trump choices, going in...).  Pass and draw events of
+        other seats carry no cards for them."""
+        out = []
+        for ev in self._state.events:
+            if ev["seat"] != self.seat and "cards" in ev and ev["type"] != "play":
+                ev = {k: v for k, v in ev.items() if k != "cards"}
+            out.append(ev)
+        return out
+
+    def extra(self, name: str, default: Any = None) -> Any:
+        """A game-specific public fact (e.g. Sobe e Desce scores, ``trump_chooser``)."""
+        return self._state.public_info().get(name, default)

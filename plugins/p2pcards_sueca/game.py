@@ -1,0 +1,145 @@
+"""Sueca: four players in two teams (seats 0+2 against 1+3), 40 cards, trumps from the
+dealer's card (RULES.md, "Sueca").
+
+* 10 cards each, dealt from the player after the dealer; the dealer's last card
+  (option ``trump_card=first``: its first) is shown to all and stays in its hand.
+* The player after the dealer leads the first trick.  Follow suit if you can; otherwise
+  play anything (no obligation to trump).  The winner of a trick leads the next.
+* More than 60 of the 120 card points wins the deal: 61-90 one game point, 91-119 two,
+  all ten tricks (capote) four, 120 points without all tricks two (``all_points=4``: four).
+  60:60 scores nothing (``tie=double``: the next deal counts double).
+* A match (bandeira) goes to 4 game points (``target=8``: eight).
+* Renúncia: the offending team loses the deal and the opponents score 4 game points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from p2pcards.core import (
+    PORTUGUESE_40,
+    PT_POINTS,
+    PT_RANK_ORDER,
+    Deal,
+    DealState,
+    Deck,
+    GameSpec,
+    Match,
+    Option,
+    Reveal,
+    bandeira_winner,
+    game_points,
+    strength_table,
+)
+
+__all__ = ["SuecaDeal", "SuecaMatch", "SPEC", "OPTIONS"]
+
+OPTIONS = (
+    Option("trump_card", ("last", "first"), "which of the dealer's cards is shown as trumps"),
+    Option("target", (4, 8), "game points that win the match (a bandeira)"),
+    Option("all_points", (2, 4), "game points for 120 card points without all the tricks"),
+    Option("tie", ("none", "double"), "after 60:60, whether the next deal counts double"),
+)
+
+TEAMS = ((0, 2), (1, 3))
+
+
+class SuecaDeal(DealState):
+    """One Sueca deal (module docstring)."""
+
+    strength = strength_table(PT_RANK_ORDER)
+    points = PT_POINTS
+
+    def __init__(
+        self, dealer: int, options: Mapping[str, Any], deck: Deck, number: int = 0,
+        multiplier: int = 1,
+    ) -> None:
+        self.multiplier = multiplier
+        super().__init__(4, dealer, options, deck, number)
+
+    def _setup(self) -> None:
+        for k in range(4):
+            seat = (self.dealer + 1 + k) % 4
+            self._push(Deal(seat, tuple(range(10 * k, 10 * k + 10))))
+        pos = 39 if self.options["trump_card"] == "last" else 30
+        self._push(Reveal((pos,), self.dealer), "_on_trump_card")
+
+    def _on_trump_card(self, step: Reveal) -> None:
+        pos = step.positions[0]
+        card = self.deck.cards[pos]
+        assert card is not None
+        self.trump = card[1]
+        self.trump_card_pos = pos
+        self._event("trump", self.dealer, card=card)
+        self._snapshot_hands()
+        self._start_trick((self.dealer + 1) % 4)
+
+    def legal_plays(self, seat: int) -> list[Any]:
+        """Follow suit if you can; otherwise anything (no obligation to trump)."""
+        hand = self.deck.hands[seat]
+        if not self.trick:
+            return list(hand)
+        cards = self.deck.cards
+        led = cards[self.trick[0][1]][1]  # type: ignore[index]
+        same = [p for p in hand if cards[p][1] == led]  # type: ignore[index]
+        return same if same else list(hand)
+
+    def _result(self) -> dict[str, Any]:
+        per_seat = [self.taken_points(s) for s in range(4)]
+        counts = self.trick_counts()
+        pts = [per_seat[0] + per_seat[2], per_seat[1] + per_seat[3]]
+        tricks = [counts[0] + counts[2], counts[1] + counts[3]]
+        gp = [0, 0]
+        if self.renuncia is not None:
+            gp[1 - self.renuncia % 2] = 4
+        else:
+            for team in (0, 1):
+                gp[team] = self.multiplier * game_points(
+                    pts[team], tricks[team] == 10, 120, self.options["all_points"]
+                )
+        return {"points": pts, "tricks": tricks, "game_points": gp, "multiplier": self.multiplier}
+
+
+class SuecaMatch(Match):
+    """Deals until a team reaches the target (a bandeira)."""
+
+    def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
+        super().__init__(spec, options, first_dealer)
+        self.totals = [0, 0]
+        self.multiplier = 1
+
+    def _new_deal(self, deck: Deck) -> SuecaDeal:
+        return SuecaDeal(self.dealer, self.options, deck, self.deal_number, self.multiplier)
+
+    def _score(self, result: dict[str, Any]) -> None:
+        gp = result["game_points"]
+        self.totals = [self.totals[0] + gp[0], self.totals[1] + gp[1]]
+        tie = result["renuncia"] is None and result["points"] == [60, 60]
+        self.multiplier = 2 if tie and self.options["tie"] == "double" else 1
+        self.winner = bandeira_winner(self.totals, self.options["target"])
+
+
+def _new_match(options: Mapping[str, Any], first_dealer: int) -> SuecaMatch:
+    return SuecaMatch(SPEC, options, first_dealer)
+
+
+def _heuristic(rng: Any) -> Any:
+    from p2pcards_sueca.heuristic import SuecaHeuristic
+
+    return SuecaHeuristic(rng)
+
+
+SPEC = GameSpec(
+    name="sueca",
+    title="Sueca",
+    seats=4,
+    deck=PORTUGUESE_40,
+    options=OPTIONS,
+    rules_version="1",
+    new_match=_new_match,
+    heuristic=_heuristic,
+    teams=TEAMS,
+    description="4 players in two teams, 40 cards, trumps from the dealer's card",
+    doc=__doc__ or "",
+)
