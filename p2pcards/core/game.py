@@ -18,8 +18,9 @@ sequence of steps depends only on public information, so every peer computes the
 
 Choice formats, per :attr:`Decision.kind`:
 
-* ``"play"`` -- a deck position from :meth:`~DealState.legal` (Bisca's variant adds the
-  string ``"swap"``: exchange the two of trumps for the face-up trump card).
+* ``"play"`` -- a deck position from :meth:`~DealState.legal` (Bisca's variant adds
+  ``("swap", position)``: exchange the two of trumps at ``position`` for the face-up
+  trump card, then decide again).
 * ``"trump"`` -- a suit letter or ``"turn"`` (Sobe e Desce).
 * ``"pass"`` and ``"go_in"`` -- a tuple of distinct positions from the seat's hand whose
   length lies within :attr:`Decision.pick`; ``None`` declines (sits out) where
@@ -275,15 +276,23 @@ class DealState:
             choice = self._check_pick(seat, step, choice)
         assert handler is not None
         if len(step.seats) == 1:
-            self._queue.popleft()
-            getattr(self, handler)(seat, choice)
+            self._run(handler, seat, choice)
             return
         self._pending[seat] = choice
         if len(self._pending) == len(step.seats):
             choices = dict(sorted(self._pending.items()))
             self._pending = {}
-            self._queue.popleft()
-            getattr(self, handler)(choices)
+            self._run(handler, choices)
+
+    def _run(self, handler: str, *args: Any) -> None:
+        """Pop the pending decision and run its handler; a handler raises
+        :class:`IllegalChoice` only before it changes anything, so put the step back."""
+        entry = self._queue.popleft()
+        try:
+            getattr(self, handler)(*args)
+        except IllegalChoice:
+            self._queue.appendleft(entry)
+            raise
 
     def _check_pick(self, seat: int, step: Decision, choice: Choice) -> Choice:
         if choice is None:
@@ -361,9 +370,6 @@ class DealState:
         return [cards[p] for _, p in self.trick]  # type: ignore[misc]
 
     def _on_play(self, seat: int, choice: Choice) -> None:
-        if choice == SWAP:
-            self._swap(seat)
-            return
         if type(choice) is not int or choice not in self.deck.hands[seat]:
             raise_illegal(seat, choice)
         if self.renuncia is None and self.deck.knows_hand(seat):
@@ -371,9 +377,6 @@ class DealState:
                 self.renuncia = seat
         self._push(Reveal((choice,), seat), "_on_played")
         self._playing = (seat, choice)
-
-    def _swap(self, seat: int) -> None:
-        raise IllegalChoice("this game has no swap")
 
     def _on_played(self, step: Reveal) -> None:
         seat, pos = self._playing

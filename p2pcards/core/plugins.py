@@ -100,6 +100,8 @@ def get_plugin_manager(
         try:
             pm.register(plugin, name=ep.name)
             pm.check_pending()
+            if not pm.get_hookcallers(plugin):
+                raise ValueError("it implements no p2pcards hook (p2pcards_register_games)")
         except Exception as exc:  # noqa: BLE001
             if pm.is_registered(plugin):
                 pm.unregister(plugin)
@@ -118,9 +120,12 @@ def load_games(pm: pluggy.PluginManager | None = None) -> GameRegistry:
         others = [p for p in plugins if p is not plugin]
         caller = pm.subset_hook_caller("p2pcards_register_games", remove_plugins=others)
         registry._current = name
+        before = set(registry.games)
         try:
             caller(registry=registry)
         except Exception as exc:  # noqa: BLE001
+            for game in set(registry.games) - before:  # no half-registered plugin
+                del registry.games[game], registry.owners[game]
             registry.problems.append(PluginProblem(name, f"register_games failed: {exc!r}"))
     registry._current = "?"
     return registry

@@ -1,0 +1,200 @@
+"""Bisca: two players, 40 cards, a face-up trump under the stock (RULES.md, "Bisca").
+
+* Hands of 3 cards (option ``hand``: 3, 5, 7, 9 or 11), dealt first to the player after
+  the dealer.  The next card is turned face up as trumps and lies under the stock: it is
+  the last card drawn.
+* The dealer leads the first trick.  While the stock has cards nobody must follow suit;
+  once it is empty both must follow suit when they can (no obligation to beat).
+* After each trick the winner draws first, then the other player.
+* Option ``swap2=on``: on its turn, before it plays and while the stock lasts, a player
+  may exchange the 2 of trumps from its hand for the face-up trump card (the choice
+  ``("swap", position)``; it then plays as usual).  Showing any other card as the 2 of
+  trumps breaks a public rule and is treated as a renúncia.
+* Deal result and game points as in Sueca: more than 60 of 120 points wins; 61-90 one
+  game point, 91-119 two, all the tricks four, 120 without all the tricks two; 60:60 none.
+  The match goes to 4 game points (option ``target=8``: eight).
+* Renúncia (only possible once the stock is empty): the opponent scores 4 game points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from p2pcards.core import (
+    PORTUGUESE_40,
+    PT_POINTS,
+    PT_RANK_ORDER,
+    STOCK,
+    SWAP,
+    Choice,
+    Deal,
+    DealState,
+    Deck,
+    GameSpec,
+    IllegalChoice,
+    Match,
+    Option,
+    Reveal,
+    bandeira_winner,
+    game_points,
+    strength_table,
+)
+
+__all__ = ["BiscaDeal", "BiscaMatch", "SPEC", "OPTIONS"]
+
+OPTIONS = (
+    Option("hand", (3, 5, 7, 9, 11), "cards in each hand"),
+    Option("swap2", ("off", "on"), "may a player swap the 2 of trumps for the face-up trump card"),
+    Option("target", (4, 8), "game points that win the match"),
+)
+
+
+def _is_swap(choice: Choice) -> bool:
+    return isinstance(choice, (tuple, list)) and len(choice) == 2 and choice[0] == SWAP
+
+
+class BiscaDeal(DealState):
+    """One Bisca deal (module docstring).  ``stock`` lists stock positions in draw order."""
+
+    strength = strength_table(PT_RANK_ORDER)
+    points = PT_POINTS
+
+    def __init__(self, dealer: int, options: Mapping[str, Any], deck: Deck, number: int = 0) -> None:
+        self.stock: list[int] = []
+        super().__init__(2, dealer, options, deck, number)
+
+    def _setup(self) -> None:
+        h = self.options["hand"]
+        first = 1 - self.dealer
+        self._push(Deal(first, tuple(range(h))))
+        self._push(Deal(self.dealer, tuple(range(h, 2 * h))))
+        self.stock = list(range(2 * h + 1, 40)) + [2 * h]
+        self._push(Reveal((2 * h,), None), "_on_trump_card")
+
+    def _on_trump_card(self, step: Reveal) -> None:
+        pos = step.positions[0]
+        card = self.deck.cards[pos]
+        assert card is not None
+        self.trump = card[1]
+        self.trump_card_pos = pos
+        self._event("trump", self.dealer, card=card)
+        self._snapshot_hands()
+        self._start_trick(self.dealer)
+
+    def _must_follow(self) -> bool:
+        """Following suit is compulsory once the stock is empty."""
+        return not self.stock
+
+    def legal_plays(self, seat: int) -> list[Choice]:
+        hand = self.deck.hands[seat]
+        cards = self.deck.cards
+        plays: list[Choice] = list(hand)
+        if self.trick and not self.stock:
+            led = cards[self.trick[0][1]][1]  # type: ignore[index]
+            same = [p for p in hand if cards[p][1] == led]  # type: ignore[index]
+            if same:
+                plays = same
+        if self.stock and self.options["swap2"] == "on":
+            two = "2" + self.trump  # type: ignore[operator]
+            for p in hand:
+                if cards[p] == two:
+                    plays.append((SWAP, p))
+        return plays
+
+    def _on_play(self, seat: int, choice: Choice) -> None:
+        if not _is_swap(choice):
+            super()._on_play(seat, choice)
+            return
+        pos = choice[1]
+        if self.options["swap2"] != "on":
+            raise IllegalChoice("the 2-of-trumps swap is not played at this table (swap2=off)")
+        if not self.stock:
+            raise IllegalChoice("the swap is only allowed while the stock lasts")
+        if type(pos) is not int or pos not in self.deck.hands[seat]:
+            raise IllegalChoice(f"seat {seat} does not hold position {pos!r}")
+        self._swapping = (seat, pos)
+        self._push(Reveal((pos,), seat), "_on_swap_shown")
+
+    def _on_swap_shown(self, step: Reveal) -> None:
+        seat, pos = self._swapping
+        card = self.deck.cards[pos]
+        if card != "2" + self.trump:  # type: ignore[operator]
+            # a public rule broken in the open: the deal ends as for a renúncia
+            if self.renuncia is None:
+                self.renuncia = seat
+            self._end()
+            return
+        old = self.trump_card_pos
+        assert old is not None
+        took = self.deck.cards[old]
+        self.deck.move(pos, STOCK)
+        self.deck.move(old, seat)
+        self.stock[-1] = pos
+        self.trump_card_pos = pos
+        self._event("swap", seat, card=card, took=took)
+        self._ask_play(seat)
+
+    def _after_trick(self, winner: int) -> None:
+        if self.stock:
+            self._draw(winner, (self.stock.pop(0),))
+            self._draw(1 - winner, (self.stock.pop(0),))
+        if self.deck.hands[winner] or self.stock:
+            self._start_trick(winner)
+        else:
+            self._end()
+
+    def public_info(self) -> dict[str, Any]:
+        return {"stock": len(self.stock)}
+
+    def _result(self) -> dict[str, Any]:
+        pts = [self.taken_points(0), self.taken_points(1)]
+        tricks = self.trick_counts()
+        gp = [0, 0]
+        if self.renuncia is not None:
+            gp[1 - self.renuncia] = 4
+        else:
+            total_tricks = 20
+            for s in (0, 1):
+                gp[s] = game_points(pts[s], tricks[s] == total_tricks, 120, 2)
+        return {"points": pts, "tricks": tricks, "game_points": gp}
+
+
+class BiscaMatch(Match):
+    """Deals until a player reaches the target."""
+
+    def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
+        super().__init__(spec, options, first_dealer)
+        self.totals = [0, 0]
+
+    def _new_deal(self, deck: Deck) -> BiscaDeal:
+        return BiscaDeal(self.dealer, self.options, deck, self.deal_number)
+
+    def _score(self, result: dict[str, Any]) -> None:
+        gp = result["game_points"]
+        self.totals = [self.totals[0] + gp[0], self.totals[1] + gp[1]]
+        self.winner = bandeira_winner(self.totals, self.options["target"])
+
+
+def _new_match(options: Mapping[str, Any], first_dealer: int) -> BiscaMatch:
+    return BiscaMatch(SPEC, options, first_dealer)
+
+
+def _heuristic(rng: Any) -> Any:
+    from p2pcards_bisca.heuristic import BiscaHeuristic
+
+    return BiscaHeuristic(rng)
+
+
+SPEC = GameSpec(
+    name="bisca",
+    title="Bisca",
+    seats=2,
+    deck=PORTUGUESE_40,
+    options=OPTIONS,
+    rules_version="1",
+    new_match=_new_match,
+    heuristic=_heuristic,
+    description="2 players, 40 cards, draw from the stock after each trick",
+    doc=__doc__ or "",
+)

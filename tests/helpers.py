@@ -1,0 +1,58 @@
+"""Shared helpers for rules tests: arranged decks and scripted drivers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from p2pcards.core import Decision, DealState, End, SeatView
+
+
+def arranged(deck: Sequence[str], first: Sequence[str]) -> list[str]:
+    """``first`` at positions 0.., then the rest of ``deck`` in its canonical order."""
+    rest = [c for c in deck if c not in first]
+    assert len(rest) + len(first) == len(deck), "arranged cards must be distinct deck cards"
+    return list(first) + rest
+
+
+def pos_of(deal: DealState, card: str) -> int:
+    pos = deal.deck.find(card)
+    assert pos is not None, card
+    return pos
+
+
+def run_until_decision(deal: DealState) -> Decision | End:
+    """Complete deck steps until a decision (or the end) is pending."""
+    while True:
+        step = deal.step()
+        if isinstance(step, (Decision, End)):
+            return step
+        deal.complete()
+
+
+def play_card(deal: DealState, seat: int, card: str) -> None:
+    """Play ``card`` for ``seat`` and complete the resulting reveal."""
+    step = run_until_decision(deal)
+    assert isinstance(step, Decision) and step.seats == (seat,), (step, seat)
+    deal.apply(seat, pos_of(deal, card))
+    run_until_decision(deal)
+
+
+def legal_cards(deal: DealState, seat: int) -> list[str]:
+    run_until_decision(deal)
+    return sorted(deal.deck.cards[p] for p in deal.legal(seat) if isinstance(p, int))  # type: ignore[misc]
+
+
+def finish(deal: DealState, choose: Callable[[SeatView, Decision], Any] | None = None) -> dict[str, Any]:
+    """Play the deal to its end: first legal choice (or ``choose``) everywhere."""
+    while True:
+        step = run_until_decision(deal)
+        if isinstance(step, End):
+            return step.result
+        for seat in step.seats:
+            if choose is not None:
+                deal.apply(seat, choose(SeatView(deal, seat), step))
+            elif step.pick is None:
+                deal.apply(seat, deal.legal(seat)[0])
+            else:
+                deal.apply(seat, tuple(deal.legal(seat)[: step.pick[0]]))

@@ -1,0 +1,111 @@
+"""The shared core: cards, decks, positions, tricks, scoring helpers, steps."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2pcards.core import (
+    FRENCH_52,
+    PORTUGUESE_40,
+    PT_POINTS,
+    PT_RANK_ORDER,
+    Deck,
+    DeckError,
+    Option,
+    OptionError,
+    bandeira_winner,
+    copas_site_tally,
+    follow_suit,
+    game_points,
+    higher_trumps,
+    next_dealer,
+    parse_card,
+    pretty,
+    riscos,
+    running_totals,
+    strength_table,
+    trick_winner,
+)
+
+PT = strength_table(PT_RANK_ORDER)
+
+
+def test_card_notation_and_pretty_forms():
+    assert pretty("7H") == "7♥" and pretty("TC") == "10♣" and pretty("QS") == "Q♠" and pretty("AD") == "A♦"
+    for text, card in [("7H", "7H"), ("7h", "7H"), ("7♥", "7H"), ("10♣", "TC"), ("tc", "TC"), ("QS", "QS")]:
+        assert parse_card(text) == card
+    for bad in ["", "1H", "7X", "HH", "77H", "10"]:
+        with pytest.raises(ValueError, match="card"):
+            parse_card(bad)
+
+
+def test_decks():
+    assert len(PORTUGUESE_40) == 40 == len(set(PORTUGUESE_40))
+    assert not any(c[0] in "89T" for c in PORTUGUESE_40)
+    assert len(FRENCH_52) == 52 == len(set(FRENCH_52))
+    assert sum(PT_POINTS.get(c[0], 0) for c in PORTUGUESE_40) == 120
+    assert [PT[r] for r in "A7KJQ65432"] == sorted((PT[r] for r in "A7KJQ65432"), reverse=True)
+
+
+def test_trick_resolution():
+    assert trick_winner(["KS", "AS", "7S", "2S"], None, PT) == 1
+    assert trick_winner(["KS", "AH", "7D", "2C"], "D", PT) == 2
+    assert trick_winner(["KS", "2D", "AD", "AS"], "D", PT) == 2  # higher trump wins
+    assert trick_winner(["KS", "AH", "AC", "QS"], "D", PT) == 0  # off-suit cards never win
+    assert trick_winner(["JS", "QS"], None, PT) == 0  # jack above queen
+    assert trick_winner(["6S", "7S"], None, PT) == 1  # seven second only to the ace
+
+
+def test_follow_and_trump_predicates():
+    assert follow_suit(["AS", "2H", "3S"], "S") == ["AS", "3S"]
+    assert follow_suit(["AS", "2H"], "D") == ["AS", "2H"]
+    assert higher_trumps(["2H", "KH", "AS"], ["JH", "AS"], "H", PT) == ["KH"]
+    assert higher_trumps(["2H", "KH"], ["AS"], "H", PT) == ["2H", "KH"]
+    assert higher_trumps(["2H"], ["AH"], "H", PT) == []
+
+
+@pytest.mark.parametrize(
+    ("points", "all_tricks", "all_value", "gp"),
+    [(60, False, 2, 0), (61, False, 2, 1), (90, False, 2, 1), (91, False, 2, 2), (119, False, 2, 2),
+     (120, False, 2, 2), (120, False, 4, 4), (120, True, 2, 4), (0, False, 2, 0)],
+)
+def test_game_points(points, all_tricks, all_value, gp):
+    assert game_points(points, all_tricks, 120, all_value) == gp
+
+
+def test_match_helpers():
+    assert bandeira_winner([3, 4], 4) == 1 and bandeira_winner([3, 3], 4) is None
+    assert riscos([0, 11, 2, 5], 0) == [18, -11, -2, -5]  # RULES.md worked example
+    assert copas_site_tally([2, 0, 13, 11]) == [24, 26, 13, 15]  # RULES.md worked example
+    assert running_totals([20, 20], [[-1, 5], [-2, 0]]) == [[19, 25], [17, 25]]
+    assert [next_dealer(d, 4) for d in range(4)] == [1, 2, 3, 0]
+
+
+def test_deck_positions_owners_and_knowledge():
+    d = Deck(4, 6)
+    assert d.card(0) is None and not d.knows_hand(0) or d.hands[0] == []
+    d.move(0, 2)
+    d.move(1, 2)
+    assert d.hands[2] == [0, 1] and not d.knows_hand(2)
+    d.learn(0, "AS")
+    d.learn(0, "AS")  # learning the same card twice is fine
+    with pytest.raises(DeckError):
+        d.learn(0, "2S")
+    d.learn(1, "2S")
+    assert d.knows_hand(2) and d.hand_cards(2) == ["AS", "2S"] and d.find("2S") == 1
+    d.move(0, 3)
+    assert d.hands[2] == [1] and d.hands[3] == [0]
+    with pytest.raises(DeckError):
+        Deck.full(2, ["AS", "AS"])
+    c = d.copy()
+    c.move(1, 0)
+    assert d.hands[2] == [1]
+
+
+def test_option_parsing():
+    opt = Option("target", (4, 8))
+    assert opt.default == 4 and opt.parse("g", "8") == 8 and opt.parse("g", " 4 ") == 4
+    with pytest.raises(OptionError, match="g: target must be 4 or 8"):
+        opt.parse("g", "x")
+    with pytest.raises(OptionError, match="g: hand must be 3, 5 or 7"):
+        Option("hand", (3, 5, 7)).parse("g", "4")
