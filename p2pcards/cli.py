@@ -134,8 +134,8 @@ def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
     for s in sorted(registry.games.values(), key=lambda s: s.name):
         print(f"{s.name:<14} {s.title} — {s.seats} players, {len(s.deck)} cards. {s.description}", file=out)
         for o in s.options:
-            allowed = "|".join(str(v) for v in o.allowed)
-            print(f"    -o {o.name}={allowed:<22} default {o.default}: {o.help}", file=out)
+            flag = f"-o {o.name}=" + "|".join(str(v) for v in o.allowed)
+            print(f"    {flag:<28} default {o.default}: {o.help}", file=out)
     return 0
 
 
@@ -205,12 +205,12 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
             verdict = "met" if aim["met"] else "NOT met"
             print(f"aim: sueca >= {aim['deals_per_second']} deals/s: {verdict}", file=out)
         return 0
-    from p2pcards.mental import bench as deck_bench
-
     if not 2 <= args.seats <= 4:
         raise CliError("--seats must be 2, 3 or 4")
     if args.cards < args.seats or args.cards > 52:
         raise CliError("--cards must be between the number of seats and 52")
+    from p2pcards.mental import bench as deck_bench
+
     return deck_bench.run(seats=args.seats, cards=args.cards, json_out=args.json)
 
 

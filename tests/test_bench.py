@@ -1,0 +1,26 @@
+"""``p2pcards bench rules`` prints figures and ratios (no timing is asserted)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from p2pcards.cli import main
+
+
+def test_bench_rules_json_shape():
+    out = io.StringIO()
+    assert main(["bench", "rules", "--seconds", "0.05", "--json"], out) == 0
+    report = json.loads(out.getvalue())
+    assert report["baseline"]["deals_per_second"] > 0
+    assert {"sueca", "bisca", "copas", "sobe-e-desce"} <= set(report["games"])
+    for g in report["games"].values():
+        assert g["deals_per_second"] > 0 and g["deals"] >= 1 and g["ratio_to_baseline"] > 0
+    assert report["aim"]["game"] == "sueca" and isinstance(report["aim"]["met"], bool)
+
+
+def test_bench_rules_human_output():
+    out = io.StringIO()
+    assert main(["bench", "rules", "--seconds", "0.05"], out) == 0
+    text = out.getvalue()
+    assert "baseline" in text and "x baseline" in text and "aim: sueca" in text

@@ -1,0 +1,108 @@
+"""The command line: help everywhere, clear errors, and the --json contract."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from p2pcards.cli import main
+
+GAMES = ["sueca", "bisca", "copas", "sobe-e-desce"]
+
+
+def cli(*args: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = main(list(args), out)
+    return code, out.getvalue()
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "p2pcards", *args], capture_output=True, text=True,
+                          env=env, timeout=300)
+
+
+@pytest.mark.parametrize("cmd", [[], ["games"], ["arena"], ["bench"], ["bench", "rules"], ["bench", "deck"], ["play"]])
+def test_help_on_every_command(cmd, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([*cmd, "--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    assert "usage: p2pcards" in text
+    if cmd in (["games"], ["arena"], ["bench", "rules"]):
+        assert "JSON output (--json)" in text
+
+
+def test_games_json_lists_every_builtin_with_options():
+    code, out = cli("games", "--json")
+    data = json.loads(out)
+    games = {g["name"]: g for g in data["games"]}
+    assert set(GAMES) <= set(games)
+    assert games["sueca"]["seats"] == 4 and games["bisca"]["seats"] == 2 and games["copas"]["deck"] == 52
+    opts = {o["name"]: o for o in games["sueca"]["options"]}
+    assert opts["target"] == {"name": "target", "default": 4, "allowed": [4, 8],
+                              "help": "game points that win the match (a bandeira)"}
+    code, text = cli("games")
+    assert code == 0 and "-o target=4|8" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["arena", "sueca", "-o", "target=9"], "sueca: target must be 4 or 8"),
+        (["arena", "sueca", "-o", "target"], "-o expects KEY=VALUE"),
+        (["arena", "sueca", "-o", "nope=1"], "sueca: unknown option 'nope'"),
+        (["arena", "chess"], "unknown game 'chess'"),
+        (["arena", "sueca", "--players", "random,random"], "sueca has 4 seats"),
+        (["arena", "bisca", "--players", "random,genius"], "unknown player 'genius'"),
+        (["arena", "sueca", "--deals", "0"], "--deals must be at least 1"),
+        (["arena", "sueca", "--deals", "many"], "invalid int value"),
+        (["bench", "deck", "--seats", "7"], "--seats must be 2, 3 or 4"),
+        (["play", "sueca", "--bots", "genius"], "unknown bot level"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def test_bad_options_exit_2_with_a_clear_message(args, message):
+    proc = run(*args)
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_arena_json_is_reproducible_byte_for_byte(game):
+    env1 = {**os.environ, "PYTHONHASHSEED": "1"}
+    env2 = {**os.environ, "PYTHONHASHSEED": "2"}
+    a = run("arena", game, "--deals", "25", "--seed", "7", "--json", env=env1)
+    b = run("arena", game, "--deals", "25", "--seed", "7", "--json", env=env2)
+    assert a.returncode == 0, a.stderr
+    assert a.stdout == b.stdout
+    c = run("arena", game, "--deals", "25", "--seed", "8", "--json", env=env1)
+    assert c.stdout != a.stdout
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_arena_record_shape(game):
+    players = ",".join((["random", "heuristic"] * 2)[: 2 if game == "bisca" else 4])
+    code, out = cli("arena", game, "--deals", "3", "--seed", "1", "--json", "--players", players)
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [r["type"] for r in lines] == ["deal", "deal", "deal", "summary"]
+    for i, r in enumerate(lines[:3]):
+        assert r["deal"] == i and r["game"] == game
+        for key in ("dealer", "trump", "hands", "events", "tricks", "result", "totals", "match_over", "winner"):
+            assert key in r
+        assert "renuncia" in r["result"] and r["result"]["renuncia"] is None
+        for t in r["tricks"]:
+            assert set(t) == {"leader", "seats", "cards", "winner"} and t["seats"][0] == t["leader"]
+        for ev in r["events"]:
+            assert isinstance(ev["seat"], int) and ev["type"] in ("trump", "pass", "go_in", "draw", "swap", "play")
+
+
+def test_arena_human_output(capsys):
+    code, out = cli("arena", "sueca", "--deals", "2", "--seed", "3")
+    assert code == 0
+    assert out.count("match 0 deal") == 2 and "2 deals" in out
