@@ -276,10 +276,19 @@ def build_parser() -> argparse.ArgumentParser:
         "Cards are chosen by their number; q quits.",
     )
     p.add_argument("game", metavar="GAME", nargs="?", default="sueca", help="game to play (default sueca)")
-    p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE", help="table option (repeatable)")
-    p.add_argument("--bots", default="heuristic", metavar="LEVEL", help="computer players' level: random or heuristic (default heuristic)")
-    p.add_argument("--seed", type=int, default=None, metavar="S", help="seed for a reproducible match (default: random)")
-    p.add_argument("--deals", type=int, default=None, metavar="N", help="stop after N deals (default: play the match to its end)")
+    p.add_argument(
+        "-o", "--option", action="append", default=[], metavar="KEY=VALUE", help="table option (repeatable)"
+    )
+    p.add_argument(
+        "--bots", default="heuristic", metavar="LEVEL",
+        help="computer players' level: random or heuristic (default heuristic)",
+    )
+    p.add_argument(
+        "--seed", type=int, default=None, metavar="S", help="seed for a reproducible match (default: random)"
+    )
+    p.add_argument(
+        "--deals", type=int, default=None, metavar="N", help="stop after N deals (default: play the match to its end)"
+    )
     p.set_defaults(func=cmd_play)
     return parser
 

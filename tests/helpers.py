@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from p2pcards.core import Decision, DealState, End, SeatView
+from p2pcards.core import DealState, Decision, End, SeatView
 
 
 def arranged(deck: Sequence[str], first: Sequence[str]) -> list[str]:

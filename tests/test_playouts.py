@@ -56,7 +56,9 @@ def common_checks(record: dict[str, Any], spec: GameSpec) -> None:
         assert t["winner"] in t["seats"]
 
 
-def play_matches(game: str, options: dict[str, Any], seed: int, levels: list[str], deals: int) -> Iterator[dict[str, Any]]:
+def play_matches(
+    game: str, options: dict[str, Any], seed: int, levels: list[str], deals: int
+) -> Iterator[dict[str, Any]]:
     spec = REGISTRY.get(game)
     return run_arena(spec, spec.resolve_options(options), deals, seed, levels)
 

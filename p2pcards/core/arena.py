@@ -11,7 +11,7 @@ import random
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from p2pcards.core.game import Decision, DealState, End, GameSpec, Match
+from p2pcards.core.game import DealState, Decision, End, GameSpec, Match
 from p2pcards.core.players import Player, make_player
 from p2pcards.core.view import SeatView
 

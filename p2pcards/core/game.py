@@ -35,6 +35,7 @@ public information (RULES.md, "Renúncia").
 
 from __future__ import annotations
 
+import random
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -163,7 +164,7 @@ class GameSpec:
     options: tuple[Option, ...]
     rules_version: str
     new_match: Callable[[Mapping[str, Any], int], Match]
-    heuristic: Callable[[], Any] | None = None
+    heuristic: Callable[[random.Random], Any] | None = None
     teams: tuple[tuple[int, ...], ...] | None = None
     description: str = ""
     doc: str = field(default="", repr=False)
@@ -447,7 +448,7 @@ class DealState:
         """Card points in the tricks ``seat`` won."""
         pts = self.points
         cards = self.deck.cards
-        return sum(pts.get(cards[p][0], 0) for p in self.won[seat])  # type: ignore[index]
+        return sum(pts.get(cards[p][0], 0) for p in self.won[seat])  # type: ignore[index,misc]
 
     def trick_counts(self) -> list[int]:
         counts = [0] * self.seats

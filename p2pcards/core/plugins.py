@@ -37,7 +37,7 @@ class _Hooks:
     """Hook specifications of p2pcards."""
 
     @hookspec
-    def p2pcards_register_games(self, registry: GameRegistry) -> None:  # type: ignore[empty-body]
+    def p2pcards_register_games(self, registry: GameRegistry) -> None:
         """Register the plugin's games: call ``registry.add_game(spec)`` for each."""
 
 

@@ -12,11 +12,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from p2pcards.core import PT_POINTS, PT_RANK_ORDER, PORTUGUESE_40, Decision, SeatView
-from p2pcards.core import strength_table
+from p2pcards.core import PORTUGUESE_40, PT_POINTS, PT_RANK_ORDER, Decision, SeatView, strength_table
 from p2pcards.core.heuristics import (
     beats,
-    by_position,
     cheapest,
     current_winner,
     highest,

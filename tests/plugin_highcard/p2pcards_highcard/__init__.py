@@ -9,7 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from p2pcards.core import Deal, DealState, Deck, GameRegistry, GameSpec, Match, Option, hookimpl, make_deck, strength_table
+from p2pcards.core import (
+    Deal,
+    DealState,
+    Deck,
+    GameRegistry,
+    GameSpec,
+    Match,
+    Option,
+    hookimpl,
+    make_deck,
+    strength_table,
+)
 
 DECK = make_deck("AKQ", "SH")
 
