@@ -217,6 +217,8 @@ class DealState:
         self.voids: list[set[Suit]] = [set() for _ in range(seats)]
         self.excluded: list[set[Card]] = [set() for _ in range(seats)]
         self.events: list[dict[str, Any]] = []
+        #: positions revealed to everyone (by Reveal and Locate steps)
+        self.shown: set[int] = set()
         self.hands_at_start: list[list[Card | None]] | None = None
         self.renuncia: int | None = None
         self.result: dict[str, Any] | None = None
@@ -246,9 +248,12 @@ class DealState:
             for pos in step.positions:
                 if deck.cards[pos] is None:
                     raise IllegalChoice(f"position {pos} was not revealed")
+            self.shown.update(step.positions)
         elif isinstance(step, Locate):
-            if deck.find(step.card) is None:
+            found = deck.find(step.card)
+            if found is None:
                 raise IllegalChoice(f"{step.card} was not located")
+            self.shown.add(found)
         else:
             raise IllegalChoice(f"{type(step).__name__} is not completed by the deck")
         self._queue.popleft()

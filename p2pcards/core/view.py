@@ -43,7 +43,7 @@ class SeatView:
         """The card at ``pos`` if it is the seat's own or public."""
         st = self._state
         owner = st.deck.owner[pos]
-        if owner == self.seat or pos in self.public_positions:
+        if owner == self.seat or pos in self._state.shown:
             return st.deck.cards[pos]
         return None
 
@@ -112,14 +112,9 @@ class SeatView:
         return out  # type: ignore[return-value]
 
     @property
-    def public_positions(self) -> set[int]:
-        st = self._state
-        pub = {p for t in st.tricks for _, p in t.plays}
-        pub.update(p for _, p in st.trick)
-        if st.trump_card_pos is not None:
-            pub.add(st.trump_card_pos)
-        pub.update(getattr(st, "public_extra", ()))
-        return pub
+    def public_positions(self) -> frozenset[int]:
+        """Positions shown to everyone so far (plays, trump cards, turned cards)."""
+        return frozenset(self._state.shown)
 
     def voids(self, seat: int) -> frozenset[Suit]:
         """Suits ``seat`` has shown it lacks (it failed to follow when it had to)."""
