@@ -31,11 +31,12 @@ JSON output (--json): one object
 
 ARENA_EPILOG = """\
 Plays whole deals in one process with full information; the seed stands in for the
-shuffle, so the same seed gives the same output byte for byte.  Seats are numbered in
+shuffle, so the same seed gives the same output byte for byte.  "deal" counts deals
+from 0 over the whole run, "match_deal" within the current match "match".  Seats are numbered in
 play order; in Sueca team 0 is seats 0 and 2.  When a match ends a new one starts.
 
 JSON output (--json): one object per line.  For each deal:
-  {"type": "deal", "game": NAME, "match": M, "deal": N, "dealer": SEAT,
+  {"type": "deal", "game": NAME, "match": M, "deal": N, "match_deal": K, "dealer": SEAT,
    "trump": SUIT-LETTER or null,
    "hands": [[CARD, ...] per seat: the cards dealt at the start],
    "events": [{"type": "trump"|"pass"|"go_in"|"draw"|"swap"|"play", "seat": SEAT, ...}

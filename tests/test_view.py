@@ -43,4 +43,4 @@ def test_view_hides_other_seats_passed_and_drawn_cards():
     passes = [e for e in SeatView(d, 0).events if e["type"] == "pass"]
     assert len(passes) == 4
     for ev in passes:
-        assert ("cards" in ev) == (ev["seat"] == 0), ev
+        assert ("cards" in ev) == (0 in (ev["seat"], ev["to"])), ev

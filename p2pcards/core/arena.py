@@ -47,6 +47,7 @@ def deal_record(spec: GameSpec, match_index: int, index: int, deal: DealState, m
         "game": spec.name,
         "match": match_index,
         "deal": index,
+        "match_deal": deal.number,
         "dealer": deal.dealer,
         "trump": deal.trump,
         "hands": deal.hands_at_start,

@@ -138,11 +138,12 @@ class SeatView:
 
     @property
     def events(self) -> list[dict[str, Any]]:
-        """Public events (plays, trump choices, going in...).  Pass and draw events of
-        other seats carry no cards for them."""
+        """Public events (plays, trump choices, going in...).  Pass, draw and exchange
+        events carry their cards only for the seat that gave or received them."""
         out = []
+        me = self.seat
         for ev in self._state.events:
-            if ev["seat"] != self.seat and "cards" in ev and ev["type"] != "play":
+            if "cards" in ev and ev["seat"] != me and ev.get("to") != me:
                 ev = {k: v for k, v in ev.items() if k != "cards"}
             out.append(ev)
         return out

@@ -1,0 +1,316 @@
+"""Copas (Hearts): four players each for themselves, the French 52-card deck, and the aim
+of taking as few hearts as possible and not the queen of spades (RULES.md, "Copas").
+
+* 13 cards each, dealt in blocks of 13 from the player after the dealer.  Seats are
+  numbered in play order and Copas goes clockwise, so a seat's *left* neighbour is the
+  next seat in play order (seat + 1), its right neighbour seat - 1, and seat + 2 sits across.
+* Passing: in deal ``k`` of the match (counting from 0) everyone passes 3 cards to the
+  left when ``k % 4 == 0``, to the right when 1, across when 2; nobody passes when 3.
+  Everyone chooses at once, before seeing what it will receive; the cards then move in
+  seat order.
+* The holder of the two of clubs (after passing) leads it to the first trick.  Follow suit
+  if you can, otherwise play anything -- except that on the first trick nobody may play a
+  point card (a heart or the queen of spades) unless the hand holds nothing else.
+* Hearts may not be led until a heart or the queen of spades has been played, unless the
+  leader holds only hearts (``hearts=free``: no such restriction).  Whether hearts are
+  "broken" is public.
+* Ranks, high to low: A K J Q 10 9 ... 2, as the source lists them (``ranks=standard``:
+  A K Q J 10 ... 2).  No trumps: the highest card of the suit led wins; the winner leads.
+* Scoring: each heart taken is 1 point, the queen of spades 13 (26 in all).  A player who
+  takes all 26 scores 0 and every other player 26 (shooting the moon).
+* Match: it ends after the deal in which someone reaches 100; the lowest total wins.  If
+  the lowest total is shared, another deal is played.  ``match=single``: one deal, the
+  lowest wins; the same tie rule applies (this project's decision: while the lowest total
+  is shared another deal is played, and totals keep adding up).
+* Renúncia (revoke): the offender scores 26 for the deal and everyone else 0.  A revoke
+  that is evident from public facts ends the deal at once (RULES.md, "Common ground").
+
+Public inferences beyond the core's must-follow voids: a player who, on the first trick,
+cannot follow clubs and plays a point card shows it holds no card without points; a
+player who leads a heart before hearts are broken shows it holds only hearts.
+
+The source site's own tally (``26 - X`` per player, 104 for taking all 26) is given by
+:func:`site_tally` for reference only; this project scores as above.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from p2pcards.core import (
+    FRENCH_52,
+    PASS,
+    Card,
+    Deal,
+    DealState,
+    Decision,
+    Deck,
+    GameSpec,
+    Locate,
+    Match,
+    Option,
+    copas_site_tally,
+    strength_table,
+)
+
+__all__ = [
+    "CopasDeal",
+    "CopasMatch",
+    "SPEC",
+    "OPTIONS",
+    "RANK_ORDERS",
+    "STRENGTHS",
+    "CARD_POINTS",
+    "PASS_DIRECTIONS",
+    "PASS_OFFSETS",
+    "TARGET",
+    "pass_direction",
+    "card_points",
+    "is_point_card",
+    "site_tally",
+    "match_winner",
+]
+
+OPTIONS = (
+    Option("ranks", ("portuguese", "standard"), "rank order: A K J Q 10.. (the source) or A K Q J 10.."),
+    Option("hearts", ("broken", "free"), "whether hearts may be led only once a point card was played"),
+    Option("match", (100, "single"), "play until someone reaches 100, or a single deal"),
+)
+
+#: Rank order, high to low, per ``ranks`` option (RULES.md: the source's A K J Q by default).
+RANK_ORDERS: dict[str, str] = {"portuguese": "AKJQT98765432", "standard": "AKQJT98765432"}
+STRENGTHS: dict[str, dict[str, int]] = {k: strength_table(v) for k, v in RANK_ORDERS.items()}
+
+#: Points of every card: each heart 1, the queen of spades 13, the rest 0 (26 in all).
+CARD_POINTS: dict[Card, int] = {c: (13 if c == "QS" else 1 if c[1] == "H" else 0) for c in FRENCH_52}
+TOTAL_POINTS = 26
+
+#: Passing cycle by deal number within the match: left, right, across, none.
+PASS_DIRECTIONS = ("left", "right", "across", "none")
+#: Seat offset in play order of each direction (clockwise: left is the next seat).
+PASS_OFFSETS: dict[str, int] = {"left": 1, "right": 3, "across": 2, "none": 0}
+#: Points at which a match ends (RULES.md: "ends after the deal in which someone reaches 100").
+TARGET = 100
+
+TWO_OF_CLUBS: Card = "2C"
+QUEEN_OF_SPADES: Card = "QS"
+_NON_POINT_SPADES = frozenset(c for c in FRENCH_52 if c[1] == "S" and c != QUEEN_OF_SPADES)
+
+
+def pass_direction(number: int) -> str:
+    """Where cards go in deal ``number`` (0-based) of a match: left, right, across, none."""
+    return PASS_DIRECTIONS[number % 4]
+
+
+def card_points(card: Card) -> int:
+    """Copas points of ``card``: a heart 1, the queen of spades 13, others 0."""
+    return CARD_POINTS[card]
+
+
+def is_point_card(card: Card) -> bool:
+    """Whether ``card`` is a heart or the queen of spades."""
+    return card[1] == "H" or card == QUEEN_OF_SPADES
+
+
+def site_tally(taken: Sequence[int]) -> list[int]:
+    """The source site's riscos for a deal from the raw points taken (reference only).
+
+    ``26 - X`` each; a player who takes all 26 gets 104 and the others nothing.
+
+    >>> site_tally([2, 0, 13, 11])
+    [24, 26, 13, 15]
+    """
+    if TOTAL_POINTS in taken:
+        return [104 if t == TOTAL_POINTS else 0 for t in taken]
+    return copas_site_tally(taken, TOTAL_POINTS)
+
+
+def match_winner(totals: Sequence[int], match: int | str) -> int | None:
+    """The seat that has won the match after a deal, or None if another deal is due.
+
+    ``match=100``: someone has reached 100 and the lowest total is not shared.
+    ``match=single``: the lowest total is not shared (a shared one plays another deal).
+    """
+    low = min(totals)
+    if list(totals).count(low) > 1:
+        return None
+    if match == "single" or max(totals) >= TARGET:
+        return list(totals).index(low)
+    return None
+
+
+class CopasDeal(DealState):
+    """One Copas deal (module docstring)."""
+
+    points: Mapping[str, int] = {}
+
+    def __init__(self, dealer: int, options: Mapping[str, Any], deck: Deck, number: int = 0) -> None:
+        #: rank -> strength for this table's rank order (option ``ranks``)
+        self.strength = STRENGTHS[options["ranks"]]
+        #: whether a heart or the queen of spades has been played (public)
+        self.hearts_broken = False
+        self.direction = pass_direction(number)
+        self._hearts_free = options["hearts"] == "free"
+        super().__init__(4, dealer, options, deck, number)
+
+    # ------------------------------------------------------------------ dealing, passing
+    def _setup(self) -> None:
+        """Deal 13 cards to each seat in blocks, starting after the dealer."""
+        for k in range(4):
+            seat = (self.dealer + 1 + k) % 4
+            self._push(Deal(seat, tuple(range(13 * k, 13 * k + 13))), "_on_dealt" if k == 3 else None)
+
+    def pass_target(self, seat: int) -> int | None:
+        """The seat that ``seat`` passes to in this deal (None: no passing)."""
+        off = PASS_OFFSETS[self.direction]
+        return None if off == 0 else (seat + off) % 4
+
+    def _on_dealt(self, step: Deal) -> None:
+        self._snapshot_hands()
+        if self.direction == "none":
+            self._locate_two_of_clubs()
+        else:
+            self._push(Decision((0, 1, 2, 3), PASS, (3, 3)), "_on_pass")
+
+    def _on_pass(self, choices: dict[int, tuple[int, ...]]) -> None:
+        """Everyone has chosen: move the cards in seat order, then find the two of clubs."""
+        for seat in sorted(choices):
+            target = self.pass_target(seat)
+            assert target is not None
+            self._push(Deal(target, tuple(choices[seat]), source=seat), "_on_passed")
+        self._locate_two_of_clubs()
+
+    def _on_passed(self, step: Deal) -> None:
+        cards = self.deck.cards
+        self._event("pass", step.source, to=step.seat, cards=[cards[p] for p in step.positions])
+
+    def _locate_two_of_clubs(self) -> None:
+        self._push(Locate(TWO_OF_CLUBS), "_on_two_of_clubs")
+
+    def _on_two_of_clubs(self, step: Locate) -> None:
+        """The holder of the two of clubs leads it: that seat plays that position."""
+        pos = self.deck.find(TWO_OF_CLUBS)
+        assert pos is not None
+        seat = self.deck.owner[pos]
+        self.leader = seat
+        self._on_play(seat, pos)
+
+    # ------------------------------------------------------------------ play
+    def legal_plays(self, seat: int) -> list[Any]:
+        """Positions ``seat`` may play now.
+
+        Leading the first trick: the two of clubs only.  Following: the suit led if the
+        hand has it; otherwise anything, but on the first trick no heart nor the queen of
+        spades while the hand holds another card.  Leading later: anything, but no heart
+        before hearts are broken unless the hand holds only hearts (``hearts=free``: anything).
+        """
+        hand = self.deck.hands[seat]
+        cards = self.deck.cards
+        trick = self.trick
+        if trick:
+            led = cards[trick[0][1]][1]  # type: ignore[index]
+            same = [p for p in hand if cards[p][1] == led]  # type: ignore[index]
+            if same:
+                return same
+            if not self.tricks:
+                safe = [p for p in hand if not CARD_POINTS[cards[p]]]  # type: ignore[index]
+                if safe:
+                    return safe
+            return list(hand)
+        if not self.tricks:
+            return [p for p in hand if cards[p] == TWO_OF_CLUBS]
+        if self.hearts_broken or self._hearts_free:
+            return list(hand)
+        other = [p for p in hand if cards[p][1] != "H"]  # type: ignore[index]
+        return other if other else list(hand)
+
+    def _infer(self, seat: int, card: Card) -> None:
+        """Public inferences from a play, then note whether hearts are now broken.
+
+        Besides the core's must-follow voids: a point card thrown on the first trick shows
+        a hand of point cards only; a heart led while hearts are unbroken shows a hand of
+        hearts only.
+        """
+        super()._infer(seat, card)
+        point = card[1] == "H" or card == QUEEN_OF_SPADES
+        if self.trick:
+            if point and not self.tricks:
+                self.voids[seat].update("CD")
+                self.excluded[seat].update(_NON_POINT_SPADES)
+        elif card[1] == "H" and not self.hearts_broken and not self._hearts_free and self.tricks:
+            self.voids[seat].update("SDC")
+        if point:
+            self.hearts_broken = True
+
+    def taken_points(self, seat: int) -> int:
+        """Copas points in the tricks ``seat`` won (hearts 1, queen of spades 13)."""
+        cards = self.deck.cards
+        return sum(CARD_POINTS[cards[p]] for p in self.won[seat])  # type: ignore[index,misc]
+
+    def _result(self) -> dict[str, Any]:
+        """``points`` after the moon rule (or the renúncia penalty), raw ``taken``, ``moon``."""
+        taken = [self.taken_points(s) for s in range(4)]
+        moon: int | None = None
+        if self.renuncia is not None:
+            points = [TOTAL_POINTS if s == self.renuncia else 0 for s in range(4)]
+        elif TOTAL_POINTS in taken:
+            moon = taken.index(TOTAL_POINTS)
+            points = [0 if s == moon else TOTAL_POINTS for s in range(4)]
+        else:
+            points = list(taken)
+        return {"points": points, "taken": taken, "moon": moon}
+
+    def public_info(self) -> dict[str, Any]:
+        """Public facts for views: whether hearts are broken, and this deal's passing."""
+        return {"hearts_broken": self.hearts_broken, "pass_direction": self.direction}
+
+    def describe(self) -> str:
+        broken = "broken" if self.hearts_broken else "unbroken"
+        return (
+            f"deal {self.number} dealer {self.dealer} pass {self.direction} "
+            f"hearts {broken} tricks {len(self.tricks)}"
+        )
+
+
+class CopasMatch(Match):
+    """Deals until the match condition holds (option ``match``); lowest total wins."""
+
+    totals_label = "points"
+
+    def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
+        super().__init__(spec, options, first_dealer)
+        self.totals = [0, 0, 0, 0]
+
+    def _new_deal(self, deck: Deck) -> CopasDeal:
+        return CopasDeal(self.dealer, self.options, deck, self.deal_number)
+
+    def _score(self, result: dict[str, Any]) -> None:
+        self.totals = [t + p for t, p in zip(self.totals, result["points"], strict=True)]
+        self.winner = match_winner(self.totals, self.options["match"])
+
+
+def _new_match(options: Mapping[str, Any], first_dealer: int) -> CopasMatch:
+    # defaults fill in options left out; values are checked (OptionError on a bad one)
+    return CopasMatch(SPEC, SPEC.resolve_options(options), first_dealer)
+
+
+def _heuristic(rng: Any) -> Any:
+    from p2pcards_copas.heuristic import CopasHeuristic
+
+    return CopasHeuristic(rng)
+
+
+SPEC = GameSpec(
+    name="copas",
+    title="Copas",
+    seats=4,
+    deck=FRENCH_52,
+    options=OPTIONS,
+    rules_version="1",
+    new_match=_new_match,
+    heuristic=_heuristic,
+    teams=None,
+    description="4 players each for themselves, 52 cards, avoid hearts and the queen of spades",
+    doc=__doc__ or "",
+)
