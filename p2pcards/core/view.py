@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from p2pcards.core.cards import Card, Suit
-from p2pcards.core.deck import STOCK
+from p2pcards.core.deck import DISCARD, PLAYED, STOCK
 from p2pcards.core.game import Choice, DealState, Decision
 
 __all__ = ["SeatView"]
@@ -78,7 +78,9 @@ class SeatView:
         """The face-up trump card while it is still public and unplayed, else None."""
         st = self._state
         pos = st.trump_card_pos
-        return None if pos is None else st.deck.cards[pos]
+        if pos is None or st.deck.owner[pos] in (PLAYED, DISCARD):
+            return None
+        return st.deck.cards[pos]
 
     @property
     def active(self) -> list[int]:
@@ -119,6 +121,10 @@ class SeatView:
     def voids(self, seat: int) -> frozenset[Suit]:
         """Suits ``seat`` has shown it lacks (it failed to follow when it had to)."""
         return frozenset(self._state.voids[seat])
+
+    def excluded(self, seat: int) -> frozenset[Card]:
+        """Cards ``seat`` has shown it cannot hold (beyond whole void suits)."""
+        return frozenset(self._state.excluded[seat])
 
     def hand_size(self, seat: int) -> int:
         return len(self._state.deck.hands[seat])

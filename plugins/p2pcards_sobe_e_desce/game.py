@@ -1,0 +1,399 @@
+"""Sobe e Desce: four players each for themselves, 40 cards, five tricks a deal; take
+tricks to come down from 20 to 0 (RULES.md, "Sobe e Desce" and "Common ground").
+
+* Everyone starts at 20 points; the match is won by reaching 0 or less.
+* Dealing (anticlockwise, from the player after the dealer): 3 cards to each in play
+  order -- deck positions 0-2 to the dealer's next seat, 3-5 to the one after, and so on.
+  That first receiver is the *trump chooser*: it names a suit, or asks to **turn** -- the
+  next card it would have been dealt (position 12) is dealt to it, shown to everyone,
+  sets trumps and stays in its hand.  Then 2 more cards to each in the same order (the
+  turner gets only one more), so everyone holds 5; positions 20-39 are the stock.
+* Hearts as trumps: everyone must play this deal.  Clubs as trumps: every trick counts 2.
+* Going in: from the trump chooser in play order, each player says whether it plays and
+  which 0-5 of its cards it exchanges; those are discarded face down and replaced from
+  the stock at once, before the next player decides.  Exchanging (even nothing) means
+  playing.  Must play: the trump chooser, anyone at 5 points or less, anyone who sat out
+  the two previous deals, and everyone when hearts are trumps.  If only one player
+  plays, it takes all five tricks without play.
+* Play, among those who play only: the trump chooser leads the first trick, the winner
+  of each trick the next.  A leader holding the ace of trumps must lead it.  Follow suit
+  if you can.  If you cannot and you hold a trump higher than every trump already in
+  the trick (any trump when there is none), you must play one of those higher trumps;
+  otherwise anything.  The highest trump wins, else the highest card of the suit led
+  (rank A 7 K J Q 6 5 4 3 2).
+* Scoring: a player with tricks subtracts its trick count (twice that with clubs); one
+  who played and took no trick adds 5 (10 with clubs); one who sat out is unchanged.
+* The match ends after a deal in which someone is at 0 or below: the lowest score wins;
+  a tie goes to the player with more tricks in that deal, then to the earlier in play
+  order from that deal's trump chooser.  Final tally (riscos): the winner receives the
+  sum of the others' final scores, each loser loses its own final score.
+* Renúncia: the offender adds 10 for the deal and is credited with no tricks; the others
+  score the deal as played (when it ended early on an evident renúncia, with the tricks
+  taken so far -- a player who played and has none then adds 5, or 10 with clubs).
+
+Public inferences (for the evident renúncia of RULES.md, "Common ground"): a seat that
+cannot follow and does not play a higher trump holds no trump above the trick's highest
+(none at all if the trick had no trump); a leader that does not lead the ace of trumps
+does not hold it; the turned card is known to stay in the chooser's hand until it is
+played or discarded.  Showing a card that contradicts these ends the deal at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from p2pcards.core import (
+    DISCARD,
+    GO_IN,
+    PORTUGUESE_40,
+    PT_RANK_ORDER,
+    STOCK,
+    TRUMP,
+    Choice,
+    Deal,
+    DealState,
+    Decision,
+    Deck,
+    GameSpec,
+    IllegalChoice,
+    Match,
+    Reveal,
+    riscos,
+    strength_table,
+)
+
+__all__ = [
+    "SobeEDesceDeal",
+    "SobeEDesceMatch",
+    "SPEC",
+    "OPTIONS",
+    "TRUMP_CHOICES",
+    "TURN",
+    "START_SCORE",
+    "match_winner",
+]
+
+#: No table options: RULES.md lists no variants for Sobe e Desce.
+OPTIONS = ()
+#: The trump chooser's choices: a suit letter, or turn the next card.
+TURN = "turn"
+TRUMP_CHOICES = ("S", "H", "D", "C", TURN)
+#: Everyone's score at the start of a match.
+START_SCORE = 20
+#: Cards in a hand, cards of the first round, and the first stock position.
+HAND = 5
+FIRST_ROUND = 3
+FIRST_STOCK = 20
+#: Score at or below which a player must play.
+MUST_PLAY_AT = 5
+#: Consecutive deals sat out after which a player must play.
+MAX_SIT_OUT = 2
+#: Points a renúncia adds to the offender's score.
+RENUNCIA_PENALTY = 10
+#: Points added to a player who played and took no trick (doubled with clubs).
+NO_TRICK_PENALTY = 5
+
+STRENGTH = strength_table(PT_RANK_ORDER)
+
+
+class SobeEDesceDeal(DealState):
+    """One Sobe e Desce deal (module docstring).
+
+    ``scores`` are the players' scores before this deal and ``sat_out`` how many deals in
+    a row each has sat out; the match passes both.
+    """
+
+    strength = STRENGTH
+
+    def __init__(
+        self,
+        dealer: int,
+        options: Mapping[str, Any],
+        deck: Deck,
+        number: int = 0,
+        scores: Sequence[int] = (START_SCORE,) * 4,
+        sat_out: Sequence[int] = (0,) * 4,
+    ) -> None:
+        self.scores = list(scores)
+        self.sat_out = list(sat_out)
+        self.chooser = (dealer + 1) % 4
+        #: per seat: True plays, False sits out, None not yet decided
+        self.playing: list[bool | None] = [None] * 4
+        self.turned = False
+        self._stock_next = FIRST_STOCK
+        super().__init__(4, dealer, options, deck, number)
+
+    # ------------------------------------------------------------------ dealing
+    def _setup(self) -> None:
+        """3 cards to each from the dealer's next seat, then the chooser picks trumps."""
+        for k in range(4):
+            seat = (self.chooser + k) % 4
+            start = FIRST_ROUND * k
+            self._push(Deal(seat, tuple(range(start, start + FIRST_ROUND))))
+        self._push(Decision((self.chooser,), TRUMP), "_on_trump")
+
+    def _on_trump(self, seat: int, choice: Choice) -> None:
+        """A suit letter sets trumps; ``"turn"`` deals the next card face up."""
+        if not isinstance(choice, str) or choice not in TRUMP_CHOICES:
+            raise IllegalChoice(f"seat {seat} must choose trumps from {', '.join(TRUMP_CHOICES)}, not {choice!r}")
+        pos = FIRST_ROUND * 4  # the next card the chooser would be dealt
+        if choice == TURN:
+            self.turned = True
+            self._push(Deal(seat, (pos,)))
+            self._push(Reveal((pos,), seat), "_on_turned")
+            return
+        self.trump = choice
+        self._event("trump", seat, choice=choice, card=None)
+        self._deal_rest()
+
+    def _on_turned(self, step: Reveal) -> None:
+        pos = step.positions[0]
+        card = self.deck.cards[pos]
+        assert card is not None
+        self.trump = card[1]
+        self.trump_card_pos = pos
+        self._event("trump", self.chooser, choice=TURN, card=card)
+        self._deal_rest()
+
+    def _deal_rest(self) -> None:
+        """2 more cards to each in the same order; the turner already has one of its two."""
+        base = FIRST_ROUND * 4
+        for k in range(4):
+            seat = (self.chooser + k) % 4
+            start = base + 2 * k
+            positions = tuple(range(start + (1 if k == 0 and self.turned else 0), start + 2))
+            self._push(Deal(seat, positions), "_on_dealt" if k == 3 else None)
+
+    def _on_dealt(self, step: Deal) -> None:
+        self._snapshot_hands()
+        self._ask_go_in(self.chooser)
+
+    # ------------------------------------------------------------------ going in
+    def must_play(self, seat: int) -> bool:
+        """The trump chooser, anyone at 5 or less, anyone who sat out the two previous
+        deals, and everyone when hearts are trumps (RULES.md, "Going in")."""
+        return (
+            seat == self.chooser
+            or self.scores[seat] <= MUST_PLAY_AT
+            or self.sat_out[seat] >= MAX_SIT_OUT
+            or self.trump == "H"
+        )
+
+    def _ask_go_in(self, seat: int) -> None:
+        self._push(
+            Decision((seat,), GO_IN, pick=(0, HAND), may_decline=not self.must_play(seat)),
+            "_on_go_in",
+        )
+
+    def _on_go_in(self, seat: int, choice: Choice) -> None:
+        """``None`` sits out; a tuple of positions plays and exchanges those cards: they
+        are discarded face down and as many stock cards are drawn at once."""
+        deck = self.deck
+        if choice is None:
+            self.playing[seat] = False
+            self._event("go_in", seat, plays=False, exchange=0, cards=[])
+        else:
+            self.playing[seat] = True
+            discarded = [deck.cards[p] for p in choice]
+            for p in choice:
+                deck.move(p, DISCARD)
+            self._event("go_in", seat, plays=True, exchange=len(choice), cards=discarded)
+            if choice:
+                n = len(choice)
+                self._draw(seat, range(self._stock_next, self._stock_next + n))
+                self._stock_next += n
+        nxt = (seat + 1) % 4
+        if nxt != self.chooser:
+            self._ask_go_in(nxt)
+            return
+        self.active = [s for s in range(4) if self.playing[s]]
+        if len(self.active) == 1:
+            # alone: all five tricks without play (the last decider sat out: no draw pends)
+            self._end()
+        else:
+            self._start_trick(self.chooser)
+
+    # ------------------------------------------------------------------ play
+    def legal_plays(self, seat: int) -> list[Choice]:
+        """Positions of the cards :meth:`allowed` lets ``seat`` play now."""
+        hand = self.deck.hands[seat]
+        cards = self.deck.cards
+        ok = self.allowed([cards[p] for p in hand])  # type: ignore[misc]
+        if len(ok) == len(hand):
+            return list(hand)
+        return [p for p in hand if cards[p] in ok]
+
+    def allowed(self, hand: list[str]) -> list[str]:
+        """The cards of ``hand`` playable to the current trick (RULES.md, "Play"): lead
+        the ace of trumps if held; follow suit if you can; else a trump higher than every
+        trump in the trick (any trump if none) if you hold one; else anything."""
+        trump = self.trump
+        if not self.trick:
+            ace = "A" + trump  # type: ignore[operator]
+            return [ace] if ace in hand else hand
+        led = self.deck.cards[self.trick[0][1]][1]  # type: ignore[index]
+        same = [c for c in hand if c[1] == led]
+        if same:
+            return same
+        top = self._top_trump()
+        higher = [c for c in hand if c[1] == trump and STRENGTH[c[0]] > top]
+        return higher or hand
+
+    def _top_trump(self) -> int:
+        """Strength of the highest trump in the current trick (-1 when none)."""
+        cards = self.deck.cards
+        trump = self.trump
+        top = -1
+        for _, p in self.trick:
+            c = cards[p]
+            if c[1] == trump and STRENGTH[c[0]] > top:  # type: ignore[index]
+                top = STRENGTH[c[0]]  # type: ignore[index]
+        return top
+
+    def _infer(self, seat: int, card: str) -> None:
+        """Public inferences beyond the core's void in the suit led: a leader not leading
+        the ace of trumps lacks it; a seat that cannot follow and plays no higher trump
+        lacks every trump above the trick's highest (every trump if the trick has none)."""
+        trump = self.trump
+        assert trump is not None
+        if not self.trick:
+            if card != "A" + trump:
+                self.excluded[seat].add("A" + trump)
+            return
+        super()._infer(seat, card)
+        led = self.led_suit
+        if card[1] == led:
+            return
+        top = self._top_trump()
+        if card[1] == trump and STRENGTH[card[0]] > top:
+            return
+        excluded = self.excluded[seat]
+        for rank in PT_RANK_ORDER:
+            if STRENGTH[rank] > top:
+                excluded.add(rank + trump)
+        if top < 0:
+            self.voids[seat].add(trump)
+
+    def _on_played(self, step: Reveal) -> None:
+        """The core's play handling, plus one more evident renúncia: the chooser still
+        holds the public turned card, and with it in hand this card could not be played
+        (e.g. it failed to trump while the turned trump would have beaten the trick).
+        The card is then marked as one the seat cannot show, which ends the deal."""
+        seat, pos = self._playing
+        turned = self.trump_card_pos
+        if turned is not None and turned != pos and self.deck.owner[turned] == seat:
+            cards = self.deck.cards
+            card = cards[pos]
+            assert card is not None
+            if card not in self.allowed([cards[turned], card]):  # type: ignore[list-item]
+                self.excluded[seat].add(card)
+        super()._on_played(step)
+
+    # ------------------------------------------------------------------ helpers
+    def _legal_other(self, seat: int, step: Decision) -> list[Choice]:
+        if step.kind == TRUMP:
+            return list(TRUMP_CHOICES)
+        return super()._legal_other(seat, step)
+
+    # ------------------------------------------------------------------ result
+    @property
+    def multiplier(self) -> int:
+        """Clubs as trumps: every trick counts 2 (and no trick costs 10)."""
+        return 2 if self.trump == "C" else 1
+
+    def public_info(self) -> dict[str, Any]:
+        return {
+            "scores": list(self.scores),
+            "sat_out": list(self.sat_out),
+            "trump_chooser": self.chooser,
+            "must_play": [self.must_play(s) for s in range(4)],
+            "playing": list(self.playing),
+            "multiplier": self.multiplier,
+            "stock": self.deck.owner.count(STOCK),
+        }
+
+    def _result(self) -> dict[str, Any]:
+        played = [bool(p) for p in self.playing]
+        if len(self.active) == 1 and not self.tricks:
+            tricks = [0] * 4
+            tricks[self.active[0]] = HAND
+        else:
+            tricks = self.trick_counts()
+        mult = self.multiplier
+        delta = [0] * 4
+        for s in range(4):
+            if not played[s]:
+                continue
+            if s == self.renuncia:
+                tricks[s] = 0
+                delta[s] = RENUNCIA_PENALTY
+            elif tricks[s]:
+                delta[s] = -tricks[s] * mult
+            else:
+                delta[s] = NO_TRICK_PENALTY * mult
+        return {
+            "played": played,
+            "tricks": tricks,
+            "delta": delta,
+            "scores": [self.scores[s] + delta[s] for s in range(4)],
+            "trump_chooser": self.chooser,
+        }
+
+
+def match_winner(scores: Sequence[int], tricks: Sequence[int], chooser: int) -> int | None:
+    """The winner once someone is at 0 or below: the lowest score; a tie goes to more
+    tricks in the last deal, then to the earlier in play order from its trump chooser."""
+    if min(scores) > 0:
+        return None
+    return min(range(4), key=lambda s: (scores[s], -tricks[s], (s - chooser) % 4))
+
+
+class SobeEDesceMatch(Match):
+    """Deals until someone is at 0 or below; ``totals`` are the four scores."""
+
+    totals_label = "points"
+
+    def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
+        super().__init__(spec, options, first_dealer)
+        self.totals = [START_SCORE] * 4
+        #: consecutive deals each seat has sat out
+        self.sat_out = [0] * 4
+
+    def _new_deal(self, deck: Deck) -> SobeEDesceDeal:
+        return SobeEDesceDeal(self.dealer, self.options, deck, self.deal_number, self.totals, self.sat_out)
+
+    def _score(self, result: dict[str, Any]) -> None:
+        self.totals = [t + d for t, d in zip(self.totals, result["delta"], strict=True)]
+        self.sat_out = [0 if p else n + 1 for n, p in zip(self.sat_out, result["played"], strict=True)]
+        self.winner = match_winner(self.totals, result["tricks"], result["trump_chooser"])
+
+    def summary(self) -> dict[str, Any]:
+        out = super().summary()
+        if self.winner is not None:
+            out["riscos"] = riscos(self.totals, self.winner)
+        return out
+
+
+def _new_match(options: Mapping[str, Any], first_dealer: int) -> SobeEDesceMatch:
+    return SobeEDesceMatch(SPEC, options, first_dealer)
+
+
+def _heuristic(rng: Any) -> Any:
+    from p2pcards_sobe_e_desce.heuristic import SobeEDesceHeuristic
+
+    return SobeEDesceHeuristic(rng)
+
+
+SPEC = GameSpec(
+    name="sobe-e-desce",
+    title="Sobe e Desce",
+    seats=4,
+    deck=PORTUGUESE_40,
+    options=OPTIONS,
+    rules_version="1",
+    new_match=_new_match,
+    heuristic=_heuristic,
+    description="4 players each for themselves, 5 tricks a deal, from 20 points down to 0",
+    doc=__doc__ or "",
+)
