@@ -1,0 +1,433 @@
+"""The audit of a finished (or abandoned) deal: a pure function of its public record.
+
+:func:`audit` takes the deal's :class:`~p2pcards.mental.setup.DealSetup`, every message of
+the deal in transcript order (commitments, both rounds, every operation message including
+the sealed ones; ``seed`` messages are ignored) and the revealed seeds by seat (a missing
+seat refused).  It needs no private key: with a sender's seed it re-derives the HPKE
+ephemeral key of each sealed payload and opens it (:func:`~p2pcards.mental.seal.
+hpke_open_as_sender`), then checks the sender's signature and every key.
+
+It checks, in this order, and reports the first fault:
+
+1. every message's shape (``malformed``), then one commitment per seat
+   (``missing-commitment``);
+2. the shuffle round in seat order: a seat with a good seed must output exactly
+   ``s · input[π[i]]`` (``bad-shuffle``); the output of a seat without one must at least
+   be valid, distinct elements (``bad-element``), as it is the next seat's input;
+3. the lock round likewise (``bad-lock``), including the key commitments;
+4. every operation message in transcript order: sealed payloads of seats with a good seed
+   must open with the seed's ephemeral key and carry the sender's signature
+   (``bad-seal``) over exactly the committed keys (``bad-key``); revealed and shared keys
+   must be the committed ones (``bad-reveal``);
+5. seeds: missing (``seed-refused``) or not matching the commitment (``seed-mismatch``).
+
+Rounds out of order (a shuffle before the previous seat's, a lock before the shuffle round
+ends, an operation before the lock round ends) are ``out-of-turn``.  Whether the
+operations were the ones the game dictated, and complete, is for the rules replay and the
+parties (which check turn and step at once).  A clean report carries the card at every
+position, computed from the seeds' permutations, for that replay.
+
+:func:`verify_evidence` checks the evidence a :class:`~p2pcards.mental.errors.DeckFault`
+carries (a sealed plaintext signed by the accused) without waiting for the seeds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from p2pcards.mental.errors import DeckFault, FaultKind, GroupError
+from p2pcards.mental.kdf import (
+    SeatSecrets,
+    SeedKdf,
+    card_encodings,
+    commitment,
+    deal_id,
+    hpke_info,
+    key_commitment,
+)
+from p2pcards.mental.messages import (
+    Commit,
+    Lock,
+    Message,
+    Reveal,
+    Sealed,
+    SeedReveal,
+    Share,
+    Shuffle,
+    decode,
+)
+from p2pcards.mental.party import expected_entries
+from p2pcards.mental.seal import SealedPayload, hpke_open_as_sender, verify_plaintext
+from p2pcards.mental.setup import DealSetup
+
+__all__ = ["AuditReport", "Fault", "audit", "seeds_from_messages", "verify_evidence"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fault:
+    """The first fault the audit found: who, what, and at which message (if any)."""
+
+    seat: int
+    kind: FaultKind
+    reason: str
+    message: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuditReport:
+    """Either a fault, or clean with the card at every position (``None`` if unshuffled)."""
+
+    fault: Fault | None
+    cards: tuple[str, ...] | None
+
+    @property
+    def clean(self) -> bool:
+        """No fault was found."""
+        return self.fault is None
+
+
+class _Found(Exception):
+    """Internal: carries the first fault out of the checks."""
+
+    def __init__(self, fault: Fault) -> None:
+        super().__init__(fault.reason)
+        self.fault = fault
+
+
+def _fail(seat: int, kind: FaultKind, reason: str, index: int | None = None) -> _Found:
+    """The exception that reports a fault at message ``index``."""
+    return _Found(Fault(seat=seat, kind=kind, reason=reason, message=index))
+
+
+def seeds_from_messages(setup: DealSetup, messages: Sequence[object]) -> dict[int, bytes]:
+    """The seeds found in well-formed ``seed`` messages (the first per seat)."""
+    seeds: dict[int, bytes] = {}
+    for wire in messages:
+        try:
+            message = decode(setup, wire)
+        except DeckFault:
+            continue
+        if isinstance(message, SeedReveal):
+            seeds.setdefault(message.seat, message.seed)
+    return seeds
+
+
+def audit(setup: DealSetup, messages: Sequence[object], seeds: Mapping[int, bytes]) -> AuditReport:
+    """Verify a deal's record against the revealed seeds (see the module docstring).
+
+    Raises :class:`~p2pcards.mental.errors.MalformedMessage` for a message that names no
+    seat of the deal (the transcript should never hold one).
+    """
+    try:
+        return _Auditor(setup, messages, seeds).run()
+    except _Found as found:
+        return AuditReport(fault=found.fault, cards=None)
+
+
+class _Auditor:
+    """One run of :func:`audit`."""
+
+    def __init__(
+        self, setup: DealSetup, messages: Sequence[object], seeds: Mapping[int, bytes]
+    ) -> None:
+        self.setup = setup
+        self.group = setup.group
+        self.n = setup.n_seats
+        self.decoded: list[Message] = []
+        for index, wire in enumerate(messages):
+            try:
+                self.decoded.append(decode(setup, wire))
+            except DeckFault as exc:
+                raise _fail(exc.seat, exc.kind, exc.reason, index) from exc
+        self.seeds = seeds
+        self.kdfs: dict[int, SeedKdf] = {}
+        self.secrets: dict[int, SeatSecrets] = {}
+        self.the_deal_id = b""
+        self.key_commitments: dict[int, tuple[bytes, ...]] = {}
+
+    def run(self) -> AuditReport:
+        """Run every check in order; return a clean report or raise :class:`_Found`."""
+        commits = self._commitments()
+        setup = self.setup
+        self.the_deal_id = deal_id(
+            setup.table_id,
+            setup.deal_number,
+            self.group.name,
+            setup.deck,
+            [commits[s] for s in range(self.n)],
+        )
+        for s in range(self.n):
+            seed = self.seeds.get(s)
+            if seed is not None and self._seed_matches(s, seed, commits[s]):
+                kdf = SeedKdf(self.group, setup.table_id, setup.deal_number, s, seed)
+                self.kdfs[s] = kdf
+                self.secrets[s] = kdf.secrets(setup.deck_size)
+        try:
+            encodings = card_encodings(self.group, self.the_deal_id, setup.deck)
+        except GroupError as exc:  # pragma: no cover - a 2^-250 event
+            raise _fail(0, FaultKind.MALFORMED, f"card encodings unusable: {exc}") from exc
+        shuffles = self._round_messages(Shuffle, after=0)
+        shuffled = self._check_round(shuffles, encodings)
+        locks = self._round_messages(Lock, after=shuffles[-1][0] if shuffled is not None else None)
+        locked = self._check_round(locks, shuffled)
+        self._operations(after=locks[-1][0] if locked is not None else None)
+        for s in range(self.n):
+            if s not in self.seeds:
+                raise _fail(s, FaultKind.SEED_REFUSED, "the seed was not revealed")
+            if s not in self.kdfs:
+                raise _fail(s, FaultKind.SEED_MISMATCH, "the seed does not match the commitment")
+        return AuditReport(fault=None, cards=self._cards() if shuffled is not None else None)
+
+    def _seed_matches(self, seat: int, seed: object, committed: bytes) -> bool:
+        """Whether a revealed seed is 32 bytes and opens the seat's commitment."""
+        setup = self.setup
+        return (
+            type(seed) is bytes
+            and len(seed) == 32
+            and commitment(setup.table_id, setup.deal_number, seat, self.group.name, seed)
+            == committed
+        )
+
+    def _commitments(self) -> dict[int, bytes]:
+        """Exactly one commitment per seat, by seat."""
+        commits: dict[int, bytes] = {}
+        for index, message in enumerate(self.decoded):
+            if isinstance(message, Commit):
+                if message.seat in commits:
+                    raise _fail(message.seat, FaultKind.OUT_OF_TURN, "second commitment", index)
+                commits[message.seat] = message.commitment
+        for s in range(self.n):
+            if s not in commits:
+                raise _fail(s, FaultKind.MISSING_COMMITMENT, "the seat never committed")
+        return commits
+
+    def _round_messages(
+        self, kind: type[Shuffle] | type[Lock], after: int | None
+    ) -> list[tuple[int, Shuffle | Lock]]:
+        """A round's messages with their indexes: in seat order, none before ``after``.
+
+        ``after`` is ``None`` when the previous round is incomplete: then the round must be
+        empty.
+        """
+        outputs: list[tuple[int, Shuffle | Lock]] = [
+            (i, m) for i, m in enumerate(self.decoded) if isinstance(m, kind)
+        ]
+        for position, (index, message) in enumerate(outputs):
+            if message.seat != position or after is None or index < after:
+                raise _fail(
+                    message.seat, FaultKind.OUT_OF_TURN, f"{kind.__name__} out of turn", index
+                )
+        return outputs
+
+    def _check_round(
+        self, outputs: list[tuple[int, Shuffle | Lock]], deck: tuple[bytes, ...] | None
+    ) -> tuple[bytes, ...] | None:
+        """Check a round's outputs in turn; return its final deck, ``None`` if incomplete."""
+        for index, message in outputs:
+            assert deck is not None  # a round is non-empty only after a complete one
+            if message.seat in self.secrets:
+                self._check_output(message, deck, index)
+            else:
+                self._check_elements(message, index)
+            if isinstance(message, Lock):
+                self.key_commitments[message.seat] = message.key_commitments
+            deck = message.deck
+        return deck if len(outputs) == self.n else None
+
+    def _check_elements(self, message: Shuffle | Lock, index: int) -> None:
+        """Without the seed: the output must still be valid, distinct elements."""
+        for i, element in enumerate(message.deck):
+            try:
+                self.group.validate(element)
+            except GroupError as exc:
+                raise _fail(
+                    message.seat, FaultKind.BAD_ELEMENT, f"element {i}: {exc}", index
+                ) from exc
+        if len(set(message.deck)) != len(message.deck):
+            raise _fail(message.seat, FaultKind.BAD_ELEMENT, "an element repeats", index)
+
+    def _check_output(self, message: Shuffle | Lock, deck: tuple[bytes, ...], index: int) -> None:
+        """With the seed: recompute the seat's output from its input and compare."""
+        secrets = self.secrets[message.seat]
+        mult = self.group.mult
+        if isinstance(message, Shuffle):
+            expected = [mult(secrets.shuffle_scalar, deck[i]) for i in secrets.permutation]
+            kind = FaultKind.BAD_SHUFFLE
+        else:
+            expected = [mult(f, e) for f, e in zip(secrets.lock_factors, deck, strict=True)]
+            kind = FaultKind.BAD_LOCK
+            for j, key in enumerate(secrets.keys):
+                if message.key_commitments[j] != key_commitment(
+                    self.the_deal_id, message.seat, j, key
+                ):
+                    raise _fail(
+                        message.seat,
+                        kind,
+                        f"key commitment {j} does not follow from the seed",
+                        index,
+                    )
+        for i, (got, want) in enumerate(zip(message.deck, expected, strict=True)):
+            if got != want:
+                raise _fail(
+                    message.seat, kind, f"output element {i} does not follow from the seed", index
+                )
+
+    def _operations(self, after: int | None) -> None:
+        """Check every operation message in transcript order."""
+        for index, message in enumerate(self.decoded):
+            if not isinstance(message, Sealed | Reveal | Share):
+                continue
+            if after is None or index < after:
+                raise _fail(
+                    message.seat,
+                    FaultKind.OUT_OF_TURN,
+                    "operation before the lock round ended",
+                    index,
+                )
+            if isinstance(message, Sealed):
+                self._check_sealed(message, index)
+            elif isinstance(message, Reveal):
+                for p, keys in zip(message.positions, message.keys, strict=True):
+                    for s, key in enumerate(keys):
+                        if not self._committed(s, p, key):
+                            raise _fail(
+                                message.seat,
+                                FaultKind.BAD_REVEAL,
+                                f"key of seat {s} for position {p} is not the committed one",
+                                index,
+                            )
+            else:
+                for p, key in zip(message.positions, message.keys, strict=True):
+                    if not self._committed(message.seat, p, key):
+                        raise _fail(
+                            message.seat,
+                            FaultKind.BAD_REVEAL,
+                            f"shared key for position {p} is not the committed one",
+                            index,
+                        )
+
+    def _committed(self, seat: int, position: int, key: bytes) -> bool:
+        """Whether ``key`` is a valid scalar matching ``seat``'s key commitment."""
+        return self.group.scalar_is_valid(key) and (
+            key_commitment(self.the_deal_id, seat, position, key)
+            == self.key_commitments[seat][position]
+        )
+
+    def _check_sealed(self, message: Sealed, index: int) -> None:
+        """Open a sealed payload with the sender's seed and check it (skipped without seed)."""
+        sender = message.seat
+        kdf = self.kdfs.get(sender)
+        if kdf is None:
+            return
+        setup = self.setup
+        plaintext = hpke_open_as_sender(
+            kdf.hpke_ikm(message.kind, message.step, message.to),
+            setup.sealing_keys[message.to],
+            hpke_info(
+                setup.table_id, setup.deal_number, message.kind, message.step, sender, message.to
+            ),
+            message.sealed,
+        )
+        if plaintext is None:
+            raise _fail(
+                sender,
+                FaultKind.BAD_SEAL,
+                "sealed payload is not sealed with the seed's ephemeral key",
+                index,
+            )
+        payload = verify_plaintext(plaintext, setup.signing_keys[sender])
+        if payload is None:
+            raise _fail(
+                sender, FaultKind.BAD_SEAL, "sealed payload is not signed by the sender", index
+            )
+        frame = SealedPayload(
+            kind=message.kind,
+            table_id=setup.table_id,
+            deal_number=setup.deal_number,
+            deal_id=self.the_deal_id,
+            step=message.step,
+            sender=sender,
+            recipient=message.to,
+            entries=payload.entries,
+        )
+        if payload != frame or [(e.position, e.seat) for e in payload.entries] != expected_entries(
+            message, self.n
+        ):
+            raise _fail(
+                sender, FaultKind.MALFORMED, "sealed payload does not match its message", index
+            )
+        for entry in payload.entries:
+            if not self._committed(entry.seat, entry.position, entry.key):
+                raise _fail(
+                    sender,
+                    FaultKind.BAD_KEY,
+                    f"sent a wrong key of seat {entry.seat} for position {entry.position}",
+                    index,
+                )
+
+    def _cards(self) -> tuple[str, ...]:
+        """The card at every final position, following every seat's permutation back."""
+        deck = self.setup.deck
+        cards = []
+        for j in range(self.setup.deck_size):
+            index = j
+            for s in range(self.n - 1, -1, -1):
+                index = self.secrets[s].permutation[index]
+            cards.append(deck[index])
+        return tuple(cards)
+
+
+def verify_evidence(
+    setup: DealSetup, messages: Sequence[object], accused: int, evidence: bytes
+) -> Fault | None:
+    """Check a sealed plaintext presented against ``accused`` (from ``DeckFault.evidence``).
+
+    ``messages`` must hold the commitments and the lock round.  Returns a ``bad-key`` fault
+    against ``accused`` if the plaintext carries ``accused``'s valid signature and a key
+    that is not the committed one; ``None`` if the evidence proves nothing.
+    """
+    payload = verify_plaintext(evidence, setup.signing_keys[accused])
+    if payload is None or payload.sender != accused:
+        return None
+    commits: dict[int, bytes] = {}
+    locks: dict[int, tuple[bytes, ...]] = {}
+    for wire in messages:
+        try:
+            message = decode(setup, wire)
+        except DeckFault:
+            continue
+        if isinstance(message, Commit):
+            commits.setdefault(message.seat, message.commitment)
+        elif isinstance(message, Lock):
+            locks.setdefault(message.seat, message.key_commitments)
+    if len(commits) != setup.n_seats:
+        return None
+    the_deal_id = deal_id(
+        setup.table_id,
+        setup.deal_number,
+        setup.group.name,
+        setup.deck,
+        [commits[s] for s in range(setup.n_seats)],
+    )
+    if (
+        payload.table_id != setup.table_id
+        or payload.deal_number != setup.deal_number
+        or payload.deal_id != the_deal_id
+    ):
+        return None
+    for entry in payload.entries:
+        committed = locks.get(entry.seat)
+        if committed is None or not 0 <= entry.position < setup.deck_size:
+            return None
+        if (
+            not setup.group.scalar_is_valid(entry.key)
+            or key_commitment(the_deal_id, entry.seat, entry.position, entry.key)
+            != committed[entry.position]
+        ):
+            return Fault(
+                seat=accused,
+                kind=FaultKind.BAD_KEY,
+                reason=f"signed a wrong key of seat {entry.seat} for position {entry.position}",
+            )
+    return None

@@ -1,0 +1,222 @@
+"""Benchmark of one whole deal, all seats in one process, ristretto255 against modp-2048.
+
+:func:`run` plays one deal with each group: commitments, shuffle and lock rounds, every
+seat dealt ``cards // seats`` cards (the rest stay in the stock), one trick (each seat
+reveals one of its cards), one stock card shown if any are left, and the seeds revealed;
+then one audit.  Both groups run exactly the same protocol in the same run.  The
+ristretto255 deal is played once to warm up and then five times, and each of its times is
+the median of the five (``deals``); the modp-2048 deal, some 2 s per seat, is played once.
+
+Figures, per group:
+
+* **compute per seat** -- time spent inside that seat's party from its creation until its
+  hand is open: deriving its secrets, committing, checking what it receives, shuffling,
+  locking, sealing its keys to the others and opening its own hand;
+* **play per seat** -- time spent inside that seat's party for the rest of the deal: the
+  reveals (showing its card, opening the others') and the seeds;
+* **audit** -- one run of :func:`~p2pcards.mental.audit.audit` (every seat runs the same);
+* **group operations per seat**, over the whole deal -- scalar multiplications
+  (``mult``), hashes to the group (``hash``), stand-alone element validations
+  (``validate``) and scalar-field products and inversions (``scalar``);
+* **bytes per seat** -- msgpack-encoded size of all messages the seat sent in the deal.
+
+With ``json_out`` the output is one JSON object::
+
+    {"seats": int, "cards": int, "dealt_per_seat": int, "reveals": int,
+     "groups": {"ristretto255": GROUP, "modp2048": GROUP},
+     "ratio": {"compute": float, "audit": float, "play": float, "bytes": float}}
+
+    GROUP = {"deals": int, "compute_ms": [float per seat], "compute_ms_max": float,
+             "play_ms": [float per seat], "play_ms_max": float, "audit_ms": float,
+             "ops": [{"mult": int, "hash": int, "validate": int, "scalar": int} per seat],
+             "audit_ops": {same keys}, "bytes_sent": [int per seat], "bytes_sent_max": int}
+
+``ratio`` is modp-2048 over ristretto255 for the slowest seat's compute (until its hand is
+open), the audit, the slowest seat's play and the largest number of bytes sent.  Aims
+(issue 3): ≤ 20 ms per seat for 4 seats and 40 cards, ≥ 200× faster than the baseline,
+≤ 40 KB sent per seat.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from statistics import median
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
+from p2pcards.mental.audit import audit, seeds_from_messages
+from p2pcards.mental.cards import standard_deck
+from p2pcards.mental.errors import LocalError
+from p2pcards.mental.group import CountingGroup, Group, Modp2048, Ristretto255
+from p2pcards.mental.party import Party
+from p2pcards.mental.setup import DealSetup
+from p2pcards.mental.simulate import LocalTable
+
+__all__ = ["measure", "run"]
+
+_OPS = ("mult", "hash", "validate", "scalar")
+_FAST_REPEAT = 5
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Deal:
+    """The figures of one benchmark deal."""
+
+    compute_ms: list[float]
+    play_ms: list[float]
+    audit_ms: float
+    ops: list[dict[str, int]]
+    audit_ops: dict[str, int]
+    bytes_sent: list[int]
+
+
+def _one_deal(group_factory: type[Group], seats: int, cards: int) -> _Deal:
+    """Play and audit one deal with a fresh counting group per seat, timing each seat."""
+    deck = standard_deck(cards)
+    signing = [Ed25519PrivateKey.generate() for _ in range(seats)]
+    sealing = [X25519PrivateKey.generate() for _ in range(seats)]
+    table_id = os.urandom(16)
+
+    def setup(group: Group) -> DealSetup:
+        """The deal's setup over ``group`` (each seat counts its own operations)."""
+        return DealSetup(
+            group=group,
+            table_id=table_id,
+            deal_number=0,
+            deck=deck,
+            signing_keys=[k.public_key().public_bytes_raw() for k in signing],
+            sealing_keys=[k.public_key().public_bytes_raw() for k in sealing],
+        )
+
+    groups = [CountingGroup(group_factory()) for _ in range(seats)]
+    built = []
+    parties = []
+    for s in range(seats):
+        begin = time.perf_counter()
+        parties.append(Party.with_random_seed(setup(groups[s]), s, signing[s], sealing[s]))
+        built.append(time.perf_counter() - begin)
+    table = LocalTable(parties, clock=time.perf_counter)
+    table.start()
+    hand = cards // seats
+    for s in range(seats):
+        table.deal(range(s * hand, (s + 1) * hand), s, deliver=False)
+    table.deliver()
+    dealt_at = list(table.elapsed)
+    for s in range(seats):
+        table.reveal([s * hand])
+    if hand * seats < cards:
+        table.reveal([cards - 1])
+    table.reveal_seeds()
+    if any(party.awaiting() for party in parties):
+        raise LocalError("the benchmark deal did not complete")
+
+    audit_group = CountingGroup(group_factory())
+    audit_setup = setup(audit_group)
+    messages = table.messages()
+    seeds = seeds_from_messages(audit_setup, messages)
+    begin = time.perf_counter()
+    report = audit(audit_setup, messages, seeds)
+    audit_ms = (time.perf_counter() - begin) * 1000
+    if not report.clean:
+        raise LocalError(f"the benchmark deal failed its audit: {report.fault}")
+    return _Deal(
+        compute_ms=[(built[s] + dealt_at[s]) * 1000 for s in range(seats)],
+        play_ms=[(table.elapsed[s] - dealt_at[s]) * 1000 for s in range(seats)],
+        audit_ms=audit_ms,
+        ops=[{op: g.counts[op] for op in _OPS} for g in groups],
+        audit_ops={op: audit_group.counts[op] for op in _OPS},
+        bytes_sent=table.bytes_sent(),
+    )
+
+
+def measure(
+    group_factory: type[Group], seats: int, cards: int, repeat: int = 1
+) -> dict[str, object]:
+    """Figures (GROUP in the module docstring) of ``repeat`` deals: each time is the median.
+
+    Operation counts and sizes are the same in every deal.
+    """
+    deals = [_one_deal(group_factory, seats, cards) for _ in range(repeat)]
+    compute = [median(d.compute_ms[s] for d in deals) for s in range(seats)]
+    play = [median(d.play_ms[s] for d in deals) for s in range(seats)]
+    first = deals[0]
+    return {
+        "deals": repeat,
+        "compute_ms": compute,
+        "compute_ms_max": max(compute),
+        "play_ms": play,
+        "play_ms_max": max(play),
+        "audit_ms": median(d.audit_ms for d in deals),
+        "ops": first.ops,
+        "audit_ops": first.audit_ops,
+        "bytes_sent": first.bytes_sent,
+        "bytes_sent_max": max(first.bytes_sent),
+    }
+
+
+def _ratio(a: object, b: object) -> float:
+    """``a / b`` for two figures."""
+    assert isinstance(a, int | float) and isinstance(b, int | float)
+    return float(a) / float(b) if b else float("inf")
+
+
+def run(seats: int = 4, cards: int = 40, json_out: bool = False) -> int:
+    """Measure one deal with each group and print the figures; returns an exit status."""
+    if not 2 <= seats <= 4 or not seats <= cards <= 52:
+        print("bench deck: 2 to 4 seats and at most 52 cards, at least one per seat")
+        return 2
+    _one_deal(Ristretto255, seats, cards)  # warm-up, not counted
+    fast = measure(Ristretto255, seats, cards, repeat=_FAST_REPEAT)
+    slow = measure(Modp2048, seats, cards)
+    hand = cards // seats
+    reveals = seats + (1 if hand * seats < cards else 0)
+    ratio = {
+        "compute": _ratio(slow["compute_ms_max"], fast["compute_ms_max"]),
+        "audit": _ratio(slow["audit_ms"], fast["audit_ms"]),
+        "play": _ratio(slow["play_ms_max"], fast["play_ms_max"]),
+        "bytes": _ratio(slow["bytes_sent_max"], fast["bytes_sent_max"]),
+    }
+    if json_out:
+        print(
+            json.dumps(
+                {
+                    "seats": seats,
+                    "cards": cards,
+                    "dealt_per_seat": hand,
+                    "reveals": reveals,
+                    "groups": {Ristretto255.name: fast, Modp2048.name: slow},
+                    "ratio": ratio,
+                }
+            )
+        )
+        return 0
+    print(
+        f"mental deck, one deal: {seats} seats, {cards} cards, {hand} dealt to each seat, "
+        f"{reveals} reveals, then the audit\n(ristretto255: median of {_FAST_REPEAT} deals "
+        "after a warm-up; modp2048: one deal)"
+    )
+    print(f"{'':34}{'ristretto255':>14}{'modp2048':>14}{'modp/ristretto':>16}")
+    rows = [
+        ("deal per seat, ms (slowest)", "compute_ms_max", "compute", "{:.1f}"),
+        ("audit, ms (each seat runs one)", "audit_ms", "audit", "{:.1f}"),
+        ("play per seat, ms (reveals, seed)", "play_ms_max", "play", "{:.1f}"),
+        ("bytes sent per seat (most)", "bytes_sent_max", "bytes", "{:d}"),
+    ]
+    for label, key, ratio_key, fmt in rows:
+        print(
+            f"{label:34}{fmt.format(fast[key]):>14}{fmt.format(slow[key]):>14}"
+            f"{ratio[ratio_key]:>15.1f}×"
+        )
+    for name, figures in ((Ristretto255.name, fast), (Modp2048.name, slow)):
+        ops = figures["ops"]
+        assert isinstance(ops, list)
+        worst = {op: max(counts[op] for counts in ops) for op in _OPS}
+        print(
+            f"group ops per seat, {name} (most): " + ", ".join(f"{k} {v}" for k, v in worst.items())
+        )
+    print("aims: ≤ 20 ms per seat (4 seats, 40 cards), ≥ 200× the baseline, ≤ 40 KB per seat")
+    return 0

@@ -1,0 +1,42 @@
+"""The deck benchmark runs with tiny parameters and prints well-formed figures."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from p2pcards.mental.bench import run
+
+
+def test_bench_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(seats=2, cards=5, json_out=True) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["seats"] == 2 and figures["cards"] == 5
+    assert figures["dealt_per_seat"] == 2 and figures["reveals"] == 3
+    for name in ("ristretto255", "modp2048"):
+        group = figures["groups"][name]
+        assert len(group["compute_ms"]) == 2 and all(t > 0 for t in group["compute_ms"])
+        assert group["compute_ms_max"] == max(group["compute_ms"])
+        assert len(group["play_ms"]) == 2 and all(t > 0 for t in group["play_ms"])
+        assert group["play_ms_max"] == max(group["play_ms"])
+        assert group["audit_ms"] > 0
+        assert len(group["ops"]) == 2
+        for ops in [*group["ops"], group["audit_ops"]]:
+            assert set(ops) == {"mult", "hash", "validate", "scalar"}
+            assert ops["mult"] > 0 and ops["hash"] == 5
+        assert group["deals"] >= 1
+        assert all(b > 0 for b in group["bytes_sent"])
+        assert group["bytes_sent_max"] == max(group["bytes_sent"])
+    assert set(figures["ratio"]) == {"compute", "audit", "play", "bytes"}
+    assert all(r > 0 for r in figures["ratio"].values())
+    assert figures["groups"]["modp2048"]["ops"] == figures["groups"]["ristretto255"]["ops"]
+
+
+def test_bench_text_and_bad_parameters(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(seats=2, cards=2) == 0
+    text = capsys.readouterr().out
+    for label in ("deal per seat", "audit", "bytes sent per seat", "group ops per seat", "×"):
+        assert label in text
+    assert run(seats=5, cards=40) == 2
+    assert run(seats=3, cards=2) == 2

@@ -1,0 +1,45 @@
+"""The mental deck is sans-IO: it imports no I/O framework, socket, thread or ``random``."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import p2pcards.mental
+
+PACKAGE = Path(p2pcards.mental.__file__).parent
+FRAMEWORKS = ("trio", "prompt_toolkit", "zeroconf", "asyncio")
+FORBIDDEN_IMPORTS = {*FRAMEWORKS, "socket", "threading", "random", "secrets", "time", "select"}
+CLOCK_ALLOWED = {"bench.py"}  # the benchmark times the deck; nothing else reads a clock
+
+
+def test_importing_the_mental_deck_loads_no_io_framework() -> None:
+    code = (
+        "import sys, json\n"
+        "import p2pcards.mental, p2pcards.mental.bench, p2pcards.mental.vectors\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(json.loads(out.stdout.splitlines()[-1]))
+    leaked = sorted(m for m in loaded if m.split(".")[0] in FRAMEWORKS)
+    assert not leaked, f"p2pcards.mental imported {leaked}"
+
+
+def test_no_module_of_the_mental_deck_imports_io_clocks_or_random() -> None:
+    for path in sorted(PACKAGE.glob("*.py")):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top == "time" and path.name in CLOCK_ALLOWED:
+                    continue
+                assert top not in FORBIDDEN_IMPORTS, f"{path.name} imports {name}"
