@@ -260,6 +260,13 @@ class DealState:
         if handler is not None:
             getattr(self, handler)(step)
 
+    def undecided(self) -> tuple[int, ...]:
+        """Seats of the pending decision that have not decided yet (in seat order)."""
+        step = self._queue[0][0]
+        if not isinstance(step, Decision):
+            return ()
+        return tuple(s for s in step.seats if s not in self._pending)
+
     def legal(self, seat: int) -> list[Choice]:
         """Legal choices (or, for picks, the items to pick from) of ``seat`` now."""
         step = self._queue[0][0]
@@ -513,6 +520,12 @@ class Match:
             raise RuntimeError("the deal is not over")
         self._score(deal.result)
         self.results.append(deal.result)
+        self.deal_number += 1
+        self.dealer = next_dealer(self.dealer, self.seats)
+
+    def void(self) -> None:
+        """Skip a deal that cannot be scored (a deck fault): no score, the dealer rotates."""
+        self.results.append({"void": True})
         self.deal_number += 1
         self.dealer = next_dealer(self.dealer, self.seats)
 
