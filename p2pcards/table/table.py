@@ -59,8 +59,8 @@ from p2pcards.mental import (
     Phase,
     RemoteError,
     Ristretto255,
-    audit,
 )
+from p2pcards.table.audit import audit_deal, first_dealer
 from p2pcards.table.transcript import (
     Envelope,
     Genesis,
@@ -404,7 +404,7 @@ class Table:
                     return
                 if self.match is None:
                     assert self.party.deal_id is not None
-                    self.match = self.spec.new_match(self.options, self.party.deal_id[0] % self.n)
+                    self.match = self.spec.new_match(self.options, first_dealer(self.party.deal_id, self.n))
                 self.game = self.match.new_deal(None)
                 self.stage = "play"
                 continue
@@ -456,31 +456,9 @@ class Table:
             self.outbox.extend(party.reveal(step.positions))
 
     def _audit(self) -> None:
-        report = audit(self.setup, self.deck_msgs, self.party.revealed_seeds())
-        if report.fault is not None:
-            f = report.fault
-            self._finish_deal(None, {"verdict": "fault", "seat": f.seat, "kind": str(f.kind), "reason": f.reason})
-            return
-        assert report.cards is not None and self.match is not None
-        replay = self.match.new_deal(list(report.cards))
-        choices = iter(self.choices)
-        try:
-            while True:
-                step = replay.step()
-                if isinstance(step, End):
-                    break
-                if isinstance(step, Decision):
-                    seat, choice = next(choices)
-                    replay.apply(seat, choice)
-                else:
-                    replay.complete()
-        except (StopIteration, IllegalChoice) as exc:
-            self._finish_deal(None, {"verdict": "fault", "seat": None, "kind": "replay", "reason": str(exc)})
-            return
-        verdict = {"verdict": "clean", "seat": None, "kind": None, "reason": None}
-        if replay.renuncia is not None:
-            verdict = {"verdict": "renuncia", "seat": replay.renuncia, "kind": "renuncia",
-                       "reason": f"seat {replay.renuncia} broke a must-follow or must-trump rule"}
+        assert self.match is not None
+        replay, verdict = audit_deal(self.setup, self.deck_msgs, self.party.revealed_seeds(), self.match,
+                                     self.choices)
         self._finish_deal(replay, verdict)
 
     def _finish_deal(self, replay: DealState | None, verdict: dict[str, Any]) -> None:

@@ -1,0 +1,214 @@
+"""The sans-IO table: distributed deals of every game over the mental deck, identical
+transcripts everywhere, audits that pass, and bad messages refused or blamed."""
+
+from __future__ import annotations
+
+import msgpack
+import pytest
+
+from p2pcards.table.audit import audit_transcript
+from p2pcards.table.table import Table
+from p2pcards.table.transcript import parse_message, sign_message
+from p2pcards.table.wire import pack, unpack
+from tests.table_helpers import REGISTRY, inject, make_net, run
+
+GAMES = ["sueca", "bisca", "copas", "sobe-e-desce"]
+
+
+def assert_agree(net):
+    logs = {b"".join(t.log) for t in net.tables}
+    assert len(logs) == 1, "every peer holds the same transcript, byte for byte"
+    assert all(t.finished for t in net.tables)
+    assert all(ev == net.events[0] for ev in net.events)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_whole_match_of_every_game(game):
+    net = run(make_net(game, deals=None, levels=["heuristic"] * REGISTRY.get(game).seats))
+    assert_agree(net)
+    deals = [e for e in net.events[0] if e["type"] == "deal"]
+    final = net.events[0][-1]
+    assert final["type"] == "final" and final["winner"] is not None
+    assert deals[-1]["match_over"] and not any(d["match_over"] for d in deals[:-1])
+    assert all(d["audit"]["verdict"] == "clean" for d in deals)
+    # the offline audit of the saved transcript agrees
+    report = audit_transcript(net.tables[0].log, REGISTRY)
+    assert report["ok"] and report["error"] is None
+    assert report["totals"] == final["totals"] and report["winner"] == final["winner"]
+    assert [d["result"] for d in report["deals"]] == [d["result"] for d in deals]
+    assert report["transcript_hash"] == final["transcript_hash"]
+
+
+def test_each_peer_sees_only_its_own_cards_during_play():
+    net = make_net("sueca", deals=1)
+    seen = []
+
+    def spy(net, author, raw):
+        for t in net.tables:
+            if t.game is not None and t.stage == "play":
+                known = {p for p, c in enumerate(t.game.deck.cards) if c is not None}
+                mine = set(t.game.deck.hands[t.seat])
+                public = t.game.shown
+                seen.append(known <= mine | public | _played_or_passed(t))
+
+    run(net, tamper=spy)
+    assert seen and all(seen)
+
+
+def _played_or_passed(t):
+    from p2pcards.core import PLAYED
+
+    return {p for p, o in enumerate(t.game.deck.owner) if o == PLAYED}
+
+
+def test_variants_travel_in_the_genesis():
+    net = run(make_net("bisca", deals=1, options={"hand": "9", "swap2": "on"}))
+    assert_agree(net)
+    assert net.tables[0].options["hand"] == 9
+    assert len(net.tables[0].match.results[0]["tricks"]) == 2
+
+
+# ---------------------------------------------------------------- bad messages
+def _resign(net, author, raw, **changes):
+    msg = unpack(raw)
+    msg.pop("sig")
+    msg.update(changes)
+    return sign_message(net.ids[author], table=msg["table"], deal=msg["deal"], seq=msg["seq"], prev=msg["prev"],
+                        author=msg["author"], kind=msg["kind"], body=msg["body"])
+
+
+def test_bad_messages_are_refused_and_the_match_still_finishes():
+    kinds = {}
+
+    def tamper(net, author, raw):
+        n = net.delivered
+        msg = unpack(raw)
+        if n == 3:  # forged signature: another key signs in the author's name
+            forged = sign_message(net.ids[(author + 1) % 4], table=msg["table"], deal=msg["deal"], seq=msg["seq"],
+                                  prev=msg["prev"], author=author, kind=msg["kind"], body=msg["body"])
+            kinds["forged"] = inject(net, forged, skip=author)
+        elif n == 10:  # broken chain: a correctly signed message with the wrong prev
+            kinds["chain"] = inject(net, _resign(net, author, raw, prev=bytes(32)), skip=author)
+        elif n == 20:  # a replay of an earlier message
+            kinds["replay"] = inject(net, net.tables[author].log[5], skip=None)
+        elif n == 30:  # garbage and a non-canonical encoding
+            kinds["garbage"] = inject(net, b"\x93\x01\x02", skip=None) + inject(net, b"", skip=None)
+            kinds["noncanonical"] = inject(net, msgpack.packb(msg, use_bin_type=False), skip=author)
+        elif n == 40:  # another table's message
+            kinds["table"] = inject(net, _resign(net, author, raw, table=bytes(32)), skip=author)
+        elif n == 50:  # out of turn: a seat that is not the author writes the next message
+            other = (author + 1) % 4
+            bogus = sign_message(net.ids[other], table=msg["table"], deal=msg["deal"], seq=msg["seq"],
+                                 prev=msg["prev"], author=other, kind=msg["kind"], body=msg["body"])
+            kinds["turn"] = inject(net, bogus, skip=(author, other))
+
+    net = run(make_net("sueca", deals=1), tamper=tamper)
+    assert_agree(net)
+    assert set(kinds) == {"forged", "chain", "replay", "garbage", "noncanonical", "table", "turn"}
+    assert all("bad signature" in e.reason and e.blame is None for e in kinds["forged"])
+    assert all("chain mismatch" in e.reason for e in kinds["chain"])
+    assert any("replay" in e.reason for e in kinds["replay"])
+    assert all(e.blame is None for e in kinds["garbage"] + kinds["noncanonical"])
+    assert all("another table" in e.reason for e in kinds["table"])
+    assert all("out of turn" in e.reason and e.blame is not None for e in kinds["turn"])
+    assert net.events[0][0]["audit"]["verdict"] == "clean"
+
+
+def test_an_illegal_choice_in_turn_is_refused_and_blamed():
+    net = make_net("sueca", deals=1)
+    done = []
+
+    def tamper(net, author, raw):
+        env = parse_message(raw, net.tables[0].keys)
+        if env.kind == "choice" and not done:
+            done.append(1)
+            nobody_holds = 10_000
+            bad = _resign(net, author, raw, body={"choice": nobody_holds, "msgs": []})
+            errors = inject(net, bad, skip=author)
+            assert all(e.blame == author and "illegal choice" in e.reason for e in errors)
+            wrong_kind = _resign(net, author, raw, kind="deck", body={"msgs": []})
+            errors = inject(net, wrong_kind, skip=author)
+            assert all(e.blame == author for e in errors)
+
+    run(net, tamper=tamper)
+    assert done and all(t.finished for t in net.tables)
+
+
+# ---------------------------------------------------------------- cheating peers
+class Revoker(Table):
+    """A modified client that revokes (fails to follow suit) once, when it can."""
+
+    cheated = False
+
+    def decide(self, choice):
+        view = self.view()
+        if not Revoker.cheated and view.trick:
+            led = view.trick[0][1][1]
+            hand = view.hand
+            if any(c[1] == led for _, c in hand):
+                wrong = [p for p, c in hand if c[1] != led]
+                if wrong:
+                    Revoker.cheated = True
+                    return super().decide(wrong[0])
+        return super().decide(choice)
+
+
+def test_a_hidden_renuncia_is_found_by_the_audit_and_penalised():
+    Revoker.cheated = False
+    net = run(make_net("sueca", deals=3, table_class={1: Revoker}))
+    assert_agree(net)
+    assert Revoker.cheated
+    verdicts = [e["audit"] for e in net.events[0] if e["type"] == "deal"]
+    bad = [v for v in verdicts if v["verdict"] == "renuncia"]
+    assert len(bad) == 1 and bad[0]["seat"] == 1
+    deal = next(e for e in net.events[0] if e["type"] == "deal" and e["audit"]["verdict"] == "renuncia")
+    assert deal["result"]["game_points"] == [4, 0], "the opponents of the offending team score 4"
+    report = audit_transcript(net.tables[2].log, REGISTRY)
+    assert not report["ok"] and any(d["verdict"] == "renuncia" and d["seat"] == 1 for d in report["deals"])
+
+
+class BadShuffler(Table):
+    """A modified client whose shuffle is not the one its seed dictates."""
+
+    def _start_deal(self):
+        super()._start_deal()
+        party = self.party
+        honest = party._shuffled
+
+        def rotated():
+            deck = honest()
+            return deck[1:] + deck[:1]
+
+        party._shuffled = rotated
+
+
+def test_a_bad_shuffle_is_blamed_by_the_audit_and_the_deal_voided():
+    net = run(make_net("sueca", deals=2, table_class={2: BadShuffler}))
+    assert_agree(net)
+    deals = [e for e in net.events[0] if e["type"] == "deal"]
+    assert len(deals) == 2
+    for d in deals:
+        assert d["audit"]["verdict"] == "fault" and d["audit"]["seat"] == 2
+        assert "shuffle" in d["audit"]["kind"] and d["result"] is None
+    assert net.events[0][-1]["totals"] == [0, 0]
+
+
+def test_offline_audit_catches_a_flipped_byte():
+    net = run(make_net("bisca", deals=1))
+    log = list(net.tables[0].log)
+    assert audit_transcript(log, REGISTRY)["ok"]
+    for seq in (0, 7, len(log) - 1):
+        raw = bytearray(log[seq])
+        raw[len(raw) // 2] ^= 0x01
+        bad = log[:seq] + [bytes(raw)] + log[seq + 1 :]
+        report = audit_transcript(bad, REGISTRY)
+        assert not report["ok"] and report["error"]["seq"] == seq
+
+
+def test_offline_audit_reports_an_unfinished_last_deal():
+    net = run(make_net("sueca", deals=1))
+    log = net.tables[0].log
+    report = audit_transcript(log[:40], REGISTRY)
+    assert report["ok"] and report["deals"][-1]["verdict"] == "incomplete"
+    assert audit_transcript([], REGISTRY)["error"]["reason"] == "empty transcript"
+    assert "bad genesis" in audit_transcript([pack({"x": 1})], REGISTRY)["error"]["reason"]
