@@ -12,6 +12,7 @@ from typing import Any
 from p2pcards.core import load_games
 from p2pcards.core.players import make_player
 from p2pcards.identity import Identity
+from p2pcards.table.local import run_local
 from p2pcards.table.table import Rejected, Table
 from p2pcards.table.transcript import Genesis, SeatInfo, make_genesis
 
@@ -58,30 +59,17 @@ def make_net(
 Tamper = Callable[[Net, int, bytes], None]
 
 
-def run(net: Net, tamper: Tamper | None = None, max_messages: int = 100_000) -> Net:
+def run(net: Net, tamper: Tamper | None = None) -> Net:
     """Deliver everything until no table has anything to do.  ``tamper(net, author, raw)``
     is called before each genuine message is delivered (to inject bad ones)."""
-    queue: list[tuple[int, bytes]] = []
-    for s, t in enumerate(net.tables):
-        queue += [(s, m) for m in t.start()]
-    while net.delivered < max_messages:
-        if queue:
-            src, raw = queue.pop(0)
-            if tamper is not None:
-                tamper(net, src, raw)
-            net.delivered += 1
-            for s, t in enumerate(net.tables):
-                if s != src:
-                    queue += [(s, m) for m in t.receive(raw)]
-            continue
-        for s, t in enumerate(net.tables):
-            decision = t.decision()
-            if decision is not None:
-                queue += [(s, m) for m in t.decide(net.players[s].choose(t.view(), decision))]
-                break
-        else:
-            return net
-    raise AssertionError("message budget exhausted")
+
+    def hook(author: int, raw: bytes) -> None:
+        if tamper is not None:
+            tamper(net, author, raw)
+        net.delivered += 1
+
+    run_local(net.tables, net.players, hook)
+    return net
 
 
 def inject(net: Net, raw: bytes, skip: int | tuple[int, ...] | None = None) -> list[Rejected]:
