@@ -245,6 +245,35 @@ class Table:
         self._apply(env)
         return self._flush()
 
+    def restore(self, log: list[bytes]) -> list[bytes]:
+        """Rebuild this replica from its saved transcript (after a crash).
+
+        ``log`` starts with the genesis.  Other seats' messages are received again; this
+        seat's own messages are produced again from the same secret and choices and must
+        come out byte for byte as saved (the deck is deterministic given the seed).
+        Returns the messages this peer owes now that were not in the log (to send).
+        """
+        if not log or log[0] != self.log[0]:
+            raise SetupError("the saved transcript is of another table")
+        if len(self.log) != 1:
+            raise LocalError("restore() must be called on a fresh replica")
+        owed: list[bytes] = self.start()
+        for seq in range(1, len(log)):
+            raw = log[seq]
+            try:
+                env = parse_message(raw, self.keys)
+            except TranscriptError as exc:
+                raise SetupError(f"saved message {seq} is corrupt: {exc}") from None
+            if env.author != self.seat:
+                owed = self.receive(raw)
+                continue
+            if not owed and env.kind == "choice":
+                owed = self.decide(env.body["choice"])
+            if not owed or owed[0] != raw:
+                raise SetupError(f"saved message {seq} is not what this seat would write")
+            owed = owed[1:]
+        return owed
+
     # ------------------------------------------------------------------ internals
     def _start_deal(self) -> None:
         setup = DealSetup(
