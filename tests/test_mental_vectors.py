@@ -22,7 +22,7 @@ ORDER = 2**252 + 27742317777372353535851937790883648493
 
 def test_committed_vectors_match_a_fresh_generation() -> None:
     generated = generate()
-    committed = sorted(p.name for p in VECTORS.glob("*.json"))
+    committed = sorted(p.name for p in VECTORS.glob("*.json") if not p.name.startswith("table-"))
     assert committed == sorted(generated), "run: python -m p2pcards.mental.vectors protocol/vectors"
     for name, text in generated.items():
         assert (VECTORS / name).read_text() == text, f"{name} differs from a fresh generation"
