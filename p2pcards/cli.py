@@ -86,6 +86,69 @@ JSON output (--json): one object
   "ratio" is modp-2048 over ristretto255.
 """
 
+HOST_EPILOG = """\
+Seats (--seats SPEC): one item per seat, separated by commas: "bot" (a computer player run
+by this process as a separate peer with its own keys), "bot:LEVEL" (LEVEL is random or
+heuristic) or "remote" (a peer that joins with `p2pcards join HOST:PORT`).  Default: seat 0
+a bot, every other seat remote.  The table starts when every remote seat is taken; the
+host's identity signs the table (the genesis) but holds no seat of its own.  Each local
+peer's transcript is written to DATA/tables/TABLE/seatN.log (DATA: $P2PCARDS_HOME, else
+$XDG_DATA_HOME/p2pcards, else ~/.local/share/p2pcards); `p2pcards audit` checks it.
+Warnings (rejected messages and whom they blame) go to standard error.
+
+JSON output (--json): one object per line.  First
+  {"type": "listening", "address": ADDR, "port": PORT, "game": NAME}
+then, once every seat is taken,
+  {"type": "table", "table": HEX, "game": NAME, "rules_version": V, "options": {...},
+   "deals": N or null, "timeout": SECONDS, "host": {"name": ..., "fingerprint": ...},
+   "seats": [{"seat": I, "name": ..., "fingerprint": ..., "bot": LEVEL or null,
+              "runs_on": FINGERPRINT or null}, ...],
+   "local_seats": [I, ...]}
+then, as the first local seat sees them, one object per finished deal
+  {"type": "deal", "table": HEX, "seat": I, "deal": N, "dealer": SEAT,
+   "trump": SUIT-LETTER or null, "result": RESULT or null (null: the deal is void),
+   "audit": {"verdict": "clean"|"renuncia"|"fault", "seat": SEAT or null,
+             "kind": ... or null, "reason": TEXT or null},
+   "totals": [...match totals...], "match_over": BOOL, "winner": SIDE or null}
+and one final object
+  {"type": "final", "table": HEX, "seat": I, "winner": SIDE or null, "totals": [...],
+   "deals": N, "transcript_hash": HEX, "log": PATH}
+RESULT is as in `p2pcards arena --help`.  With no bot seat the host only seats the
+players: it prints "listening" and "table" and exits.
+Exit status: 0 when the table is over; 1 when it could not be played to the end (the lobby
+did not fill in time, a seat was silent past the timeout...); 2 for bad options or a port
+that cannot be opened.
+"""
+
+JOIN_EPILOG = """\
+Joins the table at HOST:PORT (printed by `p2pcards host`) as a headless computer player
+with this user's identity (DATA/identity.key).  The peer listens for the other peers on
+the local address it uses to reach the host.  Its transcript is written to
+DATA/tables/TABLE/seatN.log; `p2pcards audit` checks it.
+
+JSON output (--json): one object per line.  First, once the host gives a seat,
+  {"type": "seated", "seat": I, "game": NAME, "options": {...}, "host": {"name": ...},
+   "port": MESH-PORT}
+then the "table", "deal" and "final" objects described in `p2pcards host --help`.
+Exit status: 0 when the table is over; 1 when it could not be joined or played (host
+unreachable, seat refused, a seat silent past the timeout...); 2 for bad options.
+"""
+
+AUDIT_EPILOG = """\
+Reads a transcript log (DATA/tables/TABLE/seatN.log: one length-prefixed frame per
+message, the genesis first) and checks it offline: every signature and chain link, every
+deck operation, and each deal replayed through the rules with every card known.
+
+JSON output (--json): one object
+  {"ok": BOOL, "game": NAME, "table": HEX,
+   "deals": [{"deal": N, "verdict": "clean"|"renuncia"|"fault"|"incomplete",
+              "seat": SEAT or null, "reason": TEXT or null, "result": RESULT or null}, ...],
+   "error": null or {"seq": N, "seat": SEAT or null, "reason": TEXT},
+   "totals": [...], "winner": SIDE or null, "transcript_hash": HEX}
+Exit status: 0 when the log is sound; 1 when a fault or an error is found (where and whose
+is printed); 2 when the file is not a transcript log at all.
+"""
+
 
 class CliError(Exception):
     """A user error: printed as ``p2pcards: error: ...`` with exit status 2."""
@@ -237,6 +300,222 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     return play_text(spec, options, args.bots, args.seed, args.deals, sys.stdin, out)
 
 
+# ---------------------------------------------------------------------- network commands
+def _setup_logging(verbose: bool) -> None:
+    import logging
+
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING,
+        format="p2pcards: %(levelname)s: %(message)s",
+        stream=sys.stderr,
+    )
+
+
+class _TablePrinter:
+    """Prints a table's lines: JSON objects (the --json contract) or sentences for people."""
+
+    def __init__(self, out: TextIO, as_json: bool) -> None:
+        self.out = out
+        self.json = as_json
+        self.table: dict[str, Any] | None = None
+        self.first: int | None = None
+        self.data: Any = None
+
+    def line(self, obj: dict[str, Any], text: str) -> None:
+        self.out.write((json.dumps(obj) if self.json else text) + "\n")
+        self.out.flush()
+
+    def listening(self, address: str, port: int, game: str) -> None:
+        where = f"{address}:{port}"
+        if address in ("0.0.0.0", "::"):
+            hint = f"ADDRESS:{port} (this machine's address on the LAN; 127.0.0.1 on this machine)"
+        else:
+            hint = where
+        self.line({"type": "listening", "address": address, "port": port, "game": game},
+                  f"table for {game} open on {where}; players join with: p2pcards join {hint}")
+
+    def seated(self, info: dict[str, Any]) -> None:
+        self.line(info, f"seated at seat {info['seat']} of {info['game']} hosted by {info['host']['name']}; "
+                        "waiting for the other players")
+
+    def on_table(self, info: dict[str, Any]) -> None:
+        self.table = info
+        self.first = min(info["local_seats"]) if info["local_seats"] else None
+        seats = "; ".join(
+            f"{s['seat']}: {s['name']} ({s['fingerprint']}"
+            + (f", {s['bot']} bot" if s["bot"] else "")
+            + (f" run by {s['runs_on']}" if s["runs_on"] else "") + ")"
+            for s in info["seats"]
+        )
+        self.line(info, f"table {info['table'][:16]} of {info['game']} starts; seats {seats}")
+
+    def on_event(self, seat: int, event: dict[str, Any]) -> None:
+        if seat != self.first or self.table is None:
+            return
+        obj = {**event, "table": self.table["table"], "seat": seat}
+        if event["type"] == "final":
+            from p2pcards.net.node import log_path
+
+            obj["log"] = str(log_path(self.data, bytes.fromhex(self.table["table"]), seat)) if self.data else None
+            winner = "no winner yet" if event["winner"] is None else f"won by {event['winner']}"
+            self.line(obj, f"table over after {event['deals']} deal(s): {winner}, totals {event['totals']}; "
+                           f"transcript {event['transcript_hash'][:16]}, log {obj['log']}")
+            return
+        from p2pcards.core import pretty
+
+        audit = event["audit"]
+        verdict = audit["verdict"]
+        if audit["seat"] is not None or audit["reason"]:
+            verdict += f" (seat {audit['seat']}: {audit['reason']})"
+        trump = pretty("A" + event["trump"])[1:] if event["trump"] else "-"
+        result = json.dumps({k: v for k, v in (event["result"] or {}).items() if v is not None}) \
+            if event["result"] else "void"
+        over = f"; match won by {event['winner']}" if event["match_over"] else ""
+        self.line(obj, f"deal {event['deal']}: dealer {event['dealer']} trump {trump} {result}; "
+                       f"audit {verdict}; totals {event['totals']}{over}")
+
+
+def _run_net(main: Any) -> int:
+    """Run a trio main; a NetError is printed as one line and gives exit status 1."""
+    import trio
+
+    from p2pcards.net import ListenError, NetError, single_error
+
+    try:
+        with single_error():
+            trio.run(main)
+    except ListenError as exc:
+        raise CliError(str(exc)) from None
+    except NetError as exc:
+        print(f"p2pcards: error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _identity() -> Any:
+    from p2pcards.identity import IdentityError, data_dir, load_or_create
+
+    try:
+        return load_or_create(data_dir())
+    except (IdentityError, OSError) as exc:
+        raise CliError(f"cannot load this user's identity: {exc}") from None
+
+
+def _check_timeout(value: float, flag: str) -> None:
+    if not 0 < value <= 3600:
+        raise CliError(f"{flag} must be more than 0 and at most 3600 seconds")
+
+
+def cmd_host(args: argparse.Namespace, out: TextIO) -> int:
+    from p2pcards.identity import data_dir
+    from p2pcards.net import host_table, parse_seat_spec
+
+    registry = _load()
+    spec = _game(registry, args.game)
+    options = _parse_options(spec, args.option)
+    try:
+        seats = parse_seat_spec(args.seats, spec.seats)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if args.deals is not None and args.deals < 1:
+        raise CliError("--deals must be at least 1")
+    if not 0 <= args.port <= 65535:
+        raise CliError("--port must be between 0 and 65535")
+    _check_timeout(args.timeout, "--timeout")
+    if args.lobby_timeout <= 0:
+        raise CliError("--lobby-timeout must be positive")
+    _setup_logging(args.verbose)
+    me = _identity()
+    printer = _TablePrinter(out, args.json)
+    printer.data = data_dir()
+
+    async def main() -> None:
+        await host_table(spec, seats=seats, host=me, data_dir=printer.data, options=options, deals=args.deals,
+                         timeout=args.timeout, bind=args.bind, port=args.port, lobby_timeout=args.lobby_timeout,
+                         on_event=printer.on_event, on_table=printer.on_table,
+                         on_listening=lambda address, port: printer.listening(address, port, spec.name))
+
+    return _run_net(main)
+
+
+def _host_port(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise CliError(f"expected HOST:PORT (e.g. 192.168.1.20:40123), got {text!r}")
+    return host, int(port)
+
+
+def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
+    from p2pcards.identity import data_dir
+    from p2pcards.net import join_table
+    from p2pcards.table.transcript import MAX_NAME
+
+    host, port = _host_port(args.address)
+    if args.bot not in PLAYER_LEVELS:
+        raise CliError(f"unknown bot level {args.bot!r} (choose from {', '.join(PLAYER_LEVELS)})")
+    if args.name is not None and not (0 < len(args.name) <= MAX_NAME and args.name.isprintable()):
+        raise CliError(f"--name must be 1 to {MAX_NAME} printable characters")
+    if args.lobby_timeout <= 0:
+        raise CliError("--lobby-timeout must be positive")
+    registry = _load()
+    _setup_logging(args.verbose)
+    me = _identity()
+    printer = _TablePrinter(out, args.json)
+    printer.data = data_dir()
+
+    async def main() -> None:
+        await join_table(host, port, me=me, registry=registry, data_dir=printer.data, level=args.bot,
+                         name=args.name, lobby_timeout=args.lobby_timeout, on_seated=printer.seated,
+                         on_table=printer.on_table, on_event=printer.on_event)
+
+    return _run_net(main)
+
+
+def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
+    from p2pcards.table.wire import FrameDecoder, FrameError, unpack
+
+    try:
+        data = open(args.logfile, "rb").read()  # noqa: SIM115
+    except OSError as exc:
+        raise CliError(f"cannot read {args.logfile}: {exc.strerror or exc}") from None
+    decoder = FrameDecoder()
+    try:
+        messages = decoder.feed(data)
+        if decoder.pending:
+            raise FrameError(f"{decoder.pending} bytes at the end do not make a whole frame")
+        if not messages:
+            raise FrameError("the file is empty")
+        first = unpack(messages[0])
+        if not isinstance(first, dict) or first.get("kind") != "genesis":
+            raise FrameError("its first message is not a table's genesis")
+    except FrameError as exc:
+        raise CliError(f"{args.logfile} is not a p2pcards transcript log: {exc}") from None
+    try:
+        from p2pcards.table.audit import audit_transcript
+    except ImportError:
+        raise CliError("this build of p2pcards has no transcript audit (p2pcards.table.audit)") from None
+    report = audit_transcript(messages, _load())
+    if args.json:
+        print(json.dumps(report), file=out)
+    else:
+        print(f"table {str(report.get('table'))[:16]} of {report.get('game')}: {len(messages)} messages", file=out)
+        for d in report.get("deals", []):
+            who = f" seat {d['seat']}" if d.get("seat") is not None else ""
+            why = f": {d['reason']}" if d.get("reason") else ""
+            print(f"deal {d['deal']}: {d['verdict']}{who}{why}", file=out)
+        err = report.get("error")
+        if err:
+            who = "unattributed" if err.get("seat") is None else f"seat {err['seat']}"
+            print(f"error at message seq {err.get('seq')} ({who}): {err.get('reason')}", file=out)
+        if report.get("ok"):
+            print(f"OK: totals {report.get('totals')}, transcript {str(report.get('transcript_hash'))[:16]}", file=out)
+        else:
+            print("FAULT: this transcript does not verify", file=out)
+    return 0 if report.get("ok") else 1
+
+
 # ---------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -302,6 +581,49 @@ def build_parser() -> argparse.ArgumentParser:
         "--deals", type=int, default=None, metavar="N", help="stop after N deals (default: play the match to its end)"
     )
     p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser(
+        "host", help="open a table on the network and play its bot seats", epilog=HOST_EPILOG,
+        formatter_class=raw,
+        description="Open a table for GAME: remote players join with `p2pcards join`, bot seats are "
+        "played by this process; every deal is shuffled with the mental deck and audited.",
+    )
+    p.add_argument("game", metavar="GAME", help="game name, e.g. sueca, bisca, copas, sobe-e-desce")
+    p.add_argument("--port", type=int, default=0, metavar="P", help="TCP port to listen on (default 0: any free port)")
+    p.add_argument("--bind", default="0.0.0.0", metavar="ADDR",
+                   help="address to listen on (default 0.0.0.0: every interface, for the LAN)")
+    p.add_argument("--seats", metavar="SPEC", help="bot, bot:LEVEL or remote per seat (default: bot,remote,...)")
+    p.add_argument("-o", "--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="table option (repeatable); see `p2pcards games`")
+    p.add_argument("--deals", type=int, default=None, metavar="N",
+                   help="stop after N deals (default: play the match to its end)")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S",
+                   help="seconds a seat may stay silent when the table waits for it (default 60)")
+    p.add_argument("--lobby-timeout", type=float, default=600.0, metavar="S",
+                   help="seconds to wait for the table to fill (default 600)")
+    p.add_argument("--json", action="store_true", help="print JSON lines (format below)")
+    p.add_argument("-v", "--verbose", action="store_true", help="log connections and seating to standard error")
+    p.set_defaults(func=cmd_host)
+
+    p = sub.add_parser(
+        "join", help="join a table as a headless computer player", epilog=JOIN_EPILOG, formatter_class=raw,
+        description="Join the table at HOST:PORT as a computer player with this user's identity.",
+    )
+    p.add_argument("address", metavar="HOST:PORT", help="the host's address and port, e.g. 192.168.1.20:40123")
+    p.add_argument("--bot", default="heuristic", metavar="LEVEL",
+                   help=f"the computer player's level: {', '.join(PLAYER_LEVELS)} (default heuristic)")
+    p.add_argument("--name", metavar="NAME", help="name shown at the table (default: the identity's name)")
+    p.add_argument("--lobby-timeout", type=float, default=600.0, metavar="S",
+                   help="seconds to wait for the table to start (default 600)")
+    p.add_argument("--json", action="store_true", help="print JSON lines (format below)")
+    p.add_argument("-v", "--verbose", action="store_true", help="log connections to standard error")
+    p.set_defaults(func=cmd_join)
+
+    p = sub.add_parser("audit", help="verify a saved table transcript offline", epilog=AUDIT_EPILOG,
+                       formatter_class=raw)
+    p.add_argument("logfile", metavar="LOGFILE", help="a transcript log, e.g. DATA/tables/TABLE/seat0.log")
+    p.add_argument("--json", action="store_true", help="print one JSON object (format below)")
+    p.set_defaults(func=cmd_audit)
     return parser
 
 

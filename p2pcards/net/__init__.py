@@ -1,0 +1,48 @@
+"""The network runtime (trio): framed links, the lobby, the full mesh, and the peers' tasks.
+
+Everything below :mod:`p2pcards.table` is sans-IO; this package moves its bytes.  The wire
+format of the lobby and of the mesh is described in ``protocol/TRANSPORT.md``.
+"""
+
+from p2pcards.net.errors import (
+    ConnectError,
+    ListenError,
+    LobbyTimeout,
+    MeshError,
+    NetError,
+    PeerSilent,
+    Refused,
+    single_error,
+)
+from p2pcards.net.host import host_table
+from p2pcards.net.join import join_table
+from p2pcards.net.link import Link, LinkClosed
+from p2pcards.net.lobby import PROTO, SeatSpec, parse_seat_spec
+from p2pcards.net.memory import make_table, memory_mesh, play_in_memory
+from p2pcards.net.node import LocalSeat, Node, TableLog, describe_table, log_path
+
+__all__ = [
+    "PROTO",
+    "ConnectError",
+    "Link",
+    "LinkClosed",
+    "ListenError",
+    "LobbyTimeout",
+    "LocalSeat",
+    "MeshError",
+    "NetError",
+    "Node",
+    "PeerSilent",
+    "Refused",
+    "SeatSpec",
+    "TableLog",
+    "describe_table",
+    "host_table",
+    "join_table",
+    "log_path",
+    "make_table",
+    "memory_mesh",
+    "parse_seat_spec",
+    "play_in_memory",
+    "single_error",
+]

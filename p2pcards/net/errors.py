@@ -1,0 +1,92 @@
+"""Errors of the network runtime: each one says, for people, what went wrong and whose it is."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import trio
+
+__all__ = [
+    "NetError",
+    "ListenError",
+    "ConnectError",
+    "Refused",
+    "LobbyTimeout",
+    "MeshError",
+    "PeerSilent",
+    "single_error",
+]
+
+
+class NetError(Exception):
+    """A failure of the network runtime; ``str()`` is a one-line message for people."""
+
+
+class ListenError(NetError):
+    """The listening socket cannot be opened (address in use, bad address)."""
+
+
+class ConnectError(NetError):
+    """The host (or another peer) cannot be reached."""
+
+
+class Refused(NetError):
+    """The host refused this peer a seat; ``code`` is the refusal's code (TRANSPORT.md)."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(f"the host refused a seat ({code}): {reason}")
+        self.code = code
+        self.reason = reason
+
+
+class LobbyTimeout(NetError):
+    """The lobby did not fill (host) or the table did not start (joiner) in time."""
+
+
+class MeshError(NetError):
+    """The full mesh between the seated processes could not be built, or broke the protocol."""
+
+
+class PeerSilent(NetError):
+    """A seat whose message the table waits for sent nothing for longer than the table timeout."""
+
+    def __init__(self, seat: int, name: str, seconds: float, seq: int, local_seat: int) -> None:
+        super().__init__(
+            f"seat {seat} ({name}) has been silent for {seconds:g} s; the table waits for its message "
+            f"seq {seq} (seen from seat {local_seat})"
+        )
+        self.seat = seat
+        self.seconds = seconds
+        self.seq = seq
+
+
+def _leaves(exc: BaseException) -> Iterator[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        for sub in exc.exceptions:
+            yield from _leaves(sub)
+    else:
+        yield exc
+
+
+@contextlib.contextmanager
+def single_error() -> Iterator[None]:
+    """Turn an exception group out of a nursery into its one meaningful exception.
+
+    A :class:`NetError` wins over anything else (the rest are usually its consequences);
+    otherwise a group whose leaves, Cancelled aside, are a single exception becomes that
+    exception.  Anything else propagates unchanged.
+    """
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        leaves = [e for e in _leaves(group) if not isinstance(e, trio.Cancelled)]
+        for exc in leaves:
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise exc from None
+        for exc in leaves:
+            if isinstance(exc, NetError):
+                raise exc from None
+        if len(leaves) == 1:
+            raise leaves[0] from None
+        raise

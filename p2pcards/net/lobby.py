@@ -1,0 +1,324 @@
+"""Lobby and mesh handshake messages (sans-IO): build them, and check what arrives.
+
+The exchange is described message by message in ``protocol/TRANSPORT.md``.  Every lobby
+message is a msgpack map with a ``type``; a message that is not one of the expected shape
+raises :class:`LobbyProtocolError` with a reason for people.  Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from p2pcards.core.players import PLAYER_LEVELS
+from p2pcards.identity import Identity, verify
+from p2pcards.table.transcript import MAX_NAME
+from p2pcards.table.wire import FrameError, pack, unpack
+
+__all__ = [
+    "PROTO",
+    "SeatSpec",
+    "parse_seat_spec",
+    "LobbyProtocolError",
+    "Hello",
+    "Seated",
+    "Process",
+    "Start",
+    "MeshHello",
+    "make_hello",
+    "parse_hello",
+    "make_seated",
+    "parse_seated_or_refused",
+    "make_refused",
+    "make_start",
+    "parse_start",
+    "make_mesh_hello",
+    "parse_mesh_hello",
+    "decode",
+]
+
+#: Version of the lobby and mesh protocol (``proto`` in ``hello`` and ``mesh``).
+PROTO: Final = 1
+_HELLO_DOMAIN: Final = b"p2pcards/lobby-hello/v1\x00"
+_MESH_DOMAIN: Final = b"p2pcards/mesh-hello/v1\x00"
+_MAX_GAMES: Final = 256
+_MAX_TEXT: Final = 64
+
+
+class LobbyProtocolError(Exception):
+    """A lobby or mesh message of the wrong shape, or one that fails its checks.
+
+    ``code`` is the refusal code the host sends back (``hello``, ``version``...).
+    """
+
+    def __init__(self, reason: str, code: str = "protocol") -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+# ---------------------------------------------------------------------- seat specs
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    """One seat of ``--seats``: a bot of ``level`` run by the host process, or a remote peer."""
+
+    kind: str  # "bot" | "remote"
+    level: str | None = None
+
+
+def parse_seat_spec(text: str | None, seats: int, default_level: str = "heuristic") -> list[SeatSpec]:
+    """Parse ``bot``, ``bot:LEVEL`` and ``remote`` separated by commas, one per seat.
+
+    ``None`` means seat 0 a bot, every other seat remote.  Raises ValueError with a
+    message for people.
+    """
+    if text is None:
+        return [SeatSpec("bot", default_level)] + [SeatSpec("remote")] * (seats - 1)
+    items = [t.strip() for t in text.split(",")]
+    if len(items) != seats:
+        raise ValueError(f"the game has {seats} seats; --seats names {len(items)} ({text!r})")
+    out: list[SeatSpec] = []
+    for item in items:
+        kind, _, level = item.partition(":")
+        if kind == "remote" and not level:
+            out.append(SeatSpec("remote"))
+        elif kind == "bot":
+            level = level or default_level
+            if level not in PLAYER_LEVELS:
+                raise ValueError(f"unknown bot level {level!r} in --seats (choose from {', '.join(PLAYER_LEVELS)})")
+            out.append(SeatSpec("bot", level))
+        else:
+            raise ValueError(f"bad seat {item!r} in --seats: each seat is bot, bot:LEVEL or remote")
+    return out
+
+
+# ---------------------------------------------------------------------- helpers
+def decode(payload: bytes) -> dict[str, Any]:
+    """A lobby message: a msgpack map with a string ``type``."""
+    try:
+        obj = unpack(payload)
+    except FrameError as exc:
+        raise LobbyProtocolError(f"garbage instead of a lobby message: {exc}") from None
+    if not isinstance(obj, dict) or type(obj.get("type")) is not str:
+        raise LobbyProtocolError("a lobby message is a map with a 'type'")
+    return obj
+
+
+def _expect(obj: Mapping[str, Any], type_: str, keys: set[str]) -> None:
+    if obj.get("type") != type_:
+        raise LobbyProtocolError(f"expected a {type_!r} message, got {obj.get('type')!r}")
+    if set(obj) != keys | {"type"}:
+        raise LobbyProtocolError(f"a {type_!r} message has the fields {sorted(keys | {'type'})}")
+
+
+def _key(value: Any, what: str) -> bytes:
+    if type(value) is not bytes or len(value) != 32:
+        raise LobbyProtocolError(f"{what} is 32 bytes", "hello")
+    return value
+
+
+def _port(value: Any) -> int:
+    if type(value) is not int or not 0 < value < 65536:
+        raise LobbyProtocolError("port is 1..65535", "hello")
+    return value
+
+
+# ---------------------------------------------------------------------- hello
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """A joiner's introduction: who it is and where the other peers can reach it."""
+
+    name: str
+    signing: bytes
+    sealing: bytes
+    port: int
+    games: Mapping[str, str]
+    bot: str | None
+
+
+def make_hello(me: Identity, port: int, games: Mapping[str, str], bot: str | None, name: str | None = None) -> bytes:
+    """The joiner's ``hello``, signed with its signing key (proof that it holds the key)."""
+    body: dict[str, Any] = {
+        "type": "hello", "proto": PROTO, "name": (name or me.name)[:MAX_NAME] or "player",
+        "signing": me.signing_public, "sealing": me.sealing_public, "port": port,
+        "games": dict(games), "bot": bot,
+    }
+    body["sig"] = me.sign(_HELLO_DOMAIN + pack(body))
+    return pack(body)
+
+
+def parse_hello(obj: dict[str, Any]) -> Hello:
+    """Check a ``hello``; the error's ``code`` is ``version`` for another protocol version."""
+    if obj.get("type") != "hello":
+        raise LobbyProtocolError(f"expected a 'hello', got {obj.get('type')!r}", "hello")
+    if obj.get("proto") != PROTO:
+        raise LobbyProtocolError(
+            f"this host speaks lobby protocol {PROTO}, the peer {obj.get('proto')!r}", "version")
+    keys = {"type", "proto", "name", "signing", "sealing", "port", "games", "bot", "sig"}
+    if set(obj) != keys:
+        raise LobbyProtocolError(f"a hello has the fields {sorted(keys)}", "hello")
+    name = obj["name"]
+    if type(name) is not str or not 0 < len(name) <= MAX_NAME or not name.isprintable():
+        raise LobbyProtocolError(f"a name is 1..{MAX_NAME} printable characters", "hello")
+    signing, sealing = _key(obj["signing"], "signing"), _key(obj["sealing"], "sealing")
+    port = _port(obj["port"])
+    games = obj["games"]
+    if (not isinstance(games, dict) or len(games) > _MAX_GAMES
+            or not all(type(k) is str and type(v) is str for k, v in games.items())):
+        raise LobbyProtocolError("games maps game names to rules versions", "hello")
+    bot = obj["bot"]
+    if bot is not None and (type(bot) is not str or not 0 < len(bot) <= _MAX_TEXT):
+        raise LobbyProtocolError("bot is a short string or null", "hello")
+    sig = obj["sig"]
+    unsigned = {k: v for k, v in obj.items() if k != "sig"}
+    if type(sig) is not bytes or not verify(signing, sig, _HELLO_DOMAIN + pack(unsigned)):
+        raise LobbyProtocolError("the hello is not signed by the key it announces", "hello")
+    return Hello(name, signing, sealing, port, games, bot)
+
+
+# ---------------------------------------------------------------------- seated / refused
+@dataclass(frozen=True, slots=True)
+class Seated:
+    """The host's answer: this joiner holds ``seat`` at the described table."""
+
+    seat: int
+    game: str
+    rules_version: str
+    options: Mapping[str, Any]
+    seats: int
+    deals: int | None
+    timeout: float
+    host_name: str
+    host_signing: bytes
+
+
+def make_seated(s: Seated) -> bytes:
+    return pack({
+        "type": "seated", "seat": s.seat,
+        "table": {"game": s.game, "rules_version": s.rules_version, "options": dict(s.options),
+                  "seats": s.seats, "deals": s.deals, "timeout": s.timeout,
+                  "host": {"name": s.host_name, "signing": s.host_signing}},
+    })
+
+
+def make_refused(code: str, reason: str) -> bytes:
+    return pack({"type": "refused", "code": code, "reason": reason})
+
+
+def parse_seated_or_refused(obj: dict[str, Any]) -> Seated | tuple[str, str]:
+    """A ``seated`` message, or ``(code, reason)`` of a ``refused`` one."""
+    if obj.get("type") == "refused":
+        _expect(obj, "refused", {"code", "reason"})
+        code, reason = obj["code"], obj["reason"]
+        if type(code) is not str or type(reason) is not str:
+            raise LobbyProtocolError("a refusal has a string code and reason")
+        return code[:_MAX_TEXT], reason[:400]
+    _expect(obj, "seated", {"seat", "table"})
+    t = obj["table"]
+    keys = {"game", "rules_version", "options", "seats", "deals", "timeout", "host"}
+    if not isinstance(t, dict) or set(t) != keys:
+        raise LobbyProtocolError(f"a seated table has the fields {sorted(keys)}")
+    host = t["host"]
+    if not isinstance(host, dict) or set(host) != {"name", "signing"} or type(host["name"]) is not str:
+        raise LobbyProtocolError("a seated table names its host {name, signing}")
+    seat, seats = obj["seat"], t["seats"]
+    if type(seats) is not int or not 2 <= seats <= 4 or type(seat) is not int or not 0 <= seat < seats:
+        raise LobbyProtocolError("bad seat or number of seats")
+    if type(t["game"]) is not str or type(t["rules_version"]) is not str or not isinstance(t["options"], dict):
+        raise LobbyProtocolError("bad game, rules version or options")
+    if t["deals"] is not None and type(t["deals"]) is not int:
+        raise LobbyProtocolError("deals is an integer or null")
+    if type(t["timeout"]) not in (int, float):
+        raise LobbyProtocolError("timeout is a number")
+    return Seated(seat, t["game"], t["rules_version"], t["options"], seats, t["deals"], float(t["timeout"]),
+                  host["name"], _key(host["signing"], "host signing key"))
+
+
+# ---------------------------------------------------------------------- start
+@dataclass(frozen=True, slots=True)
+class Process:
+    """One process of the mesh: its seats and where to dial it (None: the host, via the lobby link)."""
+
+    seats: tuple[int, ...]
+    addr: str | None
+    port: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """The signed genesis and the directory of processes."""
+
+    genesis: bytes
+    processes: tuple[Process, ...]
+
+
+def make_start(genesis: bytes, processes: Sequence[Process]) -> bytes:
+    return pack({"type": "start", "genesis": genesis,
+                 "processes": [{"seats": list(p.seats), "addr": p.addr, "port": p.port} for p in processes]})
+
+
+def parse_start(obj: dict[str, Any], seats: int) -> Start:
+    """Check a ``start``: every seat appears in exactly one process; only the host has no address."""
+    _expect(obj, "start", {"genesis", "processes"})
+    raw, procs = obj["genesis"], obj["processes"]
+    if type(raw) is not bytes or not isinstance(procs, list) or not 0 < len(procs) <= seats:
+        raise LobbyProtocolError("a start carries the genesis bytes and a list of processes")
+    out: list[Process] = []
+    seen: list[int] = []
+    for p in procs:
+        if not isinstance(p, dict) or set(p) != {"seats", "addr", "port"}:
+            raise LobbyProtocolError("a process is {seats, addr, port}")
+        ps = p["seats"]
+        if not isinstance(ps, list) or not ps or not all(type(s) is int and 0 <= s < seats for s in ps):
+            raise LobbyProtocolError("a process lists its seats")
+        if p["addr"] is None:
+            if p["port"] is not None:
+                raise LobbyProtocolError("the host's process has neither address nor port")
+        elif type(p["addr"]) is not str or len(p["addr"]) > 255:
+            raise LobbyProtocolError("a process address is a string")
+        else:
+            _port(p["port"])
+        seen.extend(ps)
+        out.append(Process(tuple(ps), p["addr"], p["port"]))
+    if sorted(seen) != list(range(seats)):
+        raise LobbyProtocolError("the processes do not hold every seat exactly once")
+    if sum(p.addr is None for p in out) > 1:
+        raise LobbyProtocolError("only the host's process is reached through the lobby link")
+    return Start(raw, tuple(out))
+
+
+# ---------------------------------------------------------------------- mesh hello
+@dataclass(frozen=True, slots=True)
+class MeshHello:
+    """A process introducing itself on a mesh link: its seats, each proven by a signature."""
+
+    table: bytes
+    seats: tuple[int, ...]
+
+
+def _mesh_bytes(table: bytes, seat: int) -> bytes:
+    return _MESH_DOMAIN + pack([table, seat])
+
+
+def make_mesh_hello(table: bytes, seats: Mapping[int, Identity]) -> bytes:
+    order = sorted(seats)
+    return pack({"type": "mesh", "proto": PROTO, "table": table, "seats": order,
+                 "sigs": [seats[s].sign(_mesh_bytes(table, s)) for s in order]})
+
+
+def parse_mesh_hello(obj: dict[str, Any], table: bytes, keys: Sequence[bytes]) -> MeshHello:
+    """Check a ``mesh`` hello against this table's id and seat keys."""
+    if obj.get("type") == "mesh" and obj.get("proto") != PROTO:
+        raise LobbyProtocolError(f"mesh protocol {obj.get('proto')!r} is not {PROTO}", "version")
+    _expect(obj, "mesh", {"proto", "table", "seats", "sigs"})
+    if obj["table"] != table:
+        raise LobbyProtocolError("a mesh hello for another table", "table")
+    seats, sigs = obj["seats"], obj["sigs"]
+    if (not isinstance(seats, list) or not isinstance(sigs, list) or not seats or len(seats) != len(sigs)
+            or not all(type(s) is int and 0 <= s < len(keys) for s in seats) or len(set(seats)) != len(seats)):
+        raise LobbyProtocolError("a mesh hello lists seats and one signature per seat")
+    for s, sig in zip(seats, sigs):
+        if type(sig) is not bytes or not verify(keys[s], sig, _mesh_bytes(table, s)):
+            raise LobbyProtocolError(f"the mesh hello is not signed by seat {s}", "signature")
+    return MeshHello(table, tuple(sorted(seats)))

@@ -1,0 +1,175 @@
+"""The host, join and audit commands: help, clear errors, the --json contract."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from p2pcards.cli import main
+from p2pcards.core import load_games
+from p2pcards.core.players import make_player
+from p2pcards.identity import Identity
+from p2pcards.net import LocalSeat, log_path, make_table, play_in_memory
+from p2pcards.table.transcript import SeatInfo
+from p2pcards.table.wire import frame
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cli(*args: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = main(list(args), out)
+    return code, out.getvalue()
+
+
+def run(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    import os
+
+    env = {**os.environ, "P2PCARDS_HOME": str(home)}
+    return subprocess.run([sys.executable, "-m", "p2pcards", *args], capture_output=True, text=True, env=env,
+                          timeout=60, cwd=ROOT)
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("P2PCARDS_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
+
+
+@pytest.mark.parametrize("cmd", ["host", "join", "audit"])
+def test_help_documents_the_json_contract(cmd, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([cmd, "--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    assert "usage: p2pcards" in text and "JSON output (--json)" in text and "Exit status" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["host", "chess"], "unknown game 'chess'"),
+        (["host", "sueca", "--seats", "bot,remote"], "the game has 4 seats; --seats names 2"),
+        (["host", "sueca", "--seats", "bot,human,remote,remote"], "bad seat 'human' in --seats"),
+        (["host", "sueca", "--seats", "bot:genius,remote,remote,remote"], "unknown bot level 'genius'"),
+        (["host", "sueca", "-o", "target=9"], "sueca: target must be 4 or 8"),
+        (["host", "sueca", "--deals", "0"], "--deals must be at least 1"),
+        (["host", "sueca", "--timeout", "0"], "--timeout must be more than 0"),
+        (["host", "sueca", "--port", "70000"], "--port must be between 0 and 65535"),
+        (["join", "localhost"], "expected HOST:PORT"),
+        (["join", "localhost:99999"], "expected HOST:PORT"),
+        (["join", ":4000"], "expected HOST:PORT"),
+        (["join", "127.0.0.1:4000", "--bot", "genius"], "unknown bot level 'genius'"),
+        (["audit", "/nonexistent/seat0.log"], "cannot read /nonexistent/seat0.log"),
+    ],
+)
+def test_bad_options_exit_2_with_one_clear_line(args, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1, err
+
+
+def test_a_port_in_use_and_an_unreachable_host_have_clear_errors(home):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        proc = run("host", "sueca", "--bind", "127.0.0.1", "--port", str(port), home=home)
+    assert proc.returncode == 2
+    assert f"p2pcards: error: cannot listen on 127.0.0.1:{port}" in proc.stderr and "Traceback" not in proc.stderr
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]  # bound, never listening: connections are refused
+        proc = run("join", f"127.0.0.1:{port}", home=home)
+    assert proc.returncode == 1
+    assert f"p2pcards: error: cannot connect to 127.0.0.1:{port}" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_host_with_only_bots_plays_locally_and_prints_the_contract(home):
+    code, out = cli("host", "bisca", "--seats", "bot:random,bot", "--deals", "1", "--bind", "127.0.0.1", "--json")
+    assert code == 0
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [obj["type"] for obj in lines] == ["listening", "table", "deal", "final"]
+    listening, table, deal, final = lines
+    assert listening["address"] == "127.0.0.1" and listening["port"] > 0 and listening["game"] == "bisca"
+    assert table["game"] == "bisca" and table["local_seats"] == [0, 1] and table["deals"] == 1
+    assert [s["bot"] for s in table["seats"]] == ["random", "heuristic"]
+    assert table["seats"][0]["runs_on"] == table["host"]["fingerprint"]
+    for key in ("deal", "dealer", "trump", "result", "audit", "totals", "match_over", "winner", "table", "seat"):
+        assert key in deal
+    assert deal["audit"]["verdict"] == "clean" and deal["seat"] == 0
+    assert set(final) >= {"winner", "totals", "transcript_hash", "deals", "log", "table", "seat"}
+    log = Path(final["log"])
+    assert log.is_file() and log.parent.name == table["table"] and log.is_relative_to(home)
+
+
+def test_human_output_of_host(home):
+    code, out = cli("host", "bisca", "--seats", "bot,bot", "--deals", "1", "--bind", "127.0.0.1")
+    assert code == 0
+    assert "table for bisca open on 127.0.0.1:" in out and "deal 0:" in out and "audit clean" in out
+    assert "table over after 1 deal(s)" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [(b"", "the file is empty"), (b"\x00\x00\x00\x05abc", "do not make a whole frame"),
+     (b"hello world, this is text", "outside 1.."), (frame(b"\x93\x01\x02\x03"), "not a table's genesis")],
+)
+def test_audit_of_a_file_that_is_not_a_log_exits_2(content, message, tmp_path, capsys):
+    path = tmp_path / "seat0.log"
+    path.write_bytes(content)
+    with pytest.raises(SystemExit) as exc:
+        main(["audit", str(path)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "is not a p2pcards transcript log" in err and message in err
+
+
+def _played_log(tmp_path: Path) -> Path:
+    registry = load_games()
+    spec = registry.get("bisca")
+    host = Identity.generate("host")
+    ids = [Identity.generate(f"p{i}") for i in range(2)]
+    raw = make_table(host, spec, [SeatInfo(i.name, i.signing_public, i.sealing_public, "random", None) for i in ids],
+                     deals=1)
+    seats = [LocalSeat(i, make_player("random", spec, random.Random(n))) for n, i in enumerate(ids)]
+
+    async def play() -> None:
+        with trio.fail_after(30):
+            await play_in_memory(raw, spec, [[seats[0]], [seats[1]]], data_dir=tmp_path)
+
+    trio.run(play)
+    from p2pcards.table.transcript import Genesis, parse_message
+
+    table_id = Genesis.from_body(parse_message(raw, None).body).table_id
+    return log_path(tmp_path, table_id, 0)
+
+
+def test_audit_of_a_played_log_and_of_a_flipped_byte(tmp_path):
+    pytest.importorskip("p2pcards.table.audit", reason="needs p2pcards.table.audit")
+    path = _played_log(tmp_path)
+    code, out = cli("audit", str(path), "--json")
+    report = json.loads(out)
+    assert code == 0 and report["ok"] is True, report
+    assert report["game"] == "bisca" and [d["verdict"] for d in report["deals"]] == ["clean"]
+    code, text = cli("audit", str(path))
+    assert code == 0 and "deal 0: clean" in text
+    data = bytearray(path.read_bytes())
+    data[-10] ^= 0x01  # one flipped bit in the last message's signature
+    path.write_bytes(bytes(data))
+    code, out = cli("audit", str(path), "--json")
+    report = json.loads(out)
+    assert code == 1 and report["ok"] is False and report["error"] is not None, report
+    assert "signature" in report["error"]["reason"]
+    code, text = cli("audit", str(path))
+    assert code == 1 and f"error at message seq {report['error']['seq']}" in text and "FAULT" in text

@@ -1,0 +1,185 @@
+"""Whole tables over the mesh runtime on in-memory streams: same transcripts everywhere,
+messages that overtake each other, forged and garbage input, silent seats."""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+import trio.testing
+
+from p2pcards.core import GameSpec, load_games
+from p2pcards.core.players import make_player
+from p2pcards.identity import Identity
+from p2pcards.net import (
+    Link,
+    LocalSeat,
+    Node,
+    PeerSilent,
+    log_path,
+    make_table,
+    memory_mesh,
+    play_in_memory,
+    single_error,
+)
+from p2pcards.table.transcript import SeatInfo, message_hash, sign_message
+from p2pcards.table.wire import frame, pack
+
+REGISTRY = load_games()
+
+
+def _table(game: str, deals: int, seed: int = 0, timeout: float = 60.0) -> tuple[GameSpec, bytes, list[LocalSeat]]:
+    spec = REGISTRY.get(game)
+    host = Identity.generate("host")
+    ids = [Identity.generate(f"p{i}") for i in range(spec.seats)]
+    infos = [SeatInfo(i.name, i.signing_public, i.sealing_public, "random", host.fingerprint) for i in ids]
+    raw = make_table(host, spec, infos, deals=deals, timeout=timeout)
+    seats = [LocalSeat(ids[s], make_player("random", spec, random.Random(seed * 10 + s))) for s in range(spec.seats)]
+    return spec, raw, seats
+
+
+def _check_same_everywhere(nodes: Sequence[Node], data_dir: Path | None, deals: int) -> None:
+    tables = [t for n in nodes for t in n.tables.values()]
+    assert all(t.finished for t in tables)
+    logs = {b"".join(t.log) for t in tables}
+    assert len(logs) == 1, "the replicas disagree"
+    assert len({t.transcript_hash for t in tables}) == 1
+    assert all(t.deals_done == deals for t in tables)
+    if data_dir is not None:
+        expected = b"".join(frame(m) for m in tables[0].log)
+        for n in nodes:
+            for seat in n.tables:
+                assert log_path(data_dir, n.table_id, seat).read_bytes() == expected
+
+
+@pytest.mark.parametrize(("game", "groups"), [("sueca", [[0], [1], [2], [3]]), ("bisca", [[0], [1]])])
+async def test_whole_table_in_memory_identical_transcripts(game, groups, tmp_path):
+    spec, raw, seats = _table(game, deals=2)
+    events: dict[int, list[dict[str, Any]]] = {s: [] for s in range(spec.seats)}
+    with trio.fail_after(60):
+        nodes = await play_in_memory(raw, spec, [[seats[s] for s in g] for g in groups], data_dir=tmp_path,
+                                     on_event=lambda seat, ev: events[seat].append(ev))
+    _check_same_everywhere(nodes, tmp_path, 2)
+    for evs in events.values():
+        assert [e["type"] for e in evs] == ["deal", "deal", "final"]
+        assert evs == events[0]  # every replica saw the same deals, verdicts and score
+        assert all(e["audit"]["verdict"] == "clean" for e in evs[:2])
+    assert events[0][-1]["transcript_hash"] == nodes[0].tables[0].transcript_hash
+    # the private table secret is kept next to the log, readable by the owner only
+    secret = log_path(tmp_path, nodes[0].table_id, 0).with_suffix(".secret")
+    assert secret.stat().st_mode & 0o777 == 0o600 and len(secret.read_bytes()) == 32
+    assert all(not r for n in nodes for r in n.rejections.values())
+
+
+async def test_several_local_peers_per_process(tmp_path):
+    spec, raw, seats = _table("sobe-e-desce", deals=1, seed=3)
+    with trio.fail_after(60):
+        nodes = await play_in_memory(raw, spec, [[seats[0], seats[1], seats[2]], [seats[3]]], data_dir=tmp_path)
+    _check_same_everywhere(nodes, tmp_path, 1)
+
+
+class _Laggy(trio.abc.Stream):
+    """A stream whose incoming bytes arrive late: later messages from others overtake them."""
+
+    def __init__(self, inner: trio.abc.Stream, delay: float) -> None:
+        self.inner = inner
+        self.delay = delay
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.inner.wait_send_all_might_not_block()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+        data = await self.inner.receive_some(max_bytes)
+        await trio.sleep(self.delay)
+        return data
+
+    async def send_eof(self) -> None:
+        await self.inner.send_eof()  # type: ignore[attr-defined]
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def _wire(nodes: Sequence[Node], wrap: Callable[[int, int, trio.abc.Stream], trio.abc.Stream]) -> None:
+    """Join every pair of nodes; ``wrap(i, j, stream)`` may replace node i's end of its link to j."""
+    for i, a in enumerate(nodes):
+        for j in range(i + 1, len(nodes)):
+            left, right = trio.testing.memory_stream_pair()
+            a.attach(Link(wrap(i, j, left), f"node{j}"), set(nodes[j].peers))
+            nodes[j].attach(Link(wrap(j, i, right), f"node{i}"), set(a.peers))
+
+
+async def _run_all(nodes: Sequence[Node]) -> None:
+    with single_error():
+        async with trio.open_nursery() as nursery:
+            for node in nodes:
+                nursery.start_soon(node.run)
+
+
+async def test_messages_that_overtake_others_wait_for_their_turn(tmp_path):
+    spec, raw, seats = _table("sueca", deals=1, seed=5)
+    nodes = [Node(raw, spec, [s], data_dir=tmp_path) for s in seats]
+    # seat 3 hears seat 0 late, so seats 1 and 2 answer seat 0 before seat 3 has its message
+    _wire(nodes, lambda i, j, s: _Laggy(s, 0.02) if (i, j) == (3, 0) else s)
+    with trio.fail_after(60):
+        await _run_all(nodes)
+    _check_same_everywhere(nodes, tmp_path, 1)
+    assert nodes[3].peers[3].overtaken > 0
+    assert not nodes[3].rejections[3]
+
+
+def _forged(table_id: bytes, seq: int, prev: bytes, author: int) -> bytes:
+    mallory = Identity.generate("mallory")
+    return sign_message(mallory, table=table_id, deal=0, seq=seq, prev=prev, author=author, kind="deck",
+                        body={"msgs": []})
+
+
+async def test_forged_and_garbage_messages_are_rejected_and_the_table_finishes(tmp_path, caplog):
+    caplog.set_level(logging.WARNING, logger="p2pcards.net")
+    spec, raw, seats = _table("bisca", deals=1, seed=7)
+    nodes = memory_mesh(raw, spec, [[seats[0]], [seats[1]]], data_dir=tmp_path)
+    table_id = nodes[0].table_id
+    # an intruder with a link to seat 1's process (it holds no seat: nothing is sent to it)
+    intruder, inside = trio.testing.memory_stream_pair()
+    nodes[1].attach(Link(inside, "intruder"), set())
+    forged_now = _forged(table_id, 1, message_hash(raw), author=0)   # the very next message
+    forged_later = _forged(table_id, 9, bytes(32), author=0)         # one that must wait its turn
+    not_a_message = pack({"hello": "world"})
+    await intruder.send_all(b"".join(frame(m) for m in (forged_now, forged_later, not_a_message, forged_now)))
+    # a second intruder sends garbage: its link is closed, nothing else happens
+    garbage, inside2 = trio.testing.memory_stream_pair()
+    nodes[0].attach(Link(inside2, "garbage"), set())
+    await garbage.send_all(frame(b"\xc1\xc1\xc1 not msgpack"))
+    with trio.fail_after(60):
+        await _run_all(nodes)
+    _check_same_everywhere(nodes, tmp_path, 1)
+    reasons = [str(r) for _, r in nodes[1].rejections[1]]
+    assert sum("bad signature" in r for r in reasons) >= 2, reasons
+    assert any("wrong fields" in r for r in reasons), reasons
+    assert all("unattributed" in r for r in reasons)
+    logged = [r.getMessage() for r in caplog.records]
+    assert any("seat 1 rejected a message" in m and "bad signature" in m for m in logged), logged
+    assert any("garbage frame" in m for m in logged), logged
+    assert not nodes[0].rejections[0]
+
+
+async def test_a_silent_seat_stops_the_table_with_its_name(autojump_clock):
+    spec, raw, seats = _table("bisca", deals=1, timeout=30.0)
+    node = Node(raw, spec, [seats[0]], data_dir=None)
+    mine, theirs = trio.testing.memory_stream_pair()  # seat 1's process never reads nor writes
+    node.attach(Link(mine, "seat 1"), {1})
+    start = trio.current_time()
+    with trio.fail_after(100), pytest.raises(PeerSilent) as info:
+        await node.run()
+    assert info.value.seat == 1
+    assert "seat 1 (p1" in str(info.value) and "silent for 30 s" in str(info.value)
+    assert 30 <= trio.current_time() - start < 40
+    del theirs
