@@ -150,6 +150,21 @@ is printed); 2 when the file is not a transcript log at all.
 """
 
 
+BENCH_TABLE_EPILOG = """\
+A host with one random bot and three `p2pcards join --bot random` processes play Sueca
+deals over TCP on 127.0.0.1: wall time per audited deal (first commitment to audited
+result, as the host reports them), bytes each seat sends per deal, peak memory of each
+process; the baseline, measured in the same run, is the same deals among four replicas
+in one process with no sockets.
+
+JSON output (--json): one object
+  {"deals": N, "ms_per_deal": [..], "ms_per_deal_mean": MS,
+   "bytes_sent_per_seat": [4 ints, per deal], "peak_rss_mb_per_process": [4 floats],
+   "baseline": {"ms_per_deal": MS, "note": ...}, "ratio_to_baseline": X,
+   "aims": {"ms_per_deal": 150, "rss_mb": 60, "met": BOOL}, "self_rss_mb": MB}
+"""
+
+
 class CliError(Exception):
     """A user error: printed as ``p2pcards: error: ...`` with exit status 2."""
 
@@ -280,6 +295,8 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
             verdict = "met" if aim["met"] else "NOT met"
             print(f"aim: sueca >= {aim['deals_per_second']} deals/s: {verdict}", file=out)
         return 0
+    if args.what == "table":
+        return _bench_table(args, out)
     if not 2 <= args.seats <= 4:
         raise CliError("--seats must be 2, 3 or 4")
     if args.cards < args.seats or args.cards > 52:
@@ -287,6 +304,32 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     from p2pcards.mental import bench as deck_bench
 
     return deck_bench.run(seats=args.seats, cards=args.cards, json_out=args.json)
+
+
+def _bench_table(args: argparse.Namespace, out: TextIO) -> int:
+    from p2pcards.net.bench import run_table_bench
+
+    if not 1 <= args.deals <= 50:
+        raise CliError("--deals must be between 1 and 50")
+    try:
+        report = run_table_bench(args.deals)
+    except RuntimeError as exc:
+        print(f"p2pcards: bench table failed: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(report), file=out)
+        return 0
+    aims = report["aims"]
+    print(f"{report['deals']} audited Sueca deals, four processes on loopback", file=out)
+    print(f"  ms per deal: {report['ms_per_deal']} (mean {report['ms_per_deal_mean']})", file=out)
+    print(f"  bytes sent per seat per deal: {report['bytes_sent_per_seat']}", file=out)
+    print(f"  peak memory per process, MB: {report['peak_rss_mb_per_process']}", file=out)
+    base = report["baseline"]
+    print(f"baseline ({base['note']}): {base['ms_per_deal']} ms per deal; "
+          f"network/baseline {report['ratio_to_baseline']}x", file=out)
+    verdict = "met" if aims["met"] else "NOT met"
+    print(f"aims: <= {aims['ms_per_deal']:.0f} ms per deal, <= {aims['rss_mb']:.0f} MB per peer: {verdict}", file=out)
+    return 0
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
@@ -549,7 +592,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON lines (format below)")
     p.set_defaults(func=cmd_arena)
 
-    p = sub.add_parser("bench", help="benchmarks: rules engine speed, mental deck cost")
+    p = sub.add_parser("bench", help="benchmarks: rules engine, mental deck, table over TCP")
     bsub = p.add_subparsers(dest="what", metavar="WHAT", required=True)
     b = bsub.add_parser("rules", help="deals per second per game", epilog=BENCH_RULES_EPILOG, formatter_class=raw)
     b.add_argument("--seconds", type=float, default=1.0, help="CPU seconds per game (default 1)")
@@ -558,6 +601,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--seats", type=int, default=4, help="seats at the table, 2..4 (default 4)")
     b.add_argument("--cards", type=int, default=40, help="cards in the deck (default 40)")
     b.add_argument("--json", action="store_true", help="print one JSON object")
+    b = bsub.add_parser("table", help="audited deals among four processes on loopback", epilog=BENCH_TABLE_EPILOG,
+                        formatter_class=raw)
+    b.add_argument("--deals", type=int, default=3, help="Sueca deals to play (default 3)")
+    b.add_argument("--json", action="store_true", help="print one JSON object (format below)")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser(

@@ -24,3 +24,14 @@ def test_bench_rules_human_output():
     assert main(["bench", "rules", "--seconds", "0.05"], out) == 0
     text = out.getvalue()
     assert "baseline" in text and "x baseline" in text and "aim: sueca" in text
+
+
+def test_bench_table_runs_four_processes_and_reports():
+    out = io.StringIO()
+    assert main(["bench", "table", "--deals", "1", "--json"], out) == 0
+    report = json.loads(out.getvalue())
+    assert report["deals"] == 1 and len(report["ms_per_deal"]) == 1 and report["ms_per_deal"][0] > 0
+    assert len(report["bytes_sent_per_seat"]) == 4 and min(report["bytes_sent_per_seat"]) > 1000
+    assert len(report["peak_rss_mb_per_process"]) == 4
+    assert report["baseline"]["ms_per_deal"] > 0 and report["ratio_to_baseline"] > 0
+    assert isinstance(report["aims"]["met"], bool)

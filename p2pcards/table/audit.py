@@ -164,9 +164,11 @@ def audit_transcript(messages: Sequence[bytes], registry: GameRegistry, group: G
             match = spec.new_match(options, first_dealer(did, spec.seats) if did else 0)
         seeds = {m["seat"]: m["seed"] for m in msgs if m.get("kind") == "seed" and isinstance(m.get("seat"), int)}
         last = number == len(deals) - 1
-        if last and len(seeds) < spec.seats and out["error"] is None:
-            out["deals"].append({"deal": number, "verdict": "incomplete", "seat": None,
-                                 "reason": "the transcript stops before the seeds", "result": None})
+        if last and (len(seeds) < spec.seats or out["error"] is not None):
+            reason = ("the transcript stops before the seeds" if out["error"] is None
+                      else "not checked: the transcript breaks inside this deal")
+            out["deals"].append({"deal": number, "verdict": "incomplete", "seat": None, "reason": reason,
+                                 "result": None})
             break
         replay, verdict = audit_deal(setup, msgs, seeds, match, choices)
         if replay is not None:
