@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +42,7 @@ from p2pcards.mental.party import Party
 from p2pcards.mental.seal import hpke_open, hpke_seal
 from p2pcards.mental.setup import DealSetup
 from p2pcards.mental.simulate import LocalTable
+from p2pcards.vectorfiles import vectors_main, write_files
 
 __all__ = ["fixed_seat_keys", "generate", "main", "write"]
 
@@ -310,24 +310,12 @@ def generate() -> dict[str, str]:
 
 def write(directory: Path) -> list[Path]:
     """Write every vector file into ``directory``; return their paths."""
-    directory.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name, text in generate().items():
-        path = directory / name
-        path.write_text(text)
-        paths.append(path)
-    return paths
+    return write_files(directory, generate())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m p2pcards.mental.vectors DIRECTORY``: write the vectors there."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 1:
-        print("usage: python -m p2pcards.mental.vectors DIRECTORY", file=sys.stderr)
-        return 2
-    for path in write(Path(args[0])):
-        print(path)
-    return 0
+    return vectors_main(argv, "p2pcards.mental.vectors", generate)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from p2pcards.identity import Identity
 from p2pcards.table.local import run_local
 from p2pcards.table.table import Table
 from p2pcards.table.transcript import Genesis, SeatInfo, make_genesis, message_hash
+from p2pcards.vectorfiles import vectors_main, write_files
 
 __all__ = ["generate", "write", "main", "fixed_identity"]
 
@@ -65,8 +65,14 @@ def generate() -> dict[str, str]:
         "description": "a one-deal Bisca table between two seats, every message in transcript order",
         "inputs": {
             "host": {"ed25519_seed": _seed("host/ed25519").hex()},
-            "seats": [{"ed25519_seed": _seed(f"seat{s}/ed25519").hex(), "x25519_private": _seed(f"seat{s}/x25519").hex(),
-                       "table_secret": _seed(f"secret{s}").hex()} for s in range(2)],
+            "seats": [
+                {
+                    "ed25519_seed": _seed(f"seat{s}/ed25519").hex(),
+                    "x25519_private": _seed(f"seat{s}/x25519").hex(),
+                    "table_secret": _seed(f"secret{s}").hex(),
+                }
+                for s in range(2)
+            ],
             "deal_seed": "HMAC-SHA256(table_secret, 'p2pcards/deal-seed/v1' || table_id || u64(deal))",
         },
         "table_id": genesis.table_id.hex(),
@@ -78,24 +84,13 @@ def generate() -> dict[str, str]:
 
 
 def write(directory: Path) -> list[Path]:
-    directory.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name, text in generate().items():
-        path = directory / name
-        path.write_text(text)
-        paths.append(path)
-    return paths
+    """Write every vector file into ``directory``; return their paths."""
+    return write_files(directory, generate())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m p2pcards.table.vectors DIRECTORY``: write the vectors there."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 1:
-        print("usage: python -m p2pcards.table.vectors DIRECTORY", file=sys.stderr)
-        return 2
-    for path in write(Path(args[0])):
-        print(path)
-    return 0
+    return vectors_main(argv, "p2pcards.table.vectors", generate)
 
 
 if __name__ == "__main__":
