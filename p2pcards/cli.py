@@ -107,31 +107,59 @@ then, once every seat is taken,
 then, as the first local seat sees them, one object per finished deal
   {"type": "deal", "table": HEX, "seat": I, "deal": N, "dealer": SEAT,
    "trump": SUIT-LETTER or null, "result": RESULT or null (null: the deal is void),
-   "audit": {"verdict": "clean"|"renuncia"|"fault", "seat": SEAT or null,
+   "audit": {"verdict": "clean"|"renuncia"|"fault"|"void", "seat": SEAT or null,
              "kind": ... or null, "reason": TEXT or null},
    "totals": [...match totals...], "match_over": BOOL, "winner": SIDE or null}
-and one final object
+("void" with "kind": "vote-out": the deal was interrupted by the vote below), when the
+other seats vote out a seat that stayed silent past --timeout
+  {"type": "vote_out", "table": HEX, "seat": I, "against": SEAT, "deal": N, "seq": N,
+   "voters": [SEAT, ...], "bot": {"name": ..., "fingerprint": ..., "bot": LEVEL,
+                                  "runs_on": FINGERPRINT}}
+(from the next deal a bot with fresh keys plays that seat, run by the process of the first
+voter, the lowest other seat), and one final object
   {"type": "final", "table": HEX, "seat": I, "winner": SIDE or null, "totals": [...],
    "deals": N, "transcript_hash": HEX, "log": PATH}
 RESULT is as in `p2pcards arena --help`.  With no bot seat the host only seats the
 players: it prints "listening" and "table" and exits.
+Crashes: the host keeps listening for the whole table, and a process of the table that
+comes back (`p2pcards resume`) reconnects through it.  If this process dies, `p2pcards
+resume` takes its bots' seats again (it listens on the same port); `host` warns when this
+identity has an unfinished table.
+LAN: while a seat is free the table is announced on the local network (DNS-SD, see
+`p2pcards tables --help`) as --table-name (default GAME-HOST-XXXX), updated as seats fill
+and withdrawn when the table starts or closes; once the announcement is out the host
+prints (after "listening")
+  {"type": "announced", "name": NAME, "service": SERVICE, "port": PORT}
+and players join with `p2pcards join NAME`.  Not announced: with --no-announce, with a
+loopback --bind, or with no remote seat; if multicast DNS fails the host warns on standard
+error and players can still join by HOST:PORT.
 Exit status: 0 when the table is over; 1 when it could not be played to the end (the lobby
 did not fill in time, a seat was silent past the timeout...); 2 for bad options or a port
 that cannot be opened.
 """
 
 JOIN_EPILOG = """\
-Joins the table at HOST:PORT (printed by `p2pcards host`) as a headless computer player
-with this user's identity (DATA/identity.key).  The peer listens for the other peers on
+Joins the table NAME announced on the local network (`p2pcards tables` lists them), or the
+table at HOST:PORT (printed by `p2pcards host`; works where multicast is blocked), as a
+headless computer player with this user's identity (DATA/identity.key).  By NAME it looks
+for the table for --wait seconds (default 5), refuses a table it cannot join (with the
+reason), and gives up the seat unless the host's key has the announced fingerprint;
+--host-fingerprint FP pins the host's key by address too.  The peer listens for the other peers on
 the local address it uses to reach the host.  Its transcript is written to
 DATA/tables/TABLE/seatN.log; `p2pcards audit` checks it.
 
-JSON output (--json): one object per line.  First, once the host gives a seat,
+JSON output (--json): one object per line.  By NAME, first the table as found
+  {"type": "found", "table": TABLE}   (TABLE as in `p2pcards tables --help`)
+Then, once the host gives a seat,
   {"type": "seated", "seat": I, "game": NAME, "options": {...}, "host": {"name": ...},
    "port": MESH-PORT}
-then the "table", "deal" and "final" objects described in `p2pcards host --help`.
-Exit status: 0 when the table is over; 1 when it could not be joined or played (host
-unreachable, seat refused, a seat silent past the timeout...); 2 for bad options.
+then the "table", "deal", "vote_out" and "final" objects described in `p2pcards host --help`.
+Crashes: if this identity has an unfinished table joined at the same HOST:PORT (the process
+was killed), `join` takes its seat again instead, as `p2pcards resume` does (it prints the
+"resumed" object of `p2pcards resume --help` first); --new joins a new table instead.
+Exit status: 0 when the table is over; 1 when it could not be joined or played (no table
+of that name, host unreachable, seat refused, a seat silent past the timeout, this seat
+voted out...); 2 for bad options.
 """
 
 AUDIT_EPILOG = """\
@@ -141,12 +169,39 @@ deck operation, and each deal replayed through the rules with every card known.
 
 JSON output (--json): one object
   {"ok": BOOL, "game": NAME, "table": HEX,
-   "deals": [{"deal": N, "verdict": "clean"|"renuncia"|"fault"|"incomplete",
+   "deals": [{"deal": N, "verdict": "clean"|"renuncia"|"fault"|"void"|"incomplete",
               "seat": SEAT or null, "reason": TEXT or null, "result": RESULT or null}, ...],
    "error": null or {"seq": N, "seat": SEAT or null, "reason": TEXT},
-   "totals": [...], "winner": SIDE or null, "transcript_hash": HEX}
+   "totals": [...], "winner": SIDE or null, "transcript_hash": HEX,
+   "votes": [{"seat": SEAT, "deal": N, "seq": N, "voters": [SEAT, ...],
+              "bot": {"name": ..., "fingerprint": ..., "bot": LEVEL, "runs_on": ...}}, ...]}
+A deal ended by a vote is "void" (the seat voted out is named); from the next deal that
+seat's messages are verified with the keys of the bot the vote names.  The log is sound
+("ok") when every deal is clean, void by a vote, or incomplete (the last one).
 Exit status: 0 when the log is sound; 1 when a fault or an error is found (where and whose
 is printed); 2 when the file is not a transcript log at all.
+"""
+
+RESUME_EPILOG = """Takes up again the seats of a table this process was playing when it was killed or
+crashed.  Everything needed is in DATA/tables/TABLE/ (DATA: $P2PCARDS_HOME, else
+$XDG_DATA_HOME/p2pcards, else ~/.local/share/p2pcards): each local peer's transcript
+(seatN.log) and secret (seatN.secret), the bots' identities, and the process's manifest
+(host.mesh or join.mesh: the other processes and their addresses), all owner-only.  Every
+saved message is verified again and this seat's own messages must come out the same from
+its secret: a log that was tampered with is refused.  The process then listens where it
+listened, reconnects to every other process (each side proves its seats by signing fresh
+nonces), fetches the messages it missed, and plays on.  TABLE is a prefix of the table id
+(needed when this identity has several unfinished tables).  `p2pcards join HOST:PORT`
+does the same when it finds an unfinished table joined at HOST:PORT.
+
+JSON output (--json): one object per line.  First
+  {"type": "resumed", "table": HEX, "game": NAME, "role": "host"|"join", "seats": [I, ...],
+   "seq": N (messages in the saved transcript), "deals_done": N, "finished": BOOL}
+then the "table", "deal", "vote_out" and "final" objects described in
+`p2pcards host --help` (deals that ended before the crash are not printed again).
+Exit status: 0 when the table is over; 1 when it cannot be resumed (no unfinished table, a
+saved log that does not verify, no other process reachable, this seat voted out while it
+was away...); 2 for bad options (several unfinished tables and no TABLE prefix).
 """
 
 
@@ -332,15 +387,44 @@ def _bench_table(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
-    from p2pcards.textplay import play_text
+def _is_terminal(out: TextIO) -> bool:
+    """Whether the full-screen table can run: standard input and output are a terminal."""
+    return out is sys.stdout and sys.stdin.isatty() and sys.stdout.isatty()
 
+
+def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     registry = _load()
     spec = _game(registry, args.game)
     options = _parse_options(spec, args.option)
     if args.bots not in PLAYER_LEVELS:
         raise CliError(f"unknown bot level {args.bots!r} (choose from {', '.join(PLAYER_LEVELS)})")
-    return play_text(spec, options, args.bots, args.seed, args.deals, sys.stdin, out)
+    if args.deals is not None and args.deals < 1:
+        raise CliError("--deals must be at least 1")
+    if not 0 <= args.speed <= 10:
+        raise CliError("--speed must be between 0 and 10 seconds")
+    if args.text or not _is_terminal(out):
+        from p2pcards.textplay import play_text
+
+        return play_text(spec, options, args.bots, args.seed, args.deals, sys.stdin, out)
+    from p2pcards.identity import data_dir
+    from p2pcards.tui.app import play_local
+    from p2pcards.tui.i18n import default_lang
+
+    me = _identity()
+    return play_local(spec, options, me=me, lang=args.lang or default_lang(), bots=args.bots, seed=args.seed,
+                      deals=args.deals, speed=args.speed, data_dir=data_dir())
+
+
+def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
+    """``p2pcards`` alone: the start screen on a terminal, else the help."""
+    if not _is_terminal(out):
+        build_parser().print_help(out)
+        return 0
+    from p2pcards.identity import data_dir
+    from p2pcards.tui.i18n import default_lang
+    from p2pcards.tui.start import run_start_screen
+
+    return run_start_screen(_load(), me=_identity(), lang=args.start_lang or default_lang(), data_dir=data_dir())
 
 
 # ---------------------------------------------------------------------- network commands
@@ -392,10 +476,24 @@ class _TablePrinter:
         )
         self.line(info, f"table {info['table'][:16]} of {info['game']} starts; seats {seats}")
 
+    def resumed(self, info: dict[str, Any]) -> None:
+        seats = ", ".join(str(s) for s in info["seats"])
+        state = "it is over" if info["finished"] else "reconnecting to the other players"
+        self.line(info, f"resuming table {info['table'][:16]} of {info['game']} (seat(s) {seats}) from its saved "
+                        f"transcript of {info['seq']} messages, {info['deals_done']} deal(s) done; {state}")
+
     def on_event(self, seat: int, event: dict[str, Any]) -> None:
         if seat != self.first or self.table is None:
             return
         obj = {**event, "table": self.table["table"], "seat": seat}
+        if event["type"] == "vote_out":
+            bot = event["bot"]
+            self.line(obj, f"seat {event['against']} was silent past the timeout and was voted out by seats "
+                           f"{', '.join(map(str, event['voters']))}; deal {event['deal']} is void, and from the next "
+                           f"deal bot {bot['name']} ({bot['fingerprint']}) run by {bot['runs_on']} plays it")
+            return
+        if event["type"] != "deal" and event["type"] != "final":
+            return
         if event["type"] == "final":
             from p2pcards.net.node import log_path
 
@@ -471,14 +569,46 @@ def cmd_host(args: argparse.Namespace, out: TextIO) -> int:
     me = _identity()
     printer = _TablePrinter(out, args.json)
     printer.data = data_dir()
+    _warn_unfinished(printer.data, me, role="host", game=spec.name)
+    announcement = _announcement(args, spec, options, seats, me)
 
     async def main() -> None:
-        await host_table(spec, seats=seats, host=me, data_dir=printer.data, options=options, deals=args.deals,
-                         timeout=args.timeout, bind=args.bind, port=args.port, lobby_timeout=args.lobby_timeout,
-                         on_event=printer.on_event, on_table=printer.on_table,
-                         on_listening=lambda address, port: printer.listening(address, port, spec.name))
+        from p2pcards.discovery.commands import hosting
+
+        remote = sum(s.kind == "remote" for s in seats)
+        async with hosting(args, announcement, remote, printer.line) as lan:
+
+            def on_listening(address: str, port: int) -> None:
+                printer.listening(address, port, spec.name)
+                lan.listening(port)
+
+            def on_table(info: dict[str, Any]) -> None:
+                lan.close()
+                printer.on_table(info)
+
+            await host_table(spec, seats=seats, host=me, data_dir=printer.data, options=options, deals=args.deals,
+                             timeout=args.timeout, bind=args.bind, port=args.port, lobby_timeout=args.lobby_timeout,
+                             on_event=printer.on_event, on_table=on_table, on_listening=on_listening,
+                             on_seats=lan.seats)
 
     return _run_net(main)
+
+
+def _announcement(args: argparse.Namespace, spec: GameSpec, options: dict[str, Any], seats: Sequence[Any],
+                  me: Any) -> Any:
+    """The table's LAN announcement (p2pcards.discovery); checks --table-name and --mdns-ttl."""
+    from p2pcards.discovery import Announcement, check_table_name
+    from p2pcards.net import PROTO
+
+    if args.table_name is not None and (problem := check_table_name(args.table_name)):
+        raise CliError(f"--table-name: {problem}")
+    if not 1 <= args.mdns_ttl <= 4500:
+        raise CliError("--mdns-ttl must be between 1 and 4500 seconds")
+    return Announcement(proto=PROTO, game=spec.name, rules_version=spec.rules_version,
+                        seats_taken=sum(s.kind != "remote" for s in seats), seats_total=spec.seats,
+                        host_name=(me.name if me.name.isprintable() else "")[:40] or "host",
+                        host_fingerprint=me.fingerprint,
+                        options={k: str(v) for k, v in options.items()}, deals=args.deals)
 
 
 def _host_port(text: str) -> tuple[str, int]:
@@ -495,7 +625,8 @@ def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
     from p2pcards.net import join_table
     from p2pcards.table.transcript import MAX_NAME
 
-    host, port = _host_port(args.address)
+    by_name = ":" not in args.address  # a table name never has a colon (p2pcards.discovery)
+    host, port = _join_target(args, by_name)
     if args.bot not in PLAYER_LEVELS:
         raise CliError(f"unknown bot level {args.bot!r} (choose from {', '.join(PLAYER_LEVELS)})")
     if args.name is not None and not (0 < len(args.name) <= MAX_NAME and args.name.isprintable()):
@@ -507,13 +638,104 @@ def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
     me = _identity()
     printer = _TablePrinter(out, args.json)
     printer.data = data_dir()
+    if not by_name and not args.new:
+        from p2pcards.net import unfinished_tables
+
+        found = unfinished_tables(printer.data, me, role="join", dial=(host, port))
+        if found:
+            print(f"p2pcards: this identity has an unfinished table joined at {host}:{port}: taking its seat again "
+                  f"({found[0].describe()}); --new joins a new table instead", file=sys.stderr)
+            return _resume(found[0], me, registry, printer)
 
     async def main() -> None:
-        await join_table(host, port, me=me, registry=registry, data_dir=printer.data, level=args.bot,
+        target_host, target_port, expect = host, port, args.host_fingerprint
+        if by_name:
+            target_host, target_port, expect = await _locate(args, registry, printer)
+        await join_table(target_host, target_port, me=me, registry=registry, data_dir=printer.data, level=args.bot,
                          name=args.name, lobby_timeout=args.lobby_timeout, on_seated=printer.seated,
-                         on_table=printer.on_table, on_event=printer.on_event)
+                         on_table=printer.on_table, on_event=printer.on_event, expect_host=expect)
 
     return _run_net(main)
+
+
+def _warn_unfinished(data: Any, me: Any, **which: Any) -> None:
+    """Tell (on standard error) how to take up an unfinished table of this identity."""
+    from p2pcards.net import unfinished_tables
+
+    for found in unfinished_tables(data, me, **which):
+        print(f"p2pcards: note: unfinished table {found.describe()}: `p2pcards resume {found.table[:8]}` "
+              "takes its seats again", file=sys.stderr)
+
+
+def _resume(found: Any, me: Any, registry: GameRegistry, printer: _TablePrinter) -> int:
+    from p2pcards.net import resume_table
+
+    async def main() -> None:
+        await resume_table(found.path, me=me, registry=registry, data_dir=printer.data, on_resumed=printer.resumed,
+                           on_table=printer.on_table, on_event=printer.on_event)
+
+    return _run_net(main)
+
+
+def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
+    from p2pcards.identity import data_dir
+    from p2pcards.net import unfinished_tables
+
+    prefix = args.table
+    if prefix is not None and (not prefix or any(c not in "0123456789abcdefABCDEF" for c in prefix)):
+        raise CliError(f"TABLE is a prefix of a table id (hexadecimal), got {prefix!r}")
+    registry = _load()
+    _setup_logging(args.verbose)
+    me = _identity()
+    printer = _TablePrinter(out, args.json)
+    printer.data = data_dir()
+    found = unfinished_tables(printer.data, me, prefix=prefix)
+    if not found:
+        which = f" whose id starts with {prefix}" if prefix else ""
+        print(f"p2pcards: error: this identity has no unfinished table{which} in {printer.data}", file=sys.stderr)
+        return 1
+    if len(found) > 1:
+        names = "; ".join(f.describe() for f in found)
+        raise CliError(f"several unfinished tables; name one by a prefix of its id: {names}")
+    return _resume(found[0], me, registry, printer)
+
+
+def _join_target(args: argparse.Namespace, by_name: bool) -> tuple[str, int]:
+    """HOST:PORT, or ("", 0) for a table name (checked, with the LAN options)."""
+    from p2pcards.discovery import check_fingerprint, check_table_name
+
+    if args.host_fingerprint is not None and (problem := check_fingerprint(args.host_fingerprint)):
+        raise CliError(f"--host-fingerprint: {problem}")
+    if args.wait is not None and not 0 < args.wait <= 3600:
+        raise CliError("--wait must be more than 0 and at most 3600 seconds")
+    if not by_name:
+        return _host_port(args.address)
+    if problem := check_table_name(args.address):
+        raise CliError(f"expected a table name or HOST:PORT, got {args.address!r}: {problem}")
+    return "", 0
+
+
+async def _locate(args: argparse.Namespace, registry: GameRegistry, printer: _TablePrinter) -> tuple[str, int, str]:
+    """The announced table's address, port and host fingerprint; a NetError if it cannot be joined."""
+    from p2pcards.discovery import DiscoveryError
+    from p2pcards.discovery.commands import locate
+    from p2pcards.net import PROTO, ConnectError
+
+    try:
+        return await locate(args, registry.games, PROTO, printer.line)
+    except DiscoveryError as exc:
+        raise ConnectError(str(exc)) from None
+
+
+def cmd_tables(args: argparse.Namespace, out: TextIO) -> int:
+    from p2pcards.discovery.commands import run_tables
+    from p2pcards.net import PROTO
+
+    if args.wait is not None and not 0 < args.wait <= 3600:
+        raise CliError("--wait must be more than 0 and at most 3600 seconds")
+    registry = _load()
+    _setup_logging(args.verbose)
+    return run_tables(args, out, registry.games, PROTO)
 
 
 def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
@@ -560,6 +782,12 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
 
 
 # ---------------------------------------------------------------------- parser
+def _lan_options(p: argparse.ArgumentParser) -> None:
+    from p2pcards.discovery.commands import add_lan_options
+
+    add_lan_options(p)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="p2pcards",
@@ -567,6 +795,8 @@ def build_parser() -> argparse.ArgumentParser:
         "Sueca, Bisca, Copas and Sobe e Desce, or any installed game plugin.",
     )
     parser.add_argument("--version", action="version", version=f"p2pcards {__version__}")
+    parser.add_argument("--lang", choices=("en", "pt"), default=None, dest="start_lang",
+                        help="language of the start screen (default: from the locale)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     raw = argparse.RawDescriptionHelpFormatter
 
@@ -610,8 +840,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "play",
         help="play against computer players in the terminal",
-        description="Play a match against computer players in this terminal (line mode). "
-        "Cards are chosen by their number; q quits.",
+        description="Play a match against computer players on a full-screen table: each computer "
+        "player is a peer of its own, every deal is shuffled with the mental deck and audited. "
+        "Keys: arrows and Enter, or a card's digit, or the mouse; ? shows every key; q leaves. "
+        "With --text, or when input or output is not a terminal, the match is played in line mode "
+        "(cards chosen by their number; q quits).",
     )
     p.add_argument("game", metavar="GAME", nargs="?", default="sueca", help="game to play (default sueca)")
     p.add_argument(
@@ -627,6 +860,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--deals", type=int, default=None, metavar="N", help="stop after N deals (default: play the match to its end)"
     )
+    p.add_argument("--speed", type=float, default=0.8, metavar="S",
+                   help="seconds each computer player takes per decision on the table "
+                   "(default 0.8; + and - change it)")
+    p.add_argument("--lang", choices=("en", "pt"), default=None,
+                   help="language of the table (default: from the locale)")
+    p.add_argument("--text", action="store_true", help="line mode instead of the full-screen table")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser(
@@ -650,13 +889,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds to wait for the table to fill (default 600)")
     p.add_argument("--json", action="store_true", help="print JSON lines (format below)")
     p.add_argument("-v", "--verbose", action="store_true", help="log connections and seating to standard error")
+    p.add_argument("--table-name", metavar="NAME", help="the table's name on the LAN (default GAME-HOST-XXXX)")
+    p.add_argument("--no-announce", action="store_true", help="do not announce the table on the LAN")
+    p.add_argument("--mdns-ttl", type=int, default=120, metavar="S",
+                   help="seconds browsers keep listing the table if this host dies (TTL; default 120)")
+    _lan_options(p)
     p.set_defaults(func=cmd_host)
 
     p = sub.add_parser(
         "join", help="join a table as a headless computer player", epilog=JOIN_EPILOG, formatter_class=raw,
         description="Join the table at HOST:PORT as a computer player with this user's identity.",
     )
-    p.add_argument("address", metavar="HOST:PORT", help="the host's address and port, e.g. 192.168.1.20:40123")
+    p.add_argument("address", metavar="NAME|HOST:PORT",
+                   help="a table's name (see `p2pcards tables`) or the host's address and port, "
+                        "e.g. 192.168.1.20:40123")
     p.add_argument("--bot", default="heuristic", metavar="LEVEL",
                    help=f"the computer player's level: {', '.join(PLAYER_LEVELS)} (default heuristic)")
     p.add_argument("--name", metavar="NAME", help="name shown at the table (default: the identity's name)")
@@ -664,7 +910,39 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds to wait for the table to start (default 600)")
     p.add_argument("--json", action="store_true", help="print JSON lines (format below)")
     p.add_argument("-v", "--verbose", action="store_true", help="log connections to standard error")
+    p.add_argument("--wait", type=float, default=None, metavar="S",
+                   help="seconds to look for the table NAME on the LAN (default 5)")
+    p.add_argument("--host-fingerprint", metavar="FP",
+                   help="give up the seat unless the host's key has this fingerprint")
+    p.add_argument("--new", action="store_true",
+                   help="join a new table even if this identity has an unfinished one joined at HOST:PORT")
+    _lan_options(p)
     p.set_defaults(func=cmd_join)
+
+    p = sub.add_parser(
+        "resume", help="take up again the seats of a table this process was playing when it died",
+        epilog=RESUME_EPILOG, formatter_class=raw,
+        description="Rebuild this process's seats of an unfinished table from their saved transcripts, "
+        "reconnect to the other players, fetch the messages missed, and play on.",
+    )
+    p.add_argument("table", metavar="TABLE", nargs="?", help="a prefix of the table id (when there are several)")
+    p.add_argument("--json", action="store_true", help="print JSON lines (format below)")
+    p.add_argument("-v", "--verbose", action="store_true", help="log connections to standard error")
+    p.set_defaults(func=cmd_resume)
+
+    from p2pcards.discovery.commands import TABLES_EPILOG
+
+    p = sub.add_parser(
+        "tables", help="list the tables open on the local network", epilog=TABLES_EPILOG, formatter_class=raw,
+        description="List the tables announced on the local network, with the reason any cannot be joined.",
+    )
+    p.add_argument("--wait", type=float, default=None, metavar="S",
+                   help="seconds to listen (default 3; with --watch, until interrupted)")
+    p.add_argument("--watch", action="store_true", help="print every change as it happens")
+    p.add_argument("--json", action="store_true", help="print JSON (format below)")
+    p.add_argument("-v", "--verbose", action="store_true", help="log discovery to standard error")
+    _lan_options(p)
+    p.set_defaults(func=cmd_tables)
 
     p = sub.add_parser("audit", help="verify a saved table transcript offline", epilog=AUDIT_EPILOG,
                        formatter_class=raw)
@@ -678,8 +956,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
-        parser.print_help()
-        return 0
+        args.func = cmd_start
     try:
         return int(args.func(args, out or sys.stdout))
     except CliError as exc:

@@ -15,6 +15,7 @@ from p2pcards.identity import Identity
 from p2pcards.table.local import run_local
 from p2pcards.table.table import Rejected, Table
 from p2pcards.table.transcript import Genesis, SeatInfo, make_genesis
+from p2pcards.table.wire import unpack
 
 REGISTRY = load_games()
 
@@ -88,3 +89,84 @@ def inject(net: Net, raw: bytes, skip: int | tuple[int, ...] | None = None) -> l
         else:
             raise AssertionError(f"seat {s} accepted a bad message")
     return errors
+
+
+# ---------------------------------------------------------------- silent seats and votes
+@dataclass
+class VoteRun:
+    """What :func:`run_with_silence` did: the live replicas (a bot's among them), the silent one."""
+
+    tables: dict[int, Table]
+    silent: Table
+    bots: dict[int, Identity]
+    events: dict[int, list[dict[str, Any]]]
+    delivered: int = 0
+
+
+def run_with_silence(net: Net, silent: int, after: int, *, hook: Callable[[VoteRun, int, bytes], None] | None = None,
+                     max_messages: int = 100_000) -> VoteRun:
+    """Like :func:`run`, but seat ``silent`` hears and says nothing once ``after`` messages
+    have been delivered.  When nothing moves, the seat allowed to open a vote does (with a
+    fresh bot identity); when the vote is complete, the bot's replica is built from the
+    opener's transcript (:meth:`Table.restore`) and plays the seat.  ``hook(run, author,
+    raw)`` sees every message before it is delivered."""
+    spec = net.tables[0].spec
+    tables = dict(enumerate(net.tables))
+    vr = VoteRun(tables, net.tables[silent], {}, {s: net.events[s] for s in tables})
+    players = dict(enumerate(net.players))
+    alive = set(tables)
+    pending: dict[bytes, tuple[Identity, bytes]] = {}
+    queue: list[tuple[int, bytes]] = []
+    for s, t in tables.items():
+        queue += [(s, m) for m in t.start()]
+
+    def spawn() -> None:
+        for s in sorted(alive):
+            for rep in tables[s].replacements:
+                if rep.bot.signing in pending and rep.seat not in vr.bots:
+                    ident, secret = pending[rep.bot.signing]
+                    vr.bots[rep.seat] = ident
+                    vr.events[rep.seat] = []
+                    bot = Table(net.genesis, spec, ident, secret, seat=rep.seat, on_event=vr.events[rep.seat].append)
+                    queue.extend((rep.seat, m) for m in bot.restore(tables[s].log))
+                    tables[rep.seat] = bot
+                    players[rep.seat] = make_player("random", spec, random.Random(99))
+                    alive.add(rep.seat)
+
+    while vr.delivered < max_messages:
+        if queue:
+            src, raw = queue.pop(0)
+            if src not in alive:
+                continue
+            if hook is not None:
+                hook(vr, src, raw)
+            vr.delivered += 1
+            if vr.delivered == after:
+                alive.discard(silent)
+            seq = unpack(raw)["seq"]
+            for s in sorted(alive):
+                t = tables[s]
+                if s == src or t.finished or (seq < t.seq and t.log[seq] == raw):
+                    continue
+                queue += [(s, m) for m in t.receive(raw)]
+                spawn()
+            continue
+        for s in sorted(alive):
+            decision = tables[s].decision()
+            if decision is not None:
+                queue += [(s, m) for m in tables[s].decide(players[s].choose(tables[s].view(), decision))]
+                break
+        else:
+            for s in sorted(alive):
+                x = tables[s].may_open_vote()
+                if x is not None and x not in alive:
+                    ident, secret = Identity.generate(f"bot{x}"), os.urandom(32)
+                    pending[ident.signing_public] = (ident, secret)
+                    info = SeatInfo(f"bot{x}", ident.signing_public, ident.sealing_public, "random",
+                                    tables[s].me.fingerprint)
+                    queue += [(s, m) for m in tables[s].vote_out(info)]
+                    spawn()
+                    break
+            else:
+                return vr
+    raise RuntimeError(f"no end after {max_messages} messages")

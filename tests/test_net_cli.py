@@ -44,7 +44,7 @@ def home(tmp_path, monkeypatch):
     return tmp_path / "home"
 
 
-@pytest.mark.parametrize("cmd", ["host", "join", "audit"])
+@pytest.mark.parametrize("cmd", ["host", "join", "audit", "resume"])
 def test_help_documents_the_json_contract(cmd, capsys):
     with pytest.raises(SystemExit) as exc:
         main([cmd, "--help"])
@@ -64,7 +64,7 @@ def test_help_documents_the_json_contract(cmd, capsys):
         (["host", "sueca", "--deals", "0"], "--deals must be at least 1"),
         (["host", "sueca", "--timeout", "0"], "--timeout must be more than 0"),
         (["host", "sueca", "--port", "70000"], "--port must be between 0 and 65535"),
-        (["join", "localhost"], "expected HOST:PORT"),
+        (["join", ""], "expected a table name or HOST:PORT"),  # a bare name is a LAN table's name
         (["join", "localhost:99999"], "expected HOST:PORT"),
         (["join", ":4000"], "expected HOST:PORT"),
         (["join", "127.0.0.1:4000", "--bot", "genius"], "unknown bot level 'genius'"),

@@ -171,15 +171,44 @@ async def test_forged_and_garbage_messages_are_rejected_and_the_table_finishes(t
     assert not nodes[0].rejections[0]
 
 
-async def test_a_silent_seat_stops_the_table_with_its_name(autojump_clock):
-    spec, raw, seats = _table("bisca", deals=1, timeout=30.0)
-    node = Node(raw, spec, [seats[0]], data_dir=None)
+async def test_a_silent_seat_is_voted_out_and_a_bot_of_this_process_takes_it(autojump_clock):
+    """Bisca: seat 1's process never says a word.  At the timeout seat 0 -- the only other
+    seat -- votes it out; the interrupted deal is void and this process runs a bot in seat 1."""
+    spec, raw, seats = _table("bisca", deals=2, timeout=30.0)
+    events: list[tuple[int, dict[str, Any]]] = []
+    node = Node(raw, spec, [seats[0]], data_dir=None, on_event=lambda s, e: events.append((s, e)))
     mine, theirs = trio.testing.memory_stream_pair()  # seat 1's process never reads nor writes
     node.attach(Link(mine, "seat 1"), {1})
     start = trio.current_time()
-    with trio.fail_after(100), pytest.raises(PeerSilent) as info:
+    with trio.fail_after(200):
         await node.run()
-    assert info.value.seat == 1
-    assert "seat 1 (p1" in str(info.value) and "silent for 30 s" in str(info.value)
     assert 30 <= trio.current_time() - start < 40
+    assert set(node.tables) == {0, 1} and all(t.finished for t in node.tables.values())
+    bot = node.tables[1]
+    assert bot.me.signing_public == bot.keys[1] != seats[1].identity.signing_public
+    assert node.tables[0].log == bot.log
+    mine_events = [e for s, e in events if s == 0]
+    assert [e["type"] for e in mine_events] == ["vote_out", "deal", "deal", "final"]
+    assert mine_events[1]["audit"]["kind"] == "vote-out" and mine_events[2]["audit"]["verdict"] == "clean"
+    assert node.links[0][1] == frozenset(), "the dead process carries no seat any more"
     del theirs
+
+
+async def test_a_table_that_cannot_vote_stops_with_the_silent_seat_named(autojump_clock):
+    """Sueca with three silent processes: seat 0 opens a vote against seat 1, but seat 2
+    never votes; at twice the timeout the node stops, naming seat 2."""
+    spec, raw, seats = _table("sueca", deals=1, timeout=30.0)
+    node = Node(raw, spec, [seats[0]], data_dir=None)
+    keep = []
+    for s in (1, 2, 3):
+        mine, theirs = trio.testing.memory_stream_pair()
+        node.attach(Link(mine, f"seat {s}"), {s})
+        keep.append(theirs)
+    start = trio.current_time()
+    with trio.fail_after(300), pytest.raises(PeerSilent) as info:
+        await node.run()
+    assert info.value.seat == 2
+    assert "seat 2 (p2" in str(info.value) and "silent for 60 s" in str(info.value)
+    assert "no vote replaced it" in str(info.value)
+    assert 90 <= trio.current_time() - start < 100
+    assert node.tables[0].vote is not None and node.tables[0].vote.against == 1

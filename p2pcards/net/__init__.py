@@ -1,4 +1,7 @@
-"""The network runtime (trio): framed links, the lobby, the full mesh, and the peers' tasks.
+"""The network runtime (trio): framed links, the lobby, the full mesh, and the peers' tasks;
+votes against silent seats (:mod:`~p2pcards.net.node`), reconnections
+(:mod:`~p2pcards.net.rejoin`) and taking a table up again after a crash
+(:mod:`~p2pcards.net.resume`, files in :mod:`~p2pcards.net.store`).
 
 Everything below :mod:`p2pcards.table` is sans-IO; this package moves its bytes.  The wire
 format of the lobby and of the mesh is described in ``protocol/TRANSPORT.md``.
@@ -12,6 +15,8 @@ from p2pcards.net.errors import (
     NetError,
     PeerSilent,
     Refused,
+    ResumeError,
+    VotedOut,
     single_error,
 )
 from p2pcards.net.host import host_table
@@ -20,6 +25,7 @@ from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.lobby import PROTO, SeatSpec, parse_seat_spec
 from p2pcards.net.memory import make_table, memory_mesh, play_in_memory
 from p2pcards.net.node import LocalSeat, Node, TableLog, describe_table, log_path
+from p2pcards.net.resume import Unfinished, resume_table, unfinished_tables
 
 __all__ = [
     "PROTO",
@@ -34,6 +40,9 @@ __all__ = [
     "Node",
     "PeerSilent",
     "Refused",
+    "ResumeError",
+    "Unfinished",
+    "VotedOut",
     "SeatSpec",
     "TableLog",
     "describe_table",
@@ -44,5 +53,7 @@ __all__ = [
     "memory_mesh",
     "parse_seat_spec",
     "play_in_memory",
+    "resume_table",
+    "unfinished_tables",
     "single_error",
 ]

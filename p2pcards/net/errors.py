@@ -15,6 +15,8 @@ __all__ = [
     "LobbyTimeout",
     "MeshError",
     "PeerSilent",
+    "ResumeError",
+    "VotedOut",
     "single_error",
 ]
 
@@ -49,12 +51,13 @@ class MeshError(NetError):
 
 
 class PeerSilent(NetError):
-    """A seat whose message the table waits for sent nothing for longer than the table timeout."""
+    """A seat whose message the table waits for stayed silent, and no vote replaced it (a
+    vote needs every other seat): the table cannot go on."""
 
     def __init__(self, seat: int, name: str, seconds: float, seq: int, local_seat: int) -> None:
         super().__init__(
             f"seat {seat} ({name}) has been silent for {seconds:g} s; the table waits for its message "
-            f"seq {seq} (seen from seat {local_seat})"
+            f"seq {seq} (seen from seat {local_seat}) and no vote replaced it (a vote needs every other seat)"
         )
         self.seat = seat
         self.seconds = seconds
@@ -90,3 +93,11 @@ def single_error() -> Iterator[None]:
         if len(leaves) == 1:
             raise leaves[0] from None
         raise
+
+
+class ResumeError(NetError):
+    """A table cannot be taken up again: its saved files are missing, unsound or tampered with."""
+
+
+class VotedOut(NetError):
+    """The other seats voted this process's seat out while it was silent (a bot plays it now)."""

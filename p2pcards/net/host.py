@@ -5,7 +5,10 @@ The host opens a TCP listener and seats remote peers as they introduce themselve
 When every seat is taken it signs the genesis with the host's own identity and sends it,
 with the directory of processes, to every joiner (``start``).  The lobby connection of each
 joiner then becomes the mesh link between that joiner and this process; the host's only
-privilege ends there.  Messages: ``protocol/TRANSPORT.md``.
+privilege ends there.  The listener stays open for the whole table: a process that comes
+back after a crash reconnects through it (``rejoin``, :mod:`p2pcards.net.rejoin`).  The
+bots' identities and the process's manifest are saved with the logs, so that
+``p2pcards resume`` can take the bots' seats again.  Messages: ``protocol/TRANSPORT.md``.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ from p2pcards.net.lobby import (
 )
 from p2pcards.net.memory import make_table
 from p2pcards.net.node import EventSink, LocalSeat, Node, describe_table
+from p2pcards.net.rejoin import answer_rejoin
+from p2pcards.net.store import Manifest, PeerEntry, peer_stem, save_identity, table_dir
 from p2pcards.table.transcript import Genesis, SeatInfo, parse_message
 
 __all__ = ["host_table", "HELLO_TIMEOUT"]
@@ -47,6 +52,9 @@ log = logging.getLogger("p2pcards.net.host")
 
 #: Seconds a new connection has to introduce itself.
 HELLO_TIMEOUT = 10.0
+
+
+_REJOINED = object()
 
 
 @dataclass
@@ -73,10 +81,15 @@ class _Lobby:
         self.timeout = timeout
         self.started = False
         self.changed = trio.Event()
+        #: The node playing the bots, once the table has started (reconnections go to it).
+        self.node: Node | None = None
+        self.on_seats: Callable[[int, int], None] | None = None
 
     def _notify(self) -> None:
         self.changed.set()
         self.changed = trio.Event()
+        if self.on_seats is not None:  # e.g. the LAN announcement (p2pcards.discovery)
+            self.on_seats(self.spec.seats - len(self.free), self.spec.seats)
 
     def refusal(self, hello: Hello) -> tuple[str, str] | None:
         spec = self.spec
@@ -128,9 +141,12 @@ class _Lobby:
             async with trio.open_nursery() as nursery:
                 await nursery.start(link.run)
                 joiner = await self._admit(link, addr)
+                if joiner is _REJOINED:
+                    return  # the link is the node's now; its reader goes on in this nursery
                 if joiner is None:
                     await link.aclose()
                     return
+                assert isinstance(joiner, _Joiner)
                 with joiner.watch:
                     try:
                         await link.receive()
@@ -145,7 +161,7 @@ class _Lobby:
             log.exception("lobby connection %s failed", name)
             await link.aclose("failed")
 
-    async def _admit(self, link: Link, addr: str) -> _Joiner | None:
+    async def _admit(self, link: Link, addr: str) -> _Joiner | object | None:
         with trio.move_on_after(HELLO_TIMEOUT):
             try:
                 payload = await link.receive()
@@ -153,7 +169,10 @@ class _Lobby:
                 log.info("%s left before its hello: %s", link.name, exc)
                 return None
             try:
-                hello = parse_hello(decode(payload))
+                obj = decode(payload)
+                if obj.get("type") == "rejoin":  # a process of this table comes back
+                    return _REJOINED if await answer_rejoin(self.node, link, obj) else None
+                hello = parse_hello(obj)
             except LobbyProtocolError as exc:
                 log.warning("%s: refused (%s): %s", link.name, exc.code, exc.reason)
                 await self._refuse(link, exc.code, exc.reason)
@@ -196,13 +215,15 @@ async def host_table(
     on_event: EventSink | None = None,
     on_table: Callable[[dict[str, Any]], None] | None = None,
     on_listening: Callable[[str, int], None] | None = None,
+    on_seats: Callable[[int, int], None] | None = None,
     seed: int | None = None,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
 ) -> Node | None:
     """Host a table of ``spec`` and play its bot seats to the end; returns the node.
 
     ``on_listening(address, port)`` is called and ``task_status.started((address, port))``
-    reported once the listener is open (port 0 picks a free port).  ``options`` are
+    reported once the listener is open (port 0 picks a free port); ``on_seats(taken, total)``
+    then, and whenever a seat is taken or freed before the table starts.  ``options`` are
     resolved against the game (plain values in the genesis).  With no bot seat the host
     only seats the players, sends the genesis and returns None.  Raises
     :class:`ListenError`, :class:`LobbyTimeout`, or another NetError.
@@ -227,6 +248,8 @@ async def host_table(
             log.info("table for %s open on %s:%d", spec.name, bind, actual)
             if on_listening is not None:
                 on_listening(bind, actual)
+            lobby.on_seats = on_seats
+            lobby._notify()
             task_status.started((bind, actual))
             await _fill(lobby, lobby_timeout)
             genesis_raw = _genesis(lobby, spec, seats, bots, host)
@@ -234,14 +257,23 @@ async def host_table(
             if on_table is not None:
                 on_table(describe_table(genesis, sorted(bots)))
             node = None
+            processes = _directory(lobby, sorted(bots))
             if bots:
                 locals_ = [LocalSeat(bots[i], make_player(seats[i].level or "heuristic", spec,
                                                            random.Random(rng.getrandbits(64))))
                            for i in sorted(bots)]
-                node = Node(genesis_raw, spec, locals_, data_dir=data_dir, on_event=on_event, timeout=timeout)
+                manifest = Manifest("host", genesis.table_id, host.fingerprint, spec.name, tuple(processes),
+                                    tuple(PeerEntry(i, peer_stem(i), "file", seats[i].level or "heuristic")
+                                          for i in sorted(bots)),
+                                    listen=(bind, actual))
+                for i in sorted(bots):
+                    save_identity(table_dir(data_dir, genesis.table_id) / f"{peer_stem(i)}.identity", bots[i])
+                node = Node(genesis_raw, spec, locals_, data_dir=data_dir, on_event=on_event, timeout=timeout,
+                            manifest=manifest)
                 for joiner in lobby.joiners.values():
                     node.attach(joiner.link, {joiner.seat})
-            await _send_start(lobby, genesis_raw, sorted(bots))
+                lobby.node = node
+            await _send_start(lobby, genesis_raw, processes)
             if node is not None:
                 await node.run()
             else:
@@ -280,9 +312,14 @@ def _genesis(lobby: _Lobby, spec: GameSpec, seats: Sequence[SeatSpec], bots: Map
     return make_table(host, spec, infos, options=lobby.options, deals=lobby.deals, timeout=lobby.timeout)
 
 
-async def _send_start(lobby: _Lobby, genesis_raw: bytes, bot_seats: Sequence[int]) -> None:
+def _directory(lobby: _Lobby, bot_seats: Sequence[int]) -> list[Process]:
+    """The processes of the table: the host's (its bots; reached through the lobby link), each joiner's."""
     processes = [Process(tuple(bot_seats), None, None)] if bot_seats else []
     processes += [Process((j.seat,), j.addr, j.hello.port) for _, j in sorted(lobby.joiners.items())]
+    return processes
+
+
+async def _send_start(lobby: _Lobby, genesis_raw: bytes, processes: Sequence[Process]) -> None:
     start = make_start(genesis_raw, processes)
     for seat, joiner in sorted(lobby.joiners.items()):
         try:

@@ -5,7 +5,11 @@ host, so that it listens on the network the table is on), announces its port in 
 ``hello``, and waits to be seated.  When the table starts it checks the genesis -- signed
 by the host that seated it, this peer in the seat it was given -- and builds the full mesh:
 the lobby connection is its link to the host's process; with every other joiner, the one
-with the higher seat dials the one with the lower seat.  Messages: ``protocol/TRANSPORT.md``.
+with the higher seat dials the one with the lower seat.  The mesh listener stays open for
+the whole table: a process that comes back after a crash reconnects through it
+(``rejoin``, :mod:`p2pcards.net.rejoin`).  The process's manifest (the directory, the
+host's address, its own listener) is saved with its log for ``p2pcards resume``.
+Messages: ``protocol/TRANSPORT.md``.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import trio
 
 from p2pcards.core import GameRegistry
 from p2pcards.core.players import make_player
-from p2pcards.identity import Identity
+from p2pcards.identity import Identity, fingerprint
 from p2pcards.net.errors import ConnectError, LobbyTimeout, MeshError, Refused, single_error
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.lobby import (
@@ -38,6 +42,8 @@ from p2pcards.net.lobby import (
     parse_start,
 )
 from p2pcards.net.node import EventSink, LocalSeat, Node, describe_table
+from p2pcards.net.rejoin import answer_rejoin
+from p2pcards.net.store import Manifest, PeerEntry, peer_stem
 from p2pcards.table.transcript import Genesis, TranscriptError, parse_message
 
 __all__ = ["join_table", "CONNECT_TIMEOUT"]
@@ -85,8 +91,12 @@ async def join_table(
     on_table: Callable[[dict[str, Any]], None] | None = None,
     on_event: EventSink | None = None,
     seed: int | None = None,
+    expect_host: str | None = None,
 ) -> Node:
     """Join the table at ``host:port`` as a bot peer of ``level`` and play it to the end.
+
+    With ``expect_host`` (a fingerprint, e.g. from the table's LAN announcement) the seat is
+    given up unless the host that seats this peer has that key.
 
     Raises :class:`ConnectError`, :class:`Refused`, :class:`LobbyTimeout` or
     :class:`MeshError` (all NetErrors) with a message for people.
@@ -112,6 +122,10 @@ async def join_table(
             await nursery.start(lobby.run)
             await nursery.start(trio.serve_listeners, functools.partial(_inbound, mesh=mesh), listeners)
             seated = await _get_seat(lobby, me, my_port, games, level, name)
+            if expect_host is not None and fingerprint(seated.host_signing) != expect_host:
+                await lobby.aclose("not the announced host")  # gives the seat back at once
+                raise ConnectError(f"the host at {host}:{port} is not the one announced: its key's fingerprint is "
+                                   f"{fingerprint(seated.host_signing)}, the announcement says {expect_host}")
             if on_seated is not None:
                 on_seated({"type": "seated", "seat": seated.seat, "game": seated.game, "options": dict(seated.options),
                            "host": {"name": seated.host_name}, "port": my_port})
@@ -122,7 +136,11 @@ async def join_table(
             genesis = _check_genesis(start, seated, me)
             rng = random.Random(seed if seed is not None else os.urandom(16))
             player = make_player(level, spec, rng)
-            node = Node(start.genesis, spec, [LocalSeat(me, player)], data_dir=data_dir, on_event=on_event)
+            manifest = Manifest("join", genesis.table_id, me.fingerprint, spec.name, start.processes,
+                                (PeerEntry(seated.seat, peer_stem(seated.seat), "user", level),),
+                                listen=(local_ip, my_port), dial=(host, port))
+            node = Node(start.genesis, spec, [LocalSeat(me, player)], data_dir=data_dir, on_event=on_event,
+                        manifest=manifest)
             mesh.node = node
             mesh.my_seats = (seated.seat,)
             if on_table is not None:
@@ -281,7 +299,12 @@ async def _inbound(stream: trio.SocketStream, mesh: _Mesh) -> None:
                 return
             node = mesh.node
             assert node is not None
-            hello = parse_mesh_hello(decode(payload), node.table_id, node.keys)
+            obj = decode(payload)
+            if obj.get("type") == "rejoin":  # a process of this table comes back after a crash
+                if not await answer_rejoin(node, link, obj):
+                    await link.aclose("reconnection refused")
+                return  # else the link is the node's; its reader goes on in this nursery
+            hello = parse_mesh_hello(obj, node.table_id, node.keys)
             if hello.seats not in mesh.expected_inbound or hello.seats in mesh.links:
                 raise LobbyProtocolError(f"seat(s) {hello.seats} are not expected to dial this peer", "mesh")
             await link.send(make_mesh_hello(node.table_id, {s: node.peers[s].table.me for s in mesh.my_seats}))

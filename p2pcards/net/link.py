@@ -57,6 +57,10 @@ class Link:
         self.bytes_out = 0
         #: True once :meth:`run` has started.
         self.running = False
+        #: True when this side dialled a reconnection on this link; True once the link
+        #: replaced another after a reconnection (:meth:`p2pcards.net.node.Node.adopt_link`).
+        self.dialled = False
+        self.rejoined = False
 
     def __repr__(self) -> str:
         return f"<Link {self.name}>"

@@ -36,6 +36,20 @@ __all__ = [
     "make_mesh_hello",
     "parse_mesh_hello",
     "decode",
+    "Rejoin",
+    "Challenge",
+    "make_rejoin",
+    "parse_rejoin",
+    "make_challenge",
+    "parse_challenge",
+    "make_proof",
+    "parse_proof",
+    "Sync",
+    "Synced",
+    "SYNC_BATCH",
+    "make_sync",
+    "make_synced",
+    "parse_control",
 ]
 
 #: Version of the lobby and mesh protocol (``proto`` in ``hello`` and ``mesh``).
@@ -322,3 +336,162 @@ def parse_mesh_hello(obj: dict[str, Any], table: bytes, keys: Sequence[bytes]) -
         if type(sig) is not bytes or not verify(keys[s], sig, _mesh_bytes(table, s)):
             raise LobbyProtocolError(f"the mesh hello is not signed by seat {s}", "signature")
     return MeshHello(table, tuple(sorted(seats)))
+
+
+# ---------------------------------------------------------------------- rejoin
+#: Domain of the signatures of a reconnection, and the role of each side in them.
+_REJOIN_DOMAIN: Final = b"p2pcards/rejoin/v1\x00"
+NONCE_SIZE: Final = 32
+
+
+def _rejoin_bytes(role: str, table: bytes, seat: int, dialler_nonce: bytes, listener_nonce: bytes) -> bytes:
+    return _REJOIN_DOMAIN + pack([role, table, seat, dialler_nonce, listener_nonce])
+
+
+@dataclass(frozen=True, slots=True)
+class Rejoin:
+    """A process reconnecting to a table in play: its seats and a fresh nonce."""
+
+    table: bytes
+    seats: tuple[int, ...]
+    nonce: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    """The listener's answer: its own seats, proven over the dialler's nonce, and its nonce."""
+
+    seats: tuple[int, ...]
+    nonce: bytes
+
+
+def _seat_list(seats: Any, n_seats: int) -> tuple[int, ...]:
+    if (not isinstance(seats, list) or not seats or not all(type(s) is int and 0 <= s < n_seats for s in seats)
+            or len(set(seats)) != len(seats)):
+        raise LobbyProtocolError("a non-empty list of distinct seats", "protocol")
+    return tuple(seats)
+
+
+def _seats_and_sigs(obj: Mapping[str, Any], n_seats: int) -> tuple[tuple[int, ...], list[bytes]]:
+    seats, sigs = _seat_list(obj["seats"], n_seats), obj["sigs"]
+    if not isinstance(sigs, list) or len(seats) != len(sigs) or not all(type(sig) is bytes for sig in sigs):
+        raise LobbyProtocolError("one signature (bytes) per seat", "protocol")
+    return seats, sigs
+
+
+def _nonce(value: Any) -> bytes:
+    if type(value) is not bytes or len(value) != NONCE_SIZE:
+        raise LobbyProtocolError(f"a nonce is {NONCE_SIZE} bytes", "protocol")
+    return value
+
+
+def make_rejoin(table: bytes, seats: Sequence[int], nonce: bytes) -> bytes:
+    """The first frame of a reconnecting process (it proves its seats after the challenge)."""
+    return pack({"type": "rejoin", "proto": PROTO, "table": table, "seats": sorted(seats), "nonce": nonce})
+
+
+def parse_rejoin(obj: dict[str, Any], table: bytes, n_seats: int) -> Rejoin:
+    """Check a ``rejoin``; the error's code is ``table`` for another table."""
+    if obj.get("type") == "rejoin" and obj.get("proto") != PROTO:
+        raise LobbyProtocolError(f"rejoin protocol {obj.get('proto')!r} is not {PROTO}", "version")
+    _expect(obj, "rejoin", {"proto", "table", "seats", "nonce"})
+    if obj["table"] != table:
+        raise LobbyProtocolError("a rejoin for another table: this process plays another one", "table")
+    seats = _seat_list(obj["seats"], n_seats)
+    return Rejoin(table, tuple(sorted(seats)), _nonce(obj["nonce"]))
+
+
+def make_challenge(table: bytes, seats: Mapping[int, Identity], dialler_nonce: bytes, listener_nonce: bytes) -> bytes:
+    """The listener's answer: its seats, each signed over both nonces, and its fresh nonce."""
+    order = sorted(seats)
+    return pack({"type": "challenge", "nonce": listener_nonce, "seats": order,
+                 "sigs": [seats[s].sign(_rejoin_bytes("listener", table, s, dialler_nonce, listener_nonce))
+                          for s in order]})
+
+
+def parse_challenge(obj: dict[str, Any], table: bytes, keys: Sequence[bytes], dialler_nonce: bytes) -> Challenge:
+    """Check the listener's ``challenge`` against the seats' current keys (the dialler's side)."""
+    _expect(obj, "challenge", {"nonce", "seats", "sigs"})
+    nonce = _nonce(obj["nonce"])
+    seats, sigs = _seats_and_sigs(obj, len(keys))
+    for s, sig in zip(seats, sigs):
+        if not verify(keys[s], sig, _rejoin_bytes("listener", table, s, dialler_nonce, nonce)):
+            raise LobbyProtocolError(f"the challenge is not signed by seat {s}", "signature")
+    return Challenge(tuple(sorted(seats)), nonce)
+
+
+def make_proof(table: bytes, seats: Mapping[int, Identity], dialler_nonce: bytes, listener_nonce: bytes) -> bytes:
+    """The dialler's proof: each of its seats signs both nonces (a replay cannot answer a new
+    challenge)."""
+    order = sorted(seats)
+    return pack({"type": "proof", "seats": order,
+                 "sigs": [seats[s].sign(_rejoin_bytes("dialler", table, s, dialler_nonce, listener_nonce))
+                          for s in order]})
+
+
+def parse_proof(obj: dict[str, Any], table: bytes, rejoin: Rejoin, keys: Sequence[bytes], listener_nonce: bytes,
+                former: Mapping[int, Sequence[bytes]] | None = None) -> None:
+    """Check the dialler's ``proof`` of the seats its ``rejoin`` named (the listener's side).
+
+    A signature by a key the seat had before a vote gave it to a bot raises the code
+    ``voted-out``; any other bad signature ``signature``.
+    """
+    _expect(obj, "proof", {"seats", "sigs"})
+    seats, sigs = _seats_and_sigs(obj, len(keys))
+    if tuple(sorted(seats)) != rejoin.seats:
+        raise LobbyProtocolError("the proof is not for the seats of the rejoin", "protocol")
+    for s, sig in zip(seats, sigs):
+        data = _rejoin_bytes("dialler", table, s, rejoin.nonce, listener_nonce)
+        if verify(keys[s], sig, data):
+            continue
+        if any(verify(old, sig, data) for old in (former or {}).get(s, ())):
+            raise LobbyProtocolError(f"seat {s} was voted out of this table: a bot plays it now", "voted-out")
+        raise LobbyProtocolError(f"the proof is not signed by seat {s}", "signature")
+
+
+# ---------------------------------------------------------------------- sync
+#: The most messages a peer sends in answer to one ``sync``.
+SYNC_BATCH: Final = 256
+
+
+@dataclass(frozen=True, slots=True)
+class Sync:
+    """``sync``: send me your transcript's messages from ``start`` on."""
+
+    start: int
+
+
+@dataclass(frozen=True, slots=True)
+class Synced:
+    """``synced``: ``count`` messages from ``start`` were sent; the sender holds ``seq``."""
+
+    start: int
+    count: int
+    seq: int
+
+
+def make_sync(table: bytes, start: int) -> bytes:
+    return pack({"type": "sync", "table": table, "from": start})
+
+
+def make_synced(table: bytes, start: int, count: int, seq: int) -> bytes:
+    return pack({"type": "synced", "table": table, "from": start, "count": count, "seq": seq})
+
+
+def parse_control(obj: dict[str, Any], table: bytes) -> Sync | Synced:
+    """A control frame on a mesh link (a map with a ``type``; table messages have none)."""
+    kind = obj.get("type")
+    if kind == "sync":
+        _expect(obj, "sync", {"table", "from"})
+    elif kind == "synced":
+        _expect(obj, "synced", {"table", "from", "count", "seq"})
+    else:
+        raise LobbyProtocolError(f"unknown control frame {kind!r} on a mesh link")
+    if obj["table"] != table:
+        raise LobbyProtocolError("a control frame of another table", "table")
+    values = [obj[k] for k in ("from", "count", "seq") if k in obj]
+    if not all(type(v) is int and 0 <= v < 1 << 32 for v in values):
+        raise LobbyProtocolError("sync counters are non-negative integers")
+    if kind == "sync":
+        return Sync(obj["from"])
+    return Synced(obj["from"], obj["count"], obj["seq"])

@@ -23,16 +23,41 @@ replays the deal through the rules with every card known, and commits the audite
 to the match (a renúncia found by the replay decides the deal as RULES.md says; a deck
 fault voids it and names the seat).
 
+**A silent seat is voted out.**  The runtime keeps time, not the Table: when the seat
+the table waits for has been silent past the table timeout, the runtime asks
+:meth:`Table.may_open_vote` and, if this peer's seat is the lowest other seat, opens a vote
+with :meth:`Table.vote_out`, naming a bot with fresh keys.  Every other seat then votes
+in seat order (each replica writes its vote as soon as its turn comes: the vote is part of
+the transcript's turns, and nothing else may be written meanwhile).  The last vote voids
+the deal (``Match.void``: no score, the dealer rotates) and from the next deal on the seat
+is verified with the bot's keys.  A late message of the silent seat loses to the vote: the
+opening vote takes the seq where the silent seat was due, and a replica that had accepted
+the silent seat's message there (and whatever followed it) goes back to that seq and takes
+the vote instead (:meth:`take_rewind` tells the runtime how far, so that it cuts its log
+file).  The outcome depends only on which messages exist, never on the order they arrive
+(save where the silent seat's message ended the table: a finished replica takes nothing
+more).  The replica of the seat voted out stops (``voted_out``).
+
+**Restore.**  :meth:`Table.restore` rebuilds a replica from its saved transcript and
+secret; a replica that takes a voted-out seat (``seat=`` given, an identity not in the
+genesis) follows the transcript publicly (:func:`~p2pcards.table.audit.replay_transcript`)
+up to the vote that gives it the seat, then plays from the next deal.
+
+**Nothing refused enters the log.**  :meth:`Table.receive` checks and applies in one step;
+a refusal found after the message started to apply (or any failure of this code) puts the
+replica back, rebuilt from its transcript without the message, before ``Rejected`` is
+raised.
+
 Message kinds (``body`` fields): ``genesis`` (the table), ``deck`` (``msgs``: deck
 protocol messages), ``choice`` (``choice``, ``msgs``), ``locate`` (``position`` or null,
-``msgs``).
+``msgs``), ``vote`` (``against``, ``bot``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,17 +85,28 @@ from p2pcards.mental import (
     RemoteError,
     Ristretto255,
 )
-from p2pcards.table.audit import audit_deal, first_dealer
+from p2pcards.table.audit import (
+    Replacement,
+    audit_deal,
+    first_dealer,
+    replay_transcript,
+    vote_out_verdict,
+)
 from p2pcards.table.transcript import (
     Envelope,
     Genesis,
+    SeatInfo,
     TranscriptError,
+    VoteBody,
+    message_hash,
     parse_message,
     sign_message,
+    vote_opener,
+    vote_order,
 )
-from p2pcards.table.wire import pack
+from p2pcards.table.wire import FrameError, pack, unpack
 
-__all__ = ["Table", "TableError", "Rejected", "SetupError", "seed_for"]
+__all__ = ["Table", "TableError", "Rejected", "SetupError", "Replacement", "seed_for"]
 
 _MAX_MSGS = 64
 
@@ -99,6 +135,21 @@ class Rejected(TableError):
         return f"rejected ({who}): {self.reason}"
 
 
+@dataclass
+class _Vote:
+    """A vote under way: against whom, from which seq, the bot it names, who votes."""
+
+    against: int
+    slot: int
+    bot: SeatInfo
+    voters: tuple[int, ...]
+    cast: int = 0
+
+    @property
+    def next_voter(self) -> int:
+        return self.voters[self.cast]
+
+
 def seed_for(secret: bytes, table_id: bytes, deal: int) -> bytes:
     """A deal's seed derived from a peer's private table secret (kept in its log)."""
     return hmac.new(secret, b"p2pcards/deal-seed/v1" + table_id + deal.to_bytes(8, "big"), hashlib.sha256).digest()
@@ -115,7 +166,12 @@ class Table:
         secret: bytes,
         group: Group | None = None,
         on_event: Callable[[dict[str, Any]], None] | None = None,
+        *,
+        seat: int | None = None,
     ) -> None:
+        """A replica for ``me``.  ``seat`` is needed only for a bot that takes a voted-out
+        seat (its identity is not in the genesis): such a replica starts with
+        :meth:`restore` of a transcript that gives it the seat."""
         try:
             env = parse_message(genesis_raw, None)
             genesis = Genesis.from_body(env.body)
@@ -136,17 +192,29 @@ class Table:
         except OptionError as exc:
             raise SetupError(str(exc)) from None
         keys = [s.signing for s in genesis.seats]
-        if me.signing_public not in keys:
+        if me.signing_public in keys:
+            self.seat = keys.index(me.signing_public)
+            if seat is not None and seat != self.seat:
+                raise SetupError(f"this identity holds seat {self.seat}, not seat {seat}")
+            if genesis.seats[self.seat].sealing != me.sealing_public:
+                raise SetupError("the table lists another sealing key for this seat")
+            self._takeover = False
+        elif seat is not None:
+            if type(seat) is not int or not 0 <= seat < spec.seats:
+                raise SetupError(f"seat {seat!r} is not a seat of this table")
+            self.seat = seat
+            self._takeover = True
+        else:
             raise SetupError("this identity has no seat at the table")
-        self.seat = keys.index(me.signing_public)
-        if genesis.seats[self.seat].sealing != me.sealing_public:
-            raise SetupError("the table lists another sealing key for this seat")
         self.genesis = genesis
         self.table_id = genesis.table_id
         self.spec = spec
         self.me = me
         self.n = spec.seats
+        #: Each seat's current keys and description (a bot's once the seat is voted out).
         self.keys = keys
+        self.sealing = [s.sealing for s in genesis.seats]
+        self.seat_info = list(genesis.seats)
         self.group = group or Ristretto255()
         self._secret = secret
         self._emit = on_event or (lambda ev: None)
@@ -157,7 +225,16 @@ class Table:
         self.deals_done = 0
         self.finished = False
         self.results: list[dict[str, Any]] = []
-        self._start_deal()
+        self.vote: _Vote | None = None
+        #: Completed votes, in order.
+        self.replacements: list[Replacement] = []
+        #: True once this seat has been voted out (the replica then stops).
+        self.voted_out = False
+        self._rewound: int | None = None
+        self.game: DealState | None = None
+        self.stage = "takeover"
+        if not self._takeover:
+            self._start_deal()
 
     # ------------------------------------------------------------------ queries
     @property
@@ -167,8 +244,10 @@ class Table:
 
     def expected(self) -> int | None:
         """The seat that must author the next message (None once the table is over)."""
-        if self.finished:
+        if self.finished or self._takeover:
             return None
+        if self.vote is not None:
+            return self.vote.next_voter
         if self.stage == "play":
             step = self.game.step()
             if isinstance(step, Decision):
@@ -179,8 +258,8 @@ class Table:
         return min(authors) if authors else None
 
     def decision(self) -> Decision | None:
-        """The decision this peer's seat must make now, if any."""
-        if self.finished or self.stage != "play":
+        """The decision this peer's seat must make now, if any (none while a vote is under way)."""
+        if self.finished or self.stage != "play" or self.vote is not None:
             return None
         step = self.game.step()
         if isinstance(step, Decision) and self.game.undecided()[:1] == (self.seat,):
@@ -197,10 +276,45 @@ class Table:
     def transcript_hash(self) -> str:
         return self.head.hex()
 
+    def may_open_vote(self) -> int | None:
+        """The seat this peer may vote out now, if the runtime finds it silent: the seat the
+        table waits for, when it is another seat and this seat is the lowest other one."""
+        if self.finished or self._takeover or self.vote is not None:
+            return None
+        x = self.expected()
+        if x is None or x == self.seat or vote_opener(x, self.n) != self.seat:
+            return None
+        return x
+
+    @property
+    def rewound_to(self) -> int | None:
+        """The lowest seq this replica went back to since :meth:`take_rewind` was last called."""
+        return self._rewound
+
+    def take_rewind(self) -> int | None:
+        """The lowest seq this replica went back to since the last call (a late message of a
+        seat voted out was superseded), or None: the runtime cuts its log file there."""
+        rewound, self._rewound = self._rewound, None
+        return rewound
+
     # ------------------------------------------------------------------ driving
     def start(self) -> list[bytes]:
         """Messages this peer can send right away (its commitment if it is seat 0)."""
+        self._check_ready()
         return self._flush()
+
+    def vote_out(self, bot: SeatInfo) -> list[bytes]:
+        """Open a vote against the silent seat (:meth:`may_open_vote`); ``bot`` is the new
+        peer that will take the seat, with fresh keys.  Returns the messages to broadcast."""
+        self._check_ready()
+        x = self.may_open_vote()
+        if x is None:
+            raise LocalError("this peer may not open a vote now")
+        if not isinstance(bot, SeatInfo) or bot.signing in self.keys or bot.sealing in self.sealing:
+            raise LocalError("the bot that takes the seat needs keys of its own")
+        raw = self._sign("vote", VoteBody(x, bot).to_body())
+        self._record_vote(raw, x, bot)
+        return [raw] + self._flush()
 
     def decide(self, choice: Any) -> list[bytes]:
         """Apply this seat's choice; returns the messages to broadcast."""
@@ -221,8 +335,10 @@ class Table:
         """Validate and apply another peer's message; return what to broadcast now.
 
         Raises :class:`Rejected` (nothing changed) for a message that must not enter the
-        transcript.
+        transcript.  An opening vote for a seq this replica has already filled with the
+        silent seat's message supersedes it (module docstring).
         """
+        self._check_ready()
         if self.finished:
             raise Rejected("the table is over")
         try:
@@ -231,50 +347,233 @@ class Table:
             raise Rejected(str(exc)) from None
         if env.table != self.table_id:
             raise Rejected("message of another table")
+        if env.kind == "vote" and 0 < env.seq < self.seq and env.raw != self.log[env.seq]:
+            return self._supersede(env)
         if env.seq != self.seq or env.prev != self.head:
             if env.seq < self.seq and env.raw in self.log:
                 raise Rejected(f"replayed message (seq {env.seq})")
             raise Rejected(f"chain mismatch at seq {env.seq} (this peer is at {self.seq})")
         if env.author == self.seat:
             raise Rejected("a message in this seat's name that this peer did not write")
-        expected = self.expected()
-        if env.author != expected:
-            raise Rejected(f"out of turn: seat {expected} must write the next message", env.author)
+        vote: VoteBody | None = None
+        if env.kind == "vote":
+            vote = self._check_vote(env)
+        else:
+            expected = self.expected()
+            if env.author != expected:
+                if self.vote is not None and env.author == self.vote.against:
+                    raise Rejected(f"seat {env.author} is being voted out; its message comes too late", env.author)
+                raise Rejected(f"out of turn: seat {expected} must write the next message", env.author)
         if env.deal != self.deal_no:
             raise Rejected(f"message for deal {env.deal} during deal {self.deal_no}", env.author)
-        self._apply(env)
-        return self._flush()
+        return self._accept(env, vote)
 
-    def restore(self, log: list[bytes]) -> list[bytes]:
+    def restore(self, log: Sequence[bytes]) -> list[bytes]:
         """Rebuild this replica from its saved transcript (after a crash).
 
         ``log`` starts with the genesis.  Other seats' messages are received again; this
-        seat's own messages are produced again from the same secret and choices and must
-        come out byte for byte as saved (the deck is deterministic given the seed).
-        Returns the messages this peer owes now that were not in the log (to send).
+        seat's own messages are produced again from the same secret and choices (and, for
+        an opening vote, the same bot) and must come out byte for byte as saved (the deck is
+        deterministic given the seed, and so are Ed25519 signatures).  A replica that takes
+        a voted-out seat first follows the transcript publicly up to the vote that gives it
+        the seat.  Returns the messages this peer owes now that were not in the log (to
+        send).  Raises :class:`SetupError` for a log that is not sound.
         """
         if not log or log[0] != self.log[0]:
             raise SetupError("the saved transcript is of another table")
         if len(self.log) != 1:
             raise LocalError("restore() must be called on a fresh replica")
-        owed: list[bytes] = self.start()
-        for seq in range(1, len(log)):
+        start = 1
+        if self._takeover:
+            start = self._take_over(log)
+            owed = [] if self.finished else self._flush()
+        else:
+            owed = self.start()
+        for seq in range(start, len(log)):
             raw = log[seq]
+            if self.finished and not (owed and owed[0] == raw):
+                raise SetupError(f"saved message {seq} comes after the end of the table")
             try:
                 env = parse_message(raw, self.keys)
             except TranscriptError as exc:
                 raise SetupError(f"saved message {seq} is corrupt: {exc}") from None
             if env.author != self.seat:
-                owed = self.receive(raw)
+                try:
+                    owed = self.receive(raw)
+                except Rejected as exc:
+                    raise SetupError(f"saved message {seq} does not verify: {exc.reason}") from None
                 continue
-            if not owed and env.kind == "choice":
-                owed = self.decide(env.body["choice"])
+            if not owed:
+                try:
+                    if env.kind == "choice":
+                        owed = self.decide(env.body["choice"])
+                    elif env.kind == "vote" and self.vote is None:
+                        bot = VoteBody.from_body(env.body, self.n).bot
+                        if bot is None:
+                            raise LocalError("an opening vote without a bot")
+                        owed = self.vote_out(bot)
+                except (LocalError, TranscriptError, KeyError) as exc:
+                    raise SetupError(f"saved message {seq} is not what this seat would write: {exc}") from None
             if not owed or owed[0] != raw:
                 raise SetupError(f"saved message {seq} is not what this seat would write")
             owed = owed[1:]
         return owed
 
     # ------------------------------------------------------------------ internals
+    def _check_ready(self) -> None:
+        if self._takeover:
+            raise LocalError("a replica that takes a voted-out seat starts with restore()")
+
+    def _accept(self, env: Envelope, vote: VoteBody | None) -> list[bytes]:
+        """Apply a message that passed the envelope and turn checks, all or nothing."""
+        size = len(self.log)
+        try:
+            if vote is not None:
+                self._record_vote(env.raw, vote.against, vote.bot)
+            else:
+                self._apply(env)
+            return self._flush()
+        except Rejected:
+            if len(self.log) > size:  # refused after it entered the log: never keep it
+                self._reset(size)
+            raise
+        except Exception as exc:  # noqa: BLE001 -- a failure here must not leave half a message applied
+            self._reset(size)
+            raise Rejected(f"internal error on this message: {exc!r}") from exc
+
+    def _check_vote(self, env: Envelope) -> VoteBody:
+        """The checks of a vote at this replica's next seq (PROTOCOL.md, "Voting a silent seat out")."""
+        try:
+            vote = VoteBody.from_body(env.body, self.n)
+        except TranscriptError as exc:
+            raise Rejected(f"malformed vote: {exc}", env.author) from None
+        if self.vote is None:
+            x = self.expected()
+            if vote.against != x:
+                raise Rejected(f"a vote against seat {vote.against}, but the table waits for seat {x}", env.author)
+            opener = vote_opener(x, self.n)
+            if env.author != opener:
+                raise Rejected(f"only seat {opener} may open a vote against seat {x}", env.author)
+            if vote.bot is None:
+                raise Rejected("an opening vote names the bot that takes the seat", env.author)
+            if vote.bot.signing in self.keys or vote.bot.sealing in self.sealing:
+                raise Rejected("the bot's keys are already seated", env.author)
+            return vote
+        if vote.against != self.vote.against:
+            raise Rejected(f"a vote against seat {vote.against} while seat {self.vote.against} is voted on",
+                           env.author)
+        if env.author != self.vote.next_voter:
+            raise Rejected(f"out of turn: seat {self.vote.next_voter} votes next", env.author)
+        if vote.bot is not None:
+            raise Rejected("only the opening vote names a bot", env.author)
+        return vote
+
+    def _record_vote(self, raw: bytes, against: int, bot: SeatInfo | None) -> None:
+        """Put a checked vote (received or our own) in the transcript."""
+        self.log.append(raw)
+        self.head = message_hash(raw)
+        if self.vote is None:
+            assert bot is not None
+            self.vote = _Vote(against, len(self.log) - 1, bot, vote_order(against, self.n))
+        self.vote.cast += 1
+        if self.vote.cast == len(self.vote.voters):
+            self._complete_vote(len(self.log) - 1)
+
+    def _complete_vote(self, seq: int) -> None:
+        """Every other seat has voted: the seat goes to the bot, the deal is void."""
+        vote = self.vote
+        assert vote is not None
+        self.vote = None
+        x = vote.against
+        rep = Replacement(x, self.deal_no, vote.slot, seq, vote.voters, vote.bot, self.keys[x])
+        self.replacements.append(rep)
+        self.keys[x], self.sealing[x], self.seat_info[x] = vote.bot.signing, vote.bot.sealing, vote.bot
+        info = rep.to_json()
+        self._emit({"type": "vote_out", "against": x, **{k: v for k, v in info.items() if k != "seat"}})
+        if x == self.seat and rep.old_signing == self.me.signing_public:
+            self.voted_out = True
+            self.finished = True
+            self._emit({"type": "voted_out", "deal": self.deal_no, "seq": vote.slot})
+            return
+        self._finish_deal(None, vote_out_verdict(x, vote.voters))
+
+    def _supersede(self, env: Envelope) -> list[bytes]:
+        """An opening vote for a seq this replica filled with the silent seat's message."""
+        k = env.seq
+        if env.prev != message_hash(self.log[k - 1]):
+            raise Rejected(f"chain mismatch at seq {k} (this peer is at {self.seq})")
+        try:
+            vote = VoteBody.from_body(env.body, self.n)
+            held = unpack(self.log[k])
+        except (TranscriptError, FrameError) as exc:
+            raise Rejected(f"malformed vote: {exc}", env.author) from None
+        if not isinstance(held, dict) or held.get("kind") == "vote" or held.get("author") != vote.against:
+            raise Rejected(f"a vote at seq {k}, where this peer holds another seat's message")
+        if env.author != vote_opener(vote.against, self.n) or vote.bot is None or vote.against == env.author:
+            raise Rejected(f"seat {env.author} may not open a vote against seat {vote.against}", env.author)
+        if vote.against == self.seat:
+            # the others vote this seat out where its own message was due: it stops here
+            self.voted_out = True
+            self.finished = True
+            self._emit({"type": "voted_out", "deal": env.deal, "seq": k})
+            return []
+        try:
+            fresh = self._rebuilt(k)
+        except SetupError as exc:
+            raise Rejected(f"cannot go back to seq {k}: {exc}") from None
+        if fresh.seq != k:
+            raise Rejected(f"a vote against seat {vote.against} at seq {k}, where this seat was due", env.author)
+        fresh._emit = self._emit
+        out = fresh.receive(env.raw)  # Rejected: this replica is left as it was
+        rewound = k if self._rewound is None else min(self._rewound, k)
+        self._adopt(fresh)
+        self._rewound = rewound
+        return out
+
+    def _rebuilt(self, n: int) -> Table:
+        """A fresh replica restored from the first ``n`` messages of this one's transcript
+        (its events are not emitted again)."""
+        fresh = type(self)(self.log[0], self.spec, self.me, self._secret, self.group, None, seat=self.seat)
+        fresh.restore(self.log[:n])
+        return fresh
+
+    def _adopt(self, fresh: Table) -> None:
+        emit, rewound = self._emit, self._rewound
+        self.__dict__.clear()
+        self.__dict__.update(fresh.__dict__)
+        self._emit, self._rewound = emit, rewound
+
+    def _reset(self, n: int) -> None:
+        """Put this replica back to its first ``n`` messages."""
+        fresh = self._rebuilt(n)
+        self._adopt(fresh)
+
+    def _take_over(self, log: Sequence[bytes]) -> int:
+        """Follow ``log`` publicly up to the vote that gives this seat to this identity;
+        start the next deal.  Returns how many messages were taken."""
+        rep = replay_transcript(log, spec=self.spec, group=self.group, until=(self.seat, self.me.signing_public))
+        if rep.error is not None:
+            raise SetupError(f"saved message {rep.error['seq']} does not verify: {rep.error['reason']}")
+        if not rep.installed:
+            raise SetupError(f"the transcript does not give seat {self.seat} to this identity")
+        if rep.sealing[self.seat] != self.me.sealing_public:
+            raise SetupError("the vote names another sealing key for this seat")
+        assert rep.match is not None
+        self.log = list(log[: rep.count])
+        self.head = rep.head
+        self.keys, self.sealing, self.seat_info = list(rep.keys), list(rep.sealing), list(rep.seats)
+        self.replacements = list(rep.replacements)
+        self.match = rep.match
+        self.deals_done = rep.deals_done
+        self.deal_no = rep.next_deal
+        self.results = list(rep.events)
+        self._takeover = False
+        if rep.finished:
+            self.finished = True
+        else:
+            self._start_deal()
+        return rep.count
+
     def _start_deal(self) -> None:
         setup = DealSetup(
             group=self.group,
@@ -282,13 +581,13 @@ class Table:
             deal_number=self.deal_no,
             deck=self.spec.deck,
             signing_keys=self.keys,
-            sealing_keys=[s.sealing for s in self.genesis.seats],
+            sealing_keys=self.sealing,
         )
         self.setup = setup
         self.party = Party(setup, self.seat, seed_for(self._secret, self.table_id, self.deal_no),
                            self.me.signing_key, self.me.sealing_key)
         self.stage = "setup"
-        self.game: DealState | None = None
+        self.game = None
         self.deck_msgs: list[dict[str, Any]] = []
         self.choices: list[tuple[int, Any]] = []
         self._declared = False
@@ -328,7 +627,10 @@ class Table:
         """Every message this peer must send now, in order."""
         out: list[bytes] = []
         while not self.finished and self.expected() == self.seat and self.decision() is None:
-            if self.stage == "play" and isinstance(self.game.step(), Locate) and not self._declared:
+            if self.vote is not None:  # this seat's turn to vote
+                raw = self._sign("vote", VoteBody(self.vote.against, None).to_body())
+                self._record_vote(raw, self.vote.against, None)
+            elif self.stage == "play" and isinstance(self.game.step(), Locate) and not self._declared:
                 raw = self._claim_locate()
             elif self.outbox:
                 msgs, self.outbox = self.outbox, []
@@ -492,8 +794,9 @@ class Table:
 
     def _finish_deal(self, replay: DealState | None, verdict: dict[str, Any]) -> None:
         assert self.match is not None or replay is None
-        if self.match is None:  # a fault before the first dealer was drawn
-            self.match = self.spec.new_match(self.options, 0)
+        if self.match is None:  # the deal ends before the first dealer was drawn (as the audit does)
+            did = self.party.deal_id
+            self.match = self.spec.new_match(self.options, first_dealer(did, self.n) if did is not None else 0)
         dealer = self.match.dealer
         if replay is not None:
             self.match.record(replay)

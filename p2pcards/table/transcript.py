@@ -11,6 +11,9 @@ bytes, so the transcript is a hash chain and every message carries the chain hea
 author holds.  Message 0 is the *genesis*: the table's game, options and seats, signed by
 the host (``author`` -1); the table id is a hash of its body.
 
+A ``vote`` message votes a silent seat out (:class:`VoteBody`; the rules are in
+``protocol/PROTOCOL.md``, "Voting a silent seat out", and in :mod:`p2pcards.table.table`).
+
 Sans-IO: pure functions and frozen values; the trio layer only moves the bytes.
 """
 
@@ -36,6 +39,9 @@ __all__ = [
     "make_genesis",
     "sign_message",
     "parse_message",
+    "VoteBody",
+    "vote_opener",
+    "vote_order",
 ]
 
 VERSION: Final = 1
@@ -223,3 +229,47 @@ def parse_message(raw: bytes, signing_keys: Sequence[bytes] | None, host_key: by
     if type(key) is not bytes or not verify(key, sig, pack(msg)):
         raise TranscriptError(f"bad signature (claimed author {author})")
     return Envelope(msg["table"], msg["deal"], msg["seq"], msg["prev"], author, msg["kind"], msg["body"], raw)
+
+
+# ---------------------------------------------------------------------- votes
+def vote_opener(against: int, seats: int) -> int:
+    """The only seat that may open a vote against seat ``against``: the lowest other seat."""
+    if not 0 <= against < seats:
+        raise ValueError(f"seat {against} is not a seat of a {seats}-seat table")
+    return 1 if against == 0 else 0
+
+
+def vote_order(against: int, seats: int) -> tuple[int, ...]:
+    """Who votes against seat ``against``, in order: every other seat, lowest first.
+
+    The opener is the first; a vote is complete when every one of them has voted (a seat
+    is never voted out by fewer than all the other seats).
+    """
+    return tuple(s for s in range(seats) if s != against)
+
+
+@dataclass(frozen=True, slots=True)
+class VoteBody:
+    """The body of a ``vote`` message: ``{against: SEAT, bot: SEAT-INFO or nil}``.
+
+    The opening vote names, in ``bot``, the new peer that takes the seat from the next
+    deal on (its display name, its fresh public keys, its level and who runs it); the
+    following votes carry ``bot`` nil.
+    """
+
+    against: int
+    bot: SeatInfo | None
+
+    def to_body(self) -> dict[str, Any]:
+        return {"against": self.against, "bot": None if self.bot is None else self.bot.to_wire()}
+
+    @classmethod
+    def from_body(cls, body: Mapping[str, Any], seats: int) -> VoteBody:
+        """Check the shape of a vote body (raises :class:`TranscriptError`)."""
+        if not isinstance(body, Mapping) or set(body) != {"against", "bot"}:
+            raise TranscriptError("a vote is {against, bot}")
+        against = body["against"]
+        if type(against) is not int or not 0 <= against < seats:
+            raise TranscriptError(f"a vote against {against!r}, which is not a seat")
+        bot = None if body["bot"] is None else SeatInfo.from_wire(body["bot"])
+        return cls(against, bot)

@@ -1,0 +1,282 @@
+"""Taking a table up again after a crash (``p2pcards resume``, or the same ``join`` again).
+
+The process reads what it saved (:mod:`p2pcards.net.store`): its manifest, and for each of
+its peers the log, the table secret and (for bots) the identity.  Each Table is rebuilt
+from its log (:meth:`~p2pcards.table.table.Table.restore`: every message verified again,
+this peer's own messages produced again byte for byte -- a tampered log is refused), the
+log files go on where they stopped, and the process listens again where it listened (the
+host on its lobby port, a joiner on its mesh port if it is free).  It then dials every
+other process of the directory (the host through the address it joined) with a ``rejoin``
+(:mod:`p2pcards.net.rejoin`), asks each for the messages it missed (``sync``), and plays
+on.  Processes that cannot be reached are left to the table's rules: they may come back
+themselves, or be voted out.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from p2pcards.core import GameRegistry
+from p2pcards.core.players import PLAYER_LEVELS, make_player
+from p2pcards.identity import Identity
+from p2pcards.net.errors import ConnectError, ListenError, NetError, ResumeError, VotedOut, single_error
+from p2pcards.net.link import Link, LinkClosed
+from p2pcards.net.lobby import LobbyProtocolError, decode, make_refused
+from p2pcards.net.node import EventSink, LocalSeat, Node, describe_table
+from p2pcards.net.rejoin import REJOIN_TIMEOUT, answer_rejoin, dial_rejoin
+from p2pcards.net.store import (
+    Manifest,
+    StoreError,
+    find_manifests,
+    in_use,
+    load_identity,
+    load_manifest,
+    read_log,
+    read_secret,
+)
+from p2pcards.table.transcript import Genesis, TranscriptError, parse_message
+
+__all__ = ["Unfinished", "unfinished_tables", "resume_table"]
+
+log = logging.getLogger("p2pcards.net.resume")
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    """An unfinished table this data directory holds a process's part of."""
+
+    path: Path
+    manifest: Manifest
+
+    @property
+    def table(self) -> str:
+        return self.manifest.table_hex
+
+    def describe(self) -> str:
+        m = self.manifest
+        where = f"joined at {m.dial[0]}:{m.dial[1]}" if m.dial else (
+            f"hosted on port {m.listen[1]}" if m.listen else "hosted")
+        return f"{m.table_hex[:16]} ({m.game}, {m.role}, seat(s) {', '.join(map(str, m.seats))}, {where})"
+
+
+def unfinished_tables(
+    data_dir: Path,
+    me: Identity,
+    *,
+    prefix: str | None = None,
+    role: str | None = None,
+    dial: tuple[str, int] | None = None,
+    game: str | None = None,
+) -> list[Unfinished]:
+    """The tables of this identity that were not played to their end here, optionally only
+    those whose id starts with ``prefix``, of a ``role``, joined at ``dial``, of a ``game``."""
+    out = []
+    for path, m in find_manifests(data_dir):
+        if m.finished or m.user != me.fingerprint:
+            continue
+        if prefix is not None and not m.table_hex.startswith(prefix.lower()):
+            continue
+        if (role is not None and m.role != role) or (dial is not None and m.dial != dial):
+            continue
+        if game is not None and m.game != game:
+            continue
+        out.append(Unfinished(path, m))
+    return out
+
+
+def _load_seats(manifest: Manifest, directory: Path, me: Identity, registry: GameRegistry,
+                seed: int | None) -> tuple[bytes, Genesis, Any, list[LocalSeat]]:
+    """The genesis, the game and the local peers with their saved logs (StoreError if not sound)."""
+    logs: list[tuple[Any, list[bytes]]] = []
+    genesis_raw: bytes | None = None
+    for entry in manifest.peers:
+        if in_use(directory / f"{entry.stem}.log"):
+            raise StoreError(f"another process is playing seat {entry.seat} of this table right now "
+                             f"({entry.stem}.log is in use)")
+        messages, partial = read_log(directory / f"{entry.stem}.log")
+        if partial:
+            log.warning("%s.log: %d bytes at its end are a write cut short (never sent); they are cut off",
+                        entry.stem, partial)
+        if genesis_raw is None:
+            genesis_raw = messages[0]
+        elif messages[0] != genesis_raw:
+            raise StoreError(f"{entry.stem}.log is the transcript of another table")
+        logs.append((entry, messages))
+    assert genesis_raw is not None
+    try:
+        genesis = Genesis.from_body(parse_message(genesis_raw, None).body)
+    except TranscriptError as exc:
+        raise StoreError(f"the saved genesis does not verify: {exc}") from None
+    if genesis.table_id != manifest.table:
+        raise StoreError("the logs are not of the table the manifest names")
+    spec = registry.games.get(genesis.game)
+    if spec is None:
+        raise StoreError(f"the table plays {genesis.game}, which is not installed here")
+    if spec.rules_version != genesis.rules_version:
+        raise StoreError(f"the table plays {genesis.game} rules version {genesis.rules_version}; "
+                         f"this installation has version {spec.rules_version}")
+    rng = random.Random(seed if seed is not None else os.urandom(16))
+    seats = []
+    for entry, messages in logs:
+        ident = me if entry.identity == "user" else load_identity(directory / f"{entry.stem}.identity")
+        level = entry.level if entry.level in PLAYER_LEVELS else "heuristic"
+        player = make_player(level, spec, random.Random(rng.getrandbits(64)))
+        seats.append(LocalSeat(ident, player, read_secret(directory / f"{entry.stem}.secret"), log=messages,
+                               seat=entry.seat, stem=entry.stem))
+    return genesis_raw, genesis, spec, seats
+
+
+async def resume_table(
+    manifest_path: Path,
+    *,
+    me: Identity,
+    registry: GameRegistry,
+    data_dir: Path,
+    on_resumed: Callable[[dict[str, Any]], None] | None = None,
+    on_table: Callable[[dict[str, Any]], None] | None = None,
+    on_event: EventSink | None = None,
+    seed: int | None = None,
+    task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
+) -> Node:
+    """Take this process's seats of a table again and play it to the end; returns the node.
+
+    ``on_resumed`` gets ``{"type": "resumed", "table", "game", "role", "seats", "seq",
+    "deals_done", "finished"}`` once the logs are restored; ``task_status`` reports the
+    listener's address.  Raises :class:`ResumeError` (files missing or not sound: a
+    tampered log), :class:`VotedOut`, :class:`ListenError` or another NetError.
+    """
+    try:
+        manifest = load_manifest(manifest_path)
+        if manifest.finished:
+            raise ResumeError(f"table {manifest.table_hex[:16]} is over: there is nothing to resume")
+        genesis_raw, genesis, spec, seats = _load_seats(manifest, manifest_path.parent, me, registry, seed)
+    except StoreError as exc:
+        raise ResumeError(f"cannot resume from {manifest_path.parent}: {exc}") from None
+    node = Node(genesis_raw, spec, seats, data_dir=data_dir, on_event=on_event, manifest=manifest)
+    tables = node.tables
+    lead = node._lead()
+    finished = all(t.finished for t in tables.values())
+    if on_resumed is not None:
+        on_resumed({"type": "resumed", "table": genesis.table_id.hex(), "game": genesis.game,
+                    "role": manifest.role, "seats": sorted(tables), "seq": lead.seq,
+                    "deals_done": lead.deals_done, "finished": finished})
+    if on_table is not None:
+        on_table(describe_table(genesis, sorted(tables)))
+    if any(t.voted_out for t in tables.values()):
+        raise VotedOut(f"this process's seat was voted out of table {genesis.table_id.hex()[:16]}: "
+                       "its log ends with the vote")
+    if finished:  # it was killed after the end: tidy its files and say how it ended
+        node.close_files(finished=True)
+        if on_event is not None:
+            first = min(tables)
+            t = tables[first]
+            assert t.match is not None
+            on_event(first, {"type": "final", "winner": t.match.winner, "totals": list(t.match.totals),
+                             "deals": t.deals_done, "transcript_hash": t.transcript_hash})
+        return node
+    listeners = await _listen(manifest)
+    address = listeners[0].socket.getsockname()
+    task_status.started((str(address[0]), int(address[1])))
+    mine = set(tables)
+    targets: list[tuple[str, int]] = []
+    for proc in manifest.processes:
+        if not proc.seats or set(proc.seats) & mine:
+            continue
+        if proc.addr is None or proc.port is None:  # the host's process: through the lobby address
+            if manifest.dial is not None:
+                targets.append(manifest.dial)
+        else:
+            targets.append((proc.addr, proc.port))
+    failures: list[str] = []
+
+    async def dial(addr: str, port: int, nursery: trio.Nursery) -> None:
+        try:
+            await dial_rejoin(node, addr, port, deadline=trio.current_time() + node.timeout, nursery=nursery)
+        except VotedOut:
+            raise
+        except NetError as exc:
+            failures.append(str(exc))
+            log.warning("could not reconnect to %s:%d: %s", addr, port, exc)
+
+    async def play(nursery: trio.Nursery) -> None:
+        await node.run()
+        nursery.cancel_scope.cancel()
+
+    with single_error():
+        async with trio.open_nursery() as nursery:
+            await nursery.start(trio.serve_listeners, functools.partial(_serve, node=node), listeners)
+            nursery.start_soon(play, nursery)
+            async with trio.open_nursery() as dials:
+                for addr, port in targets:
+                    dials.start_soon(dial, addr, port, nursery)
+            if targets and len(failures) == len(targets) and not _linked(node):
+                raise ConnectError("could not reach any other process of table "
+                                   f"{genesis.table_id.hex()[:16]}: " + "; ".join(failures))
+    return node
+
+
+def _linked(node: Node) -> bool:
+    return any(seats and link.reason is None for link, seats in node.links)
+
+
+async def _listen(manifest: Manifest) -> list[trio.SocketListener]:
+    """Listen where this process listened: the host must get its port back (the joiners
+    reach it there); a joiner whose port is taken listens on another and dials everyone."""
+    if manifest.listen is None:
+        raise ResumeError("the manifest does not say where this process listened")
+    addr, port = manifest.listen
+    try:
+        listeners = await trio.open_tcp_listeners(port, host=addr)
+    except OSError as exc:
+        if manifest.role == "host":
+            raise ListenError(f"cannot listen on {addr}:{port} again, where the joiners reach this table: "
+                              f"{exc.strerror or exc}") from None
+        log.warning("cannot listen on %s:%d again (%s); listening on another port", addr, port, exc.strerror or exc)
+        try:
+            listeners = await trio.open_tcp_listeners(0, host=addr)
+        except OSError as exc2:
+            raise ListenError(f"cannot listen on {addr}: {exc2.strerror or exc2}") from None
+    for extra in listeners[1:]:
+        await extra.aclose()
+    return listeners[:1]
+
+
+async def _serve(stream: trio.SocketStream, node: Node) -> None:
+    """A connection to a resumed process: only reconnections of the table's processes."""
+    try:
+        peer = stream.socket.getpeername()
+        name = f"{peer[0]}:{peer[1]}"
+    except OSError:
+        return
+    link = Link(stream, name)
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(link.run)
+            with trio.move_on_after(REJOIN_TIMEOUT):
+                try:
+                    obj = decode(await link.receive())
+                except (LinkClosed, LobbyProtocolError) as exc:
+                    await link.aclose(str(exc))
+                    return
+                if obj.get("type") == "rejoin":
+                    if not await answer_rejoin(node, link, obj):
+                        await link.aclose("reconnection refused")
+                    return  # else the node reads the link; this nursery keeps its reader
+                try:
+                    await link.send(make_refused("full", "this table is in play: every seat is taken"))
+                    await link.send_eof()
+                except LinkClosed:
+                    pass
+            await link.aclose("closed")
+    except Exception:  # noqa: BLE001 -- one connection never takes the process down
+        log.exception("connection %s failed", name)
+        await link.aclose("failed")

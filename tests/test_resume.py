@@ -1,0 +1,291 @@
+"""Crashes over real processes: kill -9 of a joiner in the middle of a deal and the same
+``join`` again (it resumes), a joiner that never comes back (voted out, a bot takes the
+seat), ``p2pcards resume`` refusing a tampered log, and the reconnection handshake."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from p2pcards.cli import main
+from p2pcards.core import load_games
+from p2pcards.core.players import make_player
+from p2pcards.identity import Identity, load_or_create
+from p2pcards.net import LocalSeat, log_path, make_table, play_in_memory
+from p2pcards.net.lobby import (
+    LobbyProtocolError,
+    Process,
+    make_challenge,
+    make_proof,
+    make_rejoin,
+    parse_challenge,
+    parse_proof,
+    parse_rejoin,
+)
+from p2pcards.net.store import Manifest, PeerEntry, TableLog, save_manifest
+from p2pcards.table.audit import audit_transcript, replay_transcript
+from p2pcards.table.transcript import Genesis, SeatInfo, TranscriptError, parse_message
+from p2pcards.table.wire import FrameDecoder, unpack
+
+REGISTRY = load_games()
+ROOT = Path(__file__).resolve().parent.parent
+LOOPBACK = "127.0.0.1"
+SEATS = "bot:random,remote,bot:random,remote"  # the host runs seats 0 and 2; joiners take 1 and 3
+
+
+def _env(home: Path) -> dict[str, str]:
+    return {**os.environ, "P2PCARDS_HOME": str(home), "PYTHONUNBUFFERED": "1"}
+
+
+class _Proc:
+    """A p2pcards process whose standard output and error go to files."""
+
+    def __init__(self, tmp: Path, name: str, home: Path, *args: str) -> None:
+        self.name = name
+        self.out_path, self.err_path = tmp / f"{name}.out", tmp / f"{name}.err"
+        self.home = home
+        with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
+            self.proc = subprocess.Popen([sys.executable, "-m", "p2pcards", *args], stdout=out, stderr=err,
+                                         env=_env(home), cwd=ROOT)
+
+    def lines(self) -> list[dict[str, Any]]:
+        text = self.out_path.read_text()
+        return [json.loads(line) for line in text.splitlines() if line.endswith("}")]
+
+    def wait(self, timeout: float) -> int:
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise AssertionError(f"{self.name} did not finish; stderr:\n{self.err_path.read_text()}") from None
+
+    @property
+    def stderr(self) -> str:
+        return self.err_path.read_text()
+
+
+def _until(what: str, check: Any, timeout: float = 30.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _frames(path: Path) -> list[bytes]:
+    try:
+        return FrameDecoder().feed(path.read_bytes())
+    except (OSError, Exception):  # noqa: BLE001 -- a file being written: try again
+        return []
+
+
+def _start(tmp: Path, deals: int, timeout: float) -> tuple[_Proc, _Proc, _Proc, str, bytes]:
+    host = _Proc(tmp, "host", tmp / "host", "host", "sueca", "--bind", LOOPBACK, "--seats", SEATS, "--deals",
+                 str(deals), "--timeout", str(timeout), "--json", "--no-announce")
+    listening = _until("the host to listen", lambda: host.lines()[:1])[0]
+    address = f"{LOOPBACK}:{listening['port']}"
+    one = _Proc(tmp, "joiner1", tmp / "j1", "join", address, "--bot", "random", "--json")
+    _until("joiner 1 to be seated", lambda: one.lines()[:1])  # the first to come gets seat 1
+    three = _Proc(tmp, "joiner3", tmp / "j3", "join", address, "--bot", "random", "--json")
+    table = _until("the table to start", lambda: [x for x in host.lines() if x["type"] == "table"])[0]
+    return host, one, three, address, bytes.fromhex(table["table"])
+
+
+def _cleanup(*procs: _Proc) -> None:
+    for p in procs:
+        if p.proc.poll() is None:
+            p.proc.kill()
+            p.proc.wait()
+
+
+def test_kill_9_in_the_middle_of_a_deal_then_the_same_join_resumes(tmp_path):
+    """Joiner 1 is killed with SIGKILL in the middle of deal 1; the same join command finds
+    its unfinished table and takes the seat again; the match ends and the four logs are
+    byte-identical."""
+    host, one, three, address, table_id = _start(tmp_path, deals=3, timeout=8)
+    again = None
+    try:
+        path = log_path(tmp_path / "j1", table_id, 1)
+        # deal 0 is about 70 messages: kill at 100, in the middle of deal 1
+        _until("joiner 1 to reach deal 1", lambda: len(_frames(path)) >= 100)
+        one.proc.send_signal(signal.SIGKILL)
+        one.proc.wait(10)
+        killed = _frames(path)
+        report = audit_transcript(killed, REGISTRY)
+        assert report["ok"] and report["deals"][-1]["verdict"] == "incomplete" and len(report["deals"]) >= 2
+        again = _Proc(tmp_path, "joiner1-again", tmp_path / "j1", "join", address, "--bot", "random", "--json")
+        for proc in (again, host, three):
+            assert proc.wait(60) == 0, proc.stderr
+    finally:
+        _cleanup(host, one, three, *([again] if again else []))
+    lines = again.lines()
+    assert lines[0]["type"] == "resumed" and lines[0]["seats"] == [1] and lines[0]["seq"] >= 100
+    assert "taking its seat again" in again.stderr and "Traceback" not in again.stderr
+    assert lines[-1]["type"] == "final" and lines[-1]["deals"] == 3
+    hosted_logs = [log_path(tmp_path / "host", table_id, s).read_bytes() for s in (0, 2)]
+    logs = [*hosted_logs, path.read_bytes(), log_path(tmp_path / "j3", table_id, 3).read_bytes()]
+    assert len(set(logs)) == 1, "every log is the same, byte for byte"
+    final = audit_transcript(FrameDecoder().feed(logs[0]), REGISTRY)
+    assert final["ok"] and [d["verdict"] for d in final["deals"]] == ["clean"] * 3
+    assert final["transcript_hash"] == lines[-1]["transcript_hash"]
+    assert FrameDecoder().feed(logs[0])[: len(killed)] == killed, "nothing the dead process wrote was lost"
+    hosted = [x for x in host.lines() if x["type"] == "final"][0]
+    assert hosted["transcript_hash"] == final["transcript_hash"]
+
+
+def test_a_joiner_that_never_comes_back_is_voted_out_and_a_bot_plays_on(tmp_path):
+    host, one, three, _, table_id = _start(tmp_path, deals=2, timeout=2)
+    try:
+        dead = log_path(tmp_path / "j3", table_id, 3)
+        _until("joiner 3 to play", lambda: len(_frames(dead)) >= 15)
+        three.proc.send_signal(signal.SIGKILL)
+        three.proc.wait(10)
+        for proc in (host, one):
+            assert proc.wait(60) == 0, proc.stderr
+    finally:
+        _cleanup(host, one, three)
+    lines = host.lines()
+    vote = [x for x in lines if x["type"] == "vote_out"]
+    assert len(vote) == 1 and vote[0]["against"] == 3 and vote[0]["voters"] == [0, 1, 2]
+    deals = [x for x in lines if x["type"] == "deal"]
+    assert [d["audit"]["verdict"] for d in deals] == ["void", "clean"]
+    assert deals[0]["audit"]["kind"] == "vote-out" and deals[0]["audit"]["seat"] == 3
+    assert lines[-1]["type"] == "final" and lines[-1]["deals"] == 2
+    assert [x["type"] for x in one.lines()].count("vote_out") == 1
+    # the bot of seat 3 runs in the host's process (that of seat 0, the lowest other seat)
+    directory = log_path(tmp_path / "host", table_id, 0).parent
+    bot_logs = sorted(directory.glob("seat3-*.log"))
+    assert len(bot_logs) == 1 and (directory / (bot_logs[0].stem + ".identity")).stat().st_mode & 0o777 == 0o600
+    hosted_logs = [log_path(tmp_path / "host", table_id, s).read_bytes() for s in (0, 2)]
+    logs = {*hosted_logs, bot_logs[0].read_bytes(), log_path(tmp_path / "j1", table_id, 1).read_bytes()}
+    assert len(logs) == 1, "every live log is the same, byte for byte"
+    messages = FrameDecoder().feed(logs.pop())
+    report = audit_transcript(messages, REGISTRY)
+    assert report["ok"] and [d["verdict"] for d in report["deals"]] == ["void", "clean"], report
+    assert report["votes"][0]["bot"]["fingerprint"] == vote[0]["bot"]["fingerprint"]
+    # from deal 1 on, seat 3's messages are signed by the bot's key, not the joiner's
+    genesis = Genesis.from_body(parse_message(messages[0], None).body)
+    later = [m for m in messages[1:] if unpack(m)["deal"] == 1 and unpack(m)["author"] == 3]
+    keys_now = replay_transcript(messages, REGISTRY).keys
+    assert later and keys_now[3] != genesis.seats[3].signing
+    assert all(parse_message(m, keys_now).author == 3 for m in later)
+    with pytest.raises(TranscriptError, match="bad signature"):
+        parse_message(later[0], [s.signing for s in genesis.seats])
+
+
+# ---------------------------------------------------------------- tampered logs
+def _saved_table(home: Path) -> tuple[Path, bytes]:
+    """A Bisca table played in memory by this home's identity (seat 1) and a bot (seat 0),
+    with the manifest a joiner writes; returns seat 1's log path and the table id."""
+    me = load_or_create(home)
+    spec = REGISTRY.get("bisca")
+    host = Identity.generate("host")
+    other = Identity.generate("other")
+    infos = [SeatInfo(i.name, i.signing_public, i.sealing_public, "random", None) for i in (other, me)]
+    raw = make_table(host, spec, infos, deals=1)
+    seats = [LocalSeat(i, make_player("random", spec, random.Random(n))) for n, i in enumerate((other, me))]
+
+    async def play() -> None:
+        with trio.fail_after(30):
+            await play_in_memory(raw, spec, [[seats[0]], [seats[1]]], data_dir=home)
+
+    trio.run(play)
+    table_id = Genesis.from_body(parse_message(raw, None).body).table_id
+    manifest = Manifest("join", table_id, me.fingerprint, "bisca", (Process((0,), None, None),
+                        Process((1,), LOOPBACK, 9)), (PeerEntry(1, "seat1", "user", "random"),),
+                        listen=(LOOPBACK, 0), dial=(LOOPBACK, 9))
+    save_manifest(home, manifest)
+    return log_path(home, table_id, 1), table_id
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = main(list(args), out)
+    return code, out.getvalue()
+
+
+def test_resume_refuses_a_tampered_log_and_cuts_a_torn_write(tmp_path, monkeypatch, capsys):
+    home = tmp_path / "home"
+    monkeypatch.setenv("P2PCARDS_HOME", str(home))
+    path, table_id = _saved_table(home)
+    good = path.read_bytes()
+    # one flipped bit in another seat's message, then in one of this seat's own
+    messages = FrameDecoder().feed(good)
+    authors = [unpack(m)["author"] for m in messages]
+    for seat in (0, 1):
+        seq = authors.index(seat, 5)
+        frames = list(messages)
+        body = bytearray(frames[seq])
+        body[len(body) // 3] ^= 0x01
+        frames[seq] = bytes(body)
+        path.write_bytes(b"".join(len(f).to_bytes(4, "big") + f for f in frames))
+        code, out = _cli("resume", table_id.hex()[:8])
+        err = capsys.readouterr().err
+        assert code == 1 and "is not sound" in err and f"saved message {seq}" in err, err
+        assert "Traceback" not in err and err.count("\n") == 1
+    # a process still playing the seat holds its log: nobody else takes the seat meanwhile
+    path.write_bytes(good)
+    held = TableLog.reopen(path, messages)
+    try:
+        code, _ = _cli("resume")
+        err = capsys.readouterr().err
+        assert code == 1 and "another process is playing seat 1 of this table right now" in err, err
+    finally:
+        held.close()
+    # a write cut short by the crash (a partial frame) is cut off; this table was over
+    path.write_bytes(good + b"\x00\x00\x01")
+    code, out = _cli("resume", "--json")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and lines[0]["type"] == "resumed" and lines[0]["finished"] is True
+    assert lines[-1]["type"] == "final" and path.read_bytes() == good
+    capsys.readouterr()
+    code, _ = _cli("resume", "abcdef")
+    assert code == 1 and "no unfinished table whose id starts with abcdef" in capsys.readouterr().err
+    code, _ = _cli("resume")  # the table is marked over now
+    assert code == 1 and "no unfinished table in" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- the handshake
+def test_the_reconnection_handshake_resists_replays_and_names_a_voted_out_seat():
+    table = os.urandom(32)
+    ids = [Identity.generate(f"p{i}") for i in range(4)]
+    keys = [i.signing_public for i in ids]
+    n_d, n_l = os.urandom(32), os.urandom(32)
+    rejoin = parse_rejoin(unpack(make_rejoin(table, [1], n_d)), table, 4)
+    challenge = parse_challenge(unpack(make_challenge(table, {0: ids[0], 2: ids[2]}, n_d, n_l)), table, keys, n_d)
+    assert challenge.seats == (0, 2) and rejoin.seats == (1,)
+    proof = unpack(make_proof(table, {1: ids[1]}, n_d, n_l))
+    parse_proof(proof, table, rejoin, keys, n_l)
+    # a recorded proof does not answer a new challenge
+    with pytest.raises(LobbyProtocolError) as info:
+        parse_proof(proof, table, rejoin, keys, os.urandom(32))
+    assert info.value.code == "signature"
+    # nor does the listener's signature serve as a dialler's (each signs its own role)
+    forged = {"type": "proof", "seats": [0], "sigs": [unpack(make_challenge(table, {0: ids[0]}, n_d, n_l))["sigs"][0]]}
+    with pytest.raises(LobbyProtocolError):
+        parse_proof(forged, table, parse_rejoin(unpack(make_rejoin(table, [0], n_d)), table, 4), keys, n_l)
+    # a challenge for another dialler nonce, and a rejoin of another table, are refused
+    with pytest.raises(LobbyProtocolError):
+        parse_challenge(unpack(make_challenge(table, {0: ids[0]}, os.urandom(32), n_l)), table, keys, n_d)
+    with pytest.raises(LobbyProtocolError) as info:
+        parse_rejoin(unpack(make_rejoin(os.urandom(32), [1], n_d)), table, 4)
+    assert info.value.code == "table"
+    # a seat whose key a vote replaced: its old key is recognised and named
+    bot = Identity.generate("bot")
+    now = [keys[0], bot.signing_public, keys[2], keys[3]]
+    with pytest.raises(LobbyProtocolError) as info:
+        parse_proof(proof, table, rejoin, now, n_l, {1: [keys[1]]})
+    assert info.value.code == "voted-out"
