@@ -93,7 +93,8 @@ def test_arena_record_shape(game):
     assert [r["type"] for r in lines] == ["deal", "deal", "deal", "summary"]
     for i, r in enumerate(lines[:3]):
         assert r["deal"] == i and r["game"] == game
-        keys = ("match_deal", "dealer", "trump", "hands", "events", "tricks", "result", "totals", "match_over", "winner")
+        keys = ("match_deal", "dealer", "trump", "hands", "events", "tricks", "result", "totals", "match_over",
+                "winner")
         for key in keys:
             assert key in r
         assert "renuncia" in r["result"] and r["result"]["renuncia"] is None

@@ -1,0 +1,96 @@
+"""The trio-facing discovery interface, shared by the zeroconf bridge and the in-memory fake.
+
+A :class:`Discovery` announces tables (``announce`` / ``update`` / ``withdraw``) and
+browses for them (``browse()``: an async context manager giving an async iterator of
+:class:`~p2pcards.discovery.record.TableEvent`).  Both implementations are opened with an
+async context manager that withdraws whatever is still announced when it exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Protocol
+
+from p2pcards.discovery.record import Announcement, TableEvent
+
+if TYPE_CHECKING:
+    from p2pcards.discovery.interfaces import NetInterface
+
+__all__ = ["Discovery", "DiscoveryError", "Registration", "IpVersion", "DEFAULT_TTL", "one_error"]
+
+#: Which IP versions to use for multicast DNS: IPv4, IPv6 or both.
+IpVersion = Literal["4", "6", "all"]
+
+#: Seconds an announcement lives in browsers' caches unless refreshed (its records' TTL):
+#: a crashed host's table is listed at most this long.
+DEFAULT_TTL = 120
+
+
+class DiscoveryError(Exception):
+    """LAN discovery cannot work (no usable interface, a socket error...); ``str()`` is for people."""
+
+
+@dataclass
+class Registration:
+    """A table this process announces: its final ``name`` (a clash on the LAN renames it),
+    the full ``service`` name, the lobby ``port`` and the announcement as last sent."""
+
+    name: str
+    service: str
+    port: int
+    announcement: Announcement
+    active: bool = True
+
+
+class Discovery(Protocol):
+    """Announce tables on the LAN and watch the tables announced there."""
+
+    #: the network interfaces in use
+    interfaces: tuple[NetInterface, ...]
+
+    def addresses_for(self, bind: str) -> list[str]:
+        """The addresses to announce for a lobby listening on ``bind``."""
+        ...
+
+    async def announce(self, name: str, port: int, announcement: Announcement,
+                       addresses: Sequence[str] | None = None) -> Registration:
+        """Announce table ``name`` at ``port`` (on ``addresses``; None: every address of the
+        interfaces in use).  The name may come back changed if another table holds it."""
+        ...
+
+    async def update(self, registration: Registration, announcement: Announcement) -> None:
+        """Replace the announcement of a registered table (seats filling...)."""
+        ...
+
+    async def withdraw(self, registration: Registration) -> None:
+        """Withdraw a table with a goodbye, so browsers drop it at once.  Idempotent."""
+        ...
+
+    def browse(self) -> AbstractAsyncContextManager[AsyncIterator[TableEvent]]:
+        """Watch the LAN: appear / update / vanish events until the context exits."""
+        ...
+
+
+def _leaves(exc: BaseException) -> Iterator[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        for sub in exc.exceptions:
+            yield from _leaves(sub)
+    else:
+        yield exc
+
+
+@contextlib.contextmanager
+def one_error() -> Iterator[None]:
+    """Around a nursery inside a context manager: an exception group holding one exception
+    (trio wraps even the body's) comes out as that exception, so callers of the context
+    manager catch what was raised."""
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        leaves = list(_leaves(group))
+        if len(leaves) == 1:
+            raise leaves[0] from None
+        raise

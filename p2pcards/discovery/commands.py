@@ -1,0 +1,211 @@
+"""The LAN side of the ``tables``, ``host`` and ``join`` commands (``p2pcards.cli`` calls in here).
+
+Discovery is opened through ``p2pcards.discovery.open_discovery`` looked up at call time,
+so tests can put the in-memory fake in its place.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import shlex
+import sys
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, Final, TextIO
+
+import trio
+
+from p2pcards.discovery.base import DEFAULT_TTL, Discovery, DiscoveryError, Registration, one_error
+from p2pcards.discovery.lobby import TableAnnouncer, announcing, check_joinable, collect_tables, find_table
+from p2pcards.discovery.lobby import watch_tables as _watch
+from p2pcards.discovery.record import (
+    Announcement,
+    GameInfo,
+    OpenTable,
+    TableEvent,
+    default_table_name,
+    table_json,
+    why_not_joinable,
+)
+
+__all__ = ["TABLES_EPILOG", "add_lan_options", "run_tables", "hosting", "locate", "LISTING_WAIT", "JOIN_WAIT"]
+
+#: Default seconds ``tables`` listens before printing, and ``join NAME`` looks for the table.
+LISTING_WAIT: Final = 3.0
+JOIN_WAIT: Final = 5.0
+
+TABLES_EPILOG = """\
+Lists the tables announced on the local network by `p2pcards host` (DNS-SD service type
+_p2pcards._tcp over multicast DNS): it listens for --wait seconds (default 3), then prints
+the tables still open.  A table this peer cannot join -- a game that is not installed, or
+of another rules version, another lobby protocol, an unreadable announcement, no free seat
+-- is listed with the reason.  Join one with `p2pcards join NAME`.  With --watch it prints
+every change as it is seen, for --wait seconds (default: until interrupted).
+
+JSON output (--json): one object
+  {"tables": [TABLE, ...]}   (sorted by name)
+with --watch, one object per line instead:
+  {"type": "appear" | "update", "table": TABLE}
+  {"type": "vanish", "name": NAME, "service": SERVICE}   (withdrawn, or its TTL ran out)
+  TABLE = {"name": NAME, "service": "NAME._p2pcards._tcp.local.",
+           "game": NAME or null, "rules_version": V or null, "proto": N or null,
+           "options": {KEY: VALUE-TEXT, ...}, "seats": N or null, "taken": N or null,
+           "free": N or null, "deals": N or null,
+           "host": {"name": ..., "fingerprint": ...} or null, "table": HEX or null,
+           "address": ADDR or null (the one `join NAME` dials), "addresses": [ADDR, ...],
+           "port": PORT or null, "joinable": BOOL, "reason": TEXT or null}
+  Fields a malformed announcement does not give are null; "reason" says why the table
+  cannot be joined (null when it can).  Options are text, as given to `-o KEY=VALUE`.
+Exit status: 0 (also when no table is found); 1 when multicast DNS cannot be used (no
+interface that is up and multicast-capable...); 2 for bad options.
+"""
+
+
+def add_lan_options(parser: argparse.ArgumentParser) -> None:
+    """``--interface`` and ``--ip-version``, shared by tables, host and join."""
+    parser.add_argument("--interface", action="append", default=[], metavar="IFACE",
+                        help="network interface for multicast DNS (repeatable; default: every interface "
+                             "that is up and multicast-capable)")
+    parser.add_argument("--ip-version", choices=("4", "6", "all"), default="all",
+                        help="IP versions for multicast DNS (default all)")
+
+
+def _open(args: argparse.Namespace, ttl: int = DEFAULT_TTL) -> AbstractAsyncContextManager[Discovery]:
+    import p2pcards.discovery as discovery  # looked up now: tests replace open_discovery
+
+    opened: AbstractAsyncContextManager[Discovery] = discovery.open_discovery(
+        interfaces=args.interface, ip_version=args.ip_version, ttl=ttl)
+    return opened
+
+
+# ---------------------------------------------------------------------- tables
+def _describe(table: OpenTable, reason: str | None) -> str:
+    ann = table.announcement
+    where = f"{table.addresses[0]}:{table.port}" if table.addresses and table.port else "no address"
+    if ann is None:
+        return f"{table.name}: cannot be joined: {reason} ({where})"
+    opts = ", ".join(f"{k}={v}" for k, v in sorted(ann.options.items()))
+    deals = f", {ann.deals} deal(s)" if ann.deals else ""
+    head = (f"{table.name}: {ann.game}{f' ({opts})' if opts else ''}{deals}, {ann.seats_free} of {ann.seats_total} "
+            f"seats free, host {ann.host_name} [{ann.host_fingerprint}] at {where}")
+    if reason is not None:
+        return f"{head}; cannot be joined: {reason}"
+    return f"{head}; join with: p2pcards join {shlex.quote(table.name)}"
+
+
+def run_tables(args: argparse.Namespace, out: TextIO, games: Mapping[str, GameInfo], proto: int) -> int:
+    """``p2pcards tables``: see :data:`TABLES_EPILOG`."""
+
+    def emit(event: TableEvent) -> None:
+        table = event.table
+        if event.kind == "vanish":
+            obj: dict[str, Any] = {"type": "vanish", "name": table.name, "service": table.service}
+            text = f"{table.name}: gone"
+        else:
+            reason = why_not_joinable(table, games, proto)
+            obj = {"type": event.kind, "table": table_json(table, reason)}
+            text = ("" if event.kind == "appear" else "(changed) ") + _describe(table, reason)
+        out.write((json.dumps(obj) if args.json else text) + "\n")
+        out.flush()
+
+    found: list[OpenTable] = []
+
+    async def main() -> None:
+        async with _open(args) as disco:
+            if args.watch:
+                await _watch(disco, args.wait, emit)
+            else:
+                found.extend(await collect_tables(disco, LISTING_WAIT if args.wait is None else args.wait))
+
+    try:
+        with one_error():
+            trio.run(main)
+    except DiscoveryError as exc:
+        print(f"p2pcards: error: {exc}", file=sys.stderr)
+        return 1
+    if args.watch:
+        return 0
+    if args.json:
+        print(json.dumps({"tables": [table_json(t, why_not_joinable(t, games, proto)) for t in found]}), file=out)
+    elif not found:
+        wait = LISTING_WAIT if args.wait is None else args.wait
+        print(f"no table found on the local network within {wait:g} s", file=out)
+    else:
+        for t in found:
+            print(_describe(t, why_not_joinable(t, games, proto)), file=out)
+    return 0
+
+
+# ---------------------------------------------------------------------- host
+def _is_loopback(bind: str) -> bool:
+    if bind == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(bind.partition("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+class _NoLan:
+    """Stands for the announcer when the table is not announced: every hook does nothing."""
+
+    def listening(self, port: int) -> None:
+        pass
+
+    def seats(self, taken: int, total: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+@asynccontextmanager
+async def hosting(args: argparse.Namespace, announcement: Announcement, remote_seats: int,
+                  line: Callable[[dict[str, Any], str], None]) -> AsyncIterator[TableAnnouncer | _NoLan]:
+    """Announce the hosted table for the body's duration, unless ``--no-announce``, a
+    loopback ``--bind`` (no other machine could reach it) or no remote seat.
+
+    Yields the hooks for ``host_table`` (``listening``, ``seats``, ``close``).  ``line(obj,
+    text)`` prints the ``announced`` line; problems are warnings on standard error.
+    """
+    name = args.table_name or default_table_name(announcement.game, announcement.host_name,
+                                                 announcement.host_fingerprint)
+    if args.no_announce or remote_seats == 0 or _is_loopback(args.bind):
+        yield _NoLan()
+        return
+
+    def announced(reg: Registration) -> None:
+        line({"type": "announced", "name": reg.name, "service": reg.service, "port": reg.port},
+             f"announced on the local network as {reg.name!r}; "
+             f"players join with: p2pcards join {shlex.quote(reg.name)}")
+
+    def problem(text: str) -> None:
+        print(f"p2pcards: warning: the table is not announced on the local network: {text}", file=sys.stderr)
+
+    async with announcing(lambda: _open(args, args.mdns_ttl), name, announcement, bind=args.bind,
+                          on_announced=announced, on_problem=problem) as announcer:
+        yield announcer if announcer is not None else _NoLan()
+
+
+# ---------------------------------------------------------------------- join
+async def locate(args: argparse.Namespace, games: Mapping[str, GameInfo], proto: int,
+                 line: Callable[[dict[str, Any], str], None]) -> tuple[str, int, str]:
+    """Find the table named ``args.address`` on the LAN: (address, port, host fingerprint).
+
+    Raises :class:`DiscoveryError` (not found, cannot be joined, no multicast) with a
+    message for people.  Prints the ``found`` line.
+    """
+    async with _open(args) as disco:
+        table = await find_table(disco, args.address, JOIN_WAIT if args.wait is None else args.wait)
+    check_joinable(table, games, proto)
+    ann = table.announcement
+    assert ann is not None and table.addresses
+    if args.host_fingerprint and args.host_fingerprint != ann.host_fingerprint:
+        raise DiscoveryError(f"table {table.name!r} is announced by host {ann.host_fingerprint}, "
+                             f"not {args.host_fingerprint}")
+    line({"type": "found", "table": table_json(table, None)},
+         f"found {table.name}: {ann.game} hosted by {ann.host_name} [{ann.host_fingerprint}] at "
+         f"{table.addresses[0]}:{table.port}")
+    return table.addresses[0], table.port, ann.host_fingerprint
