@@ -1,0 +1,130 @@
+"""The terminal table as a prompt-toolkit application, with trio running in guest mode.
+
+prompt-toolkit runs on asyncio; the table's peers run on trio.  :func:`run_with_trio`
+starts trio as a *guest* of the application's asyncio loop
+(``trio.lowlevel.start_guest_run(..., run_sync_soon_threadsafe=loop.call_soon_threadsafe,
+host_uses_signal_set_wakeup_fd=True)``): both run on one thread, trio's I/O waits happen
+in a helper thread and its scheduler ticks are callbacks on the asyncio loop.  Trio tasks
+update the view model and call ``app.invalidate()`` (through the model's listeners); key
+handlers reach trio only through the trio token (:meth:`LocalTable.soon`).  When the
+application exits, the table's cancel scope is cancelled and the loop waits for trio to
+finish, so every peer closes its log before the process ends.
+
+Tests pass ``input=create_pipe_input()`` and ``output=DummyOutput()`` (inside
+``create_app_session``) and drive a whole deal by keys.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import trio
+from prompt_toolkit.application import Application
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
+
+from p2pcards.core import GameSpec
+from p2pcards.identity import Identity
+from p2pcards.tui.i18n import Text
+from p2pcards.tui.keys import create_key_bindings
+from p2pcards.tui.layout import build_layout
+from p2pcards.tui.model import TableModel
+from p2pcards.tui.runtime import LocalTable
+from p2pcards.tui.style import build_style
+
+__all__ = ["build_app", "run_with_trio", "play_local", "run_local_table"]
+
+
+def build_app(model: TableModel, *, input: Input | None = None, output: Output | None = None) -> Application[Any]:
+    """The full-screen table application for ``model``; exits when the model asks to leave."""
+    app: Application[Any] = Application(
+        layout=build_layout(model),
+        key_bindings=create_key_bindings(model),
+        style=build_style(),
+        full_screen=True,
+        mouse_support=True,
+        input=input,
+        output=output,
+    )
+
+    def leave() -> None:
+        if not app.future or app.future.done():
+            return
+        app.exit()
+
+    model.on_exit = leave
+    model.listeners.append(app.invalidate)
+    return app
+
+
+async def run_with_trio(
+    app: Application[Any],
+    trio_main: Callable[[], Awaitable[object]],
+    cancel: Callable[[], None],
+    on_trio_error: Callable[[BaseException], None] | None = None,
+) -> Any:
+    """Run ``app`` on this asyncio loop with ``trio_main`` as trio's guest; return the app's result.
+
+    ``cancel()`` is called when the application ends, and this coroutine then waits for
+    trio to finish.  An exception escaping ``trio_main`` while the application runs goes
+    to ``on_trio_error`` (the application keeps running so that the person can read it).
+    """
+    loop = asyncio.get_running_loop()
+    trio_done: asyncio.Future[BaseException | None] = loop.create_future()
+
+    def done_callback(outcome: Any) -> None:
+        error = getattr(outcome, "error", None)
+        if error is not None and on_trio_error is not None and not app.is_done:
+            on_trio_error(error)
+        if not trio_done.done():
+            trio_done.set_result(error)
+
+    trio.lowlevel.start_guest_run(
+        trio_main,
+        run_sync_soon_threadsafe=loop.call_soon_threadsafe,
+        run_sync_soon_not_threadsafe=loop.call_soon,
+        done_callback=done_callback,
+        host_uses_signal_set_wakeup_fd=True,
+    )
+    try:
+        return await app.run_async()
+    finally:
+        cancel()
+        await trio_done
+
+
+def run_local_table(table: LocalTable, *, input: Input | None = None, output: Output | None = None) -> int:
+    """Run ``table`` on screen to its end or until the person leaves.
+
+    Exit status: 0 when the table is over, 130 when the person left first, 1 when it failed.
+    """
+    app = build_app(table.model, input=input, output=output)
+
+    def trio_failed(error: BaseException) -> None:
+        table.model.stopped(f"{type(error).__name__}: {error}")
+
+    asyncio.run(run_with_trio(app, table.run, table.cancel, trio_failed))
+    return {"over": 0, "failed": 1}.get(table.outcome, 130)
+
+
+def play_local(
+    spec: GameSpec,
+    options: dict[str, Any],
+    *,
+    me: Identity,
+    lang: str,
+    bots: str = "heuristic",
+    seed: int | None = None,
+    deals: int | None = None,
+    speed: float = 0.8,
+    data_dir: Path | None = None,
+    input: Input | None = None,
+    output: Output | None = None,
+) -> int:
+    """``p2pcards play``: a match against computer players on the full-screen table."""
+    table = LocalTable(spec, options, me=me, text=Text(lang), bots=bots, seed=seed, deals=deals, speed=speed,
+                       data_dir=data_dir)
+    return run_local_table(table, input=input, output=output)

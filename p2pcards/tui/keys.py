@@ -1,0 +1,65 @@
+"""Key bindings of the table screen: each key is one call on the view model.
+
+←/→ move along the hand (or the trump choices), Enter and Space play (Space marks a card
+when passing or exchanging), digits pick a card by its place, ``x`` swaps Bisca's 2 of
+trumps, ``n`` sits a Sobe e Desce deal out, ``l`` last trick, ``s`` scores, ``?`` help,
+``+``/``-`` the computer players' pace, ``q`` leaves (after ``y``), Esc closes a window,
+Ctrl-C leaves at once.  What a key means in each situation is the model's business.
+"""
+
+from __future__ import annotations
+
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+from p2pcards.tui.model import TableModel
+
+__all__ = ["create_key_bindings"]
+
+
+def create_key_bindings(model: TableModel) -> KeyBindings:
+    """The table screen's keys, bound to ``model``."""
+    kb = KeyBindings()
+
+    @kb.add("left")
+    def _left(event: KeyPressEvent) -> None:
+        model.left()
+
+    @kb.add("right")
+    def _right(event: KeyPressEvent) -> None:
+        model.right()
+
+    @kb.add("enter")
+    def _enter(event: KeyPressEvent) -> None:
+        model.enter()
+
+    @kb.add("space")
+    def _space(event: KeyPressEvent) -> None:
+        model.space()
+
+    for d in range(10):
+        @kb.add(str(d))
+        def _digit(event: KeyPressEvent, d: int = d) -> None:
+            model.digit(d)
+
+    for name in ("q", "y", "l", "s", "?", "+", "-"):
+        @kb.add(name)
+        def _letter(event: KeyPressEvent, name: str = name) -> None:
+            model.key(name)
+
+    @kb.add("x")
+    def _swap(event: KeyPressEvent) -> None:
+        model.do_swap()
+
+    @kb.add("n")
+    def _no(event: KeyPressEvent) -> None:
+        model.sit_out()
+
+    @kb.add("escape", eager=True)
+    def _escape(event: KeyPressEvent) -> None:
+        model.escape()
+
+    @kb.add("c-c")
+    def _interrupt(event: KeyPressEvent) -> None:
+        model.interrupt()
+
+    return kb

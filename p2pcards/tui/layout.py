@@ -1,0 +1,369 @@
+"""The table screen's layout: windows that draw the view model (and nothing else).
+
+::
+
+    ┌ header: game · deal · dealer · stock          trump ───────────────┐
+    │            top seat             │ score panel                      │
+    │ left seat   the trick   right   │                                  │
+    │           bottom seat (you)     │                                  │
+    ├ prompt: what the keys do now ────────────────────────────────────────┤
+    │ the hand, as cards                                                  │
+    └ status: shuffling… 2/4 · waiting for Ana · your turn ───────────────┘
+
+Dialogs (pass, going in, trump choice) and windows (help, scores, last trick, leave?,
+the deal's summary, the match's end) float on top.  Every window's text is a function of
+the model, so a resize simply lays the same state out again; below
+:data:`~p2pcards.tui.model.MIN_COLS` x :data:`~p2pcards.tui.model.MIN_ROWS` the screen says
+the terminal is too small.  Cards and choices carry mouse handlers (a click plays or marks).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+
+from prompt_toolkit.application.current import get_app
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.layout import (
+    ConditionalContainer,
+    Float,
+    FloatContainer,
+    HSplit,
+    Layout,
+    VSplit,
+    Window,
+    WindowAlign,
+)
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.layout.dimension import Dimension as D
+from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
+from prompt_toolkit.widgets import Frame
+
+from p2pcards.core import GO_IN, PASS, TRUMP
+from p2pcards.tui.model import MIN_COLS, MIN_ROWS, TableModel, card_label, is_red, too_small
+
+__all__ = [
+    "build_layout",
+    "card_fragments",
+    "hand_fragments",
+    "header_fragments",
+    "overlay_fragments",
+    "panel_fragments",
+    "seat_fragments",
+    "status_fragments",
+    "terminal_size",
+    "trick_fragments",
+    "trump_fragments",
+]
+
+#: Width of one boxed card in the hand (┌───┐).
+CARD_WIDTH = 5
+#: Width of the trick's row of the left and right cards: the trick window is never narrower.
+TRICK_WIDTH = 16
+
+
+def terminal_size() -> tuple[int, int]:
+    """(columns, rows) of the running application's output."""
+    size = get_app().output.get_size()
+    return size.columns, size.rows
+
+
+def _on_click(action: Callable[[], None]) -> Callable[[MouseEvent], object]:
+    def handler(event: MouseEvent) -> object:
+        if event.event_type == MouseEventType.MOUSE_UP:
+            action()
+            return None
+        return NotImplemented
+
+    return handler
+
+
+def _card_style(card: str) -> str:
+    return "class:card class:card.red" if is_red(card) else "class:card class:card.black"
+
+
+def card_fragments(card: str | None) -> StyleAndTextTuples:
+    """One face-up card on the table: `` 7♥ `` on a card-coloured cell."""
+    if card is None:
+        return [("", "    ")]
+    label = card_label(card)
+    return [(_card_style(card), f"{label:>3} ")]
+
+
+# ---------------------------------------------------------------------- header, seats, trick
+def header_fragments(model: TableModel) -> StyleAndTextTuples:
+    """The top line's left part: game, deal, stock, game facts."""
+    return [("class:header.title", f" {model.header()[0]}")]
+
+
+def trump_fragments(model: TableModel) -> StyleAndTextTuples:
+    """The top line's right part: the trump suit and, while it is public, the trump card."""
+    trump = model.header()[1]
+    if not trump:
+        return []
+    style = "class:header.trump"
+    if model.snap.trump is not None and is_red(model.snap.trump):
+        style += " class:header.red"
+    return [(style, f"{trump} ")]
+
+
+def seat_fragments(model: TableModel, where: str) -> StyleAndTextTuples:
+    """The seat(s) sitting ``where`` (bottom, right, top, left): name, who, cards, tricks."""
+    out: StyleAndTextTuples = []
+    for seat in range(model.game.seats):
+        if model.where(seat) != where:
+            continue
+        panel = model.seat_panel(seat)
+        name_style = "class:seat.name"
+        if panel.turn:
+            name_style += " class:seat.turn"
+        if not panel.active:
+            name_style += " class:seat.out"
+        dealer = f" ({model.text('dealer_mark')})" if panel.dealer else ""
+        if where in ("left", "right"):
+            out.append(("", "\n"))  # level with the middle of the trick
+        out.append((name_style, f" {'▶ ' if panel.turn else ''}{panel.name}{dealer} "))
+        out.append(("", "\n"))
+        out.append(("class:seat.marker", panel.marker))
+        side = where in ("left", "right")
+        if panel.runs:
+            out.append(("class:seat.marker", f"\n{panel.runs}" if side else f" · {panel.runs}"))
+        info = [x for x in (panel.cards, panel.detail) if x]
+        for text in info if side else [" · ".join(info)] if info else []:
+            out.append(("", "\n"))
+            out.append(("class:seat.info", text))
+    return out
+
+
+def trick_fragments(model: TableModel) -> StyleAndTextTuples:
+    """The cards on the table, each laid toward the player who played it."""
+    cards, winner = model.trick_cards()
+    out: StyleAndTextTuples = []
+    out += card_fragments(cards.get("top"))
+    out.append(("", "\n\n"))
+    if model.game.seats > 2:
+        out += card_fragments(cards.get("left"))
+        out.append(("", " " * (TRICK_WIDTH - 8)))
+        out += card_fragments(cards.get("right"))
+    out.append(("", "\n\n"))
+    out += card_fragments(cards.get("bottom"))
+    out.append(("", "\n"))
+    if winner is not None:
+        out.append(("class:trick.winner", model.text("won_by", name=winner)))
+    return out
+
+
+def panel_fragments(model: TableModel) -> StyleAndTextTuples:
+    """The score panel at the side."""
+    out: StyleAndTextTuples = [("class:panel.title", f" {model.text('scores')}\n")]
+    for line in model.score_lines():
+        out.append(("class:panel", f" {line}\n"))
+    return out
+
+
+# ---------------------------------------------------------------------- the hand
+def hand_fragments(model: TableModel, columns: int | None = None) -> StyleAndTextTuples:
+    """The person's hand as boxed cards (one-line cells when the terminal is narrow),
+    sorted by suit and rank; legal cards bright, illegal ones dimmed; a click plays."""
+    cards = model.hand_cards()
+    if not cards:
+        return []
+    width = columns if columns is not None else terminal_size()[0]
+    boxed = len(cards) * CARD_WIDTH <= width - 2
+    lines: list[StyleAndTextTuples] = [[], [], [], []] if boxed else [[], []]
+    for hc in cards:
+        click = _on_click(lambda i=hc.index: model.click_card(i))  # type: ignore[misc]
+        style = _card_style(hc.card)
+        if hc.legal is False:
+            style += " class:card.illegal"
+        elif hc.legal:
+            style += " class:card.legal"
+        if hc.picked:
+            style += " class:card.picked"
+        if hc.cursor:
+            style += " class:card.cursor"
+        mark = "▲" if hc.picked else ("▼" if hc.cursor else " ")
+        w = CARD_WIDTH if boxed else 4
+        top = f"{mark}{hc.key}".center(w)
+        lines[0].append(("class:hand.key", top, click))
+        if boxed:
+            lines[1].append((style + " class:card.edge", "┌───┐", click))
+            lines[2].append((style, f"│{hc.label:>3}│", click))
+            lines[3].append((style + " class:card.edge", "└───┘", click))
+        else:
+            lines[1].append((style, f"{hc.label:>3} ", click))
+    out: StyleAndTextTuples = []
+    for i, line in enumerate(lines):
+        if i:
+            out.append(("", "\n"))
+        out.extend(line)
+    return out
+
+
+def prompt_fragments(model: TableModel) -> StyleAndTextTuples:
+    out: StyleAndTextTuples = [("class:prompt", f" {model.prompt()}")]
+    swap = model.swap_prompt()
+    if swap is not None and model.mode is not None:
+        out.append(("class:prompt", "   "))
+        out.append(("class:button", f" {swap} ", _on_click(model.do_swap)))
+    return out
+
+
+def status_fragments(model: TableModel) -> StyleAndTextTuples:
+    status = model.status()
+    style = "class:status class:status.turn" if model.decision is not None else "class:status"
+    return [(style, f" {status} "), ("class:status", "  "), ("class:status.keys", "? " + model.text("help_title"))]
+
+
+# ---------------------------------------------------------------------- dialogs and windows
+def dialog_fragments(model: TableModel) -> StyleAndTextTuples:
+    """The body of the decision dialog: its text, then clickable buttons or choices."""
+    t = model.text
+    out: StyleAndTextTuples = []
+    for line in model.dialog_lines():
+        out.append(("class:dialog", f" {line} \n"))
+    mode = model.mode
+    if mode == TRUMP:
+        for i, (_, label, red, cursor) in enumerate(model.trump_options()):
+            style = "class:choice"
+            if red:
+                style += " class:choice.red"
+            if cursor:
+                style += " class:choice.cursor"
+            out.append(("class:dialog", "  "))
+            out.append((style, f" {label} ", _on_click(lambda i=i: model.click_trump(i))))  # type: ignore[misc]
+            out.append(("class:dialog", "\n"))
+    elif mode == PASS:
+        out.append(("class:dialog", " "))
+        out.append(("class:button", f" {t('pass_title')} ⏎ ", _on_click(model.enter)))
+    elif mode == GO_IN:
+        out.append(("class:dialog", " "))
+        out.append(("class:button", f" {t('go_in_button')} ⏎ ", _on_click(model.enter)))
+        if model.decision is not None and model.decision.may_decline:
+            out.append(("class:dialog", "  "))
+            out.append(("class:button", f" {t('sit_out_button')} (n) ", _on_click(model.sit_out)))
+    return out
+
+
+def dialog_title(model: TableModel) -> str:
+    return {PASS: model.text("pass_title"), GO_IN: model.text("go_in_title"),
+            TRUMP: model.text("trump_title")}.get(model.mode or "", "")
+
+
+def overlay_title(model: TableModel) -> str:
+    t = model.text
+    kind = model.overlay
+    if kind == "summary" and model.summary is not None:
+        return t("summary_title", n=model.summary["deal"] + 1)
+    return {
+        "help": t("help_title"), "scores": t("scores"), "last": t("last_trick"), "quit": t("quit_title"),
+        "final": t("final_title"), "error": t("error_title"),
+    }.get(kind or "", "")
+
+
+def overlay_fragments(model: TableModel) -> StyleAndTextTuples:
+    """The body of the window on top (help, scores, last trick, leave?, summary, final, error)."""
+    t = model.text
+    kind = model.overlay
+    lines: list[str]
+    keys = ""
+    if kind == "help":
+        lines = t("help").split("\n")
+    elif kind == "scores":
+        lines = model.score_lines()
+    elif kind == "last":
+        out: StyleAndTextTuples = []
+        last = model.snap.last_trick
+        if last is None:
+            return [("class:window", f" {t('no_trick_yet')} ")]
+        _, plays, winner = last
+        for s, c in plays:
+            out.append(("class:window", f" {model.name(s):<14} "))
+            out += card_fragments(c)
+            out.append(("class:window", "\n"))
+        out.append(("class:window", " " + t("won_by", name=model.name(winner)) + " "))
+        return out
+    elif kind == "quit":
+        lines = [t("quit_text", path=model.log_path or "-")]
+        keys = t("quit_keys")
+    elif kind == "summary":
+        lines = model.summary_lines()
+        keys = t("see_result") if "final" in model.modal else t("continue")
+    elif kind == "final":
+        lines = model.final_lines()
+        keys = t("leave_key")
+    elif kind == "error":
+        lines = [model.error or ""]
+        keys = t("leave_key")
+    else:
+        return []
+    width = max(terminal_size()[0] - 8, 20)
+    wrapped = [piece for line in lines for part in line.split("\n")
+               for piece in (textwrap.wrap(part, width, break_long_words=True) or [""])]
+    out = []
+    for line in wrapped:
+        style = "class:window"
+        if line.startswith("✓"):
+            style += " class:verdict.ok"
+        elif line.startswith("✗"):
+            style += " class:verdict.bad"
+        out.append((style, f" {line} \n"))
+    if keys:
+        out.append(("class:window.keys", f" {keys} "))
+    return out
+
+
+def too_small_fragments(model: TableModel) -> StyleAndTextTuples:
+    cols, rows = terminal_size()
+    return [("class:too-small", model.text("too_small", cols=cols, rows=rows, need_cols=MIN_COLS,
+                                           need_rows=MIN_ROWS))]
+
+
+# ---------------------------------------------------------------------- the whole screen
+def _text_window(get: Callable[[], StyleAndTextTuples], **kwargs: object) -> Window:
+    return Window(FormattedTextControl(get), **kwargs)  # type: ignore[arg-type]
+
+
+def build_layout(model: TableModel) -> Layout:
+    """The table screen for ``model`` (module docstring)."""
+    header = VSplit([
+        _text_window(lambda: header_fragments(model), height=1, style="class:header"),
+        _text_window(lambda: trump_fragments(model), height=1, style="class:header", align=WindowAlign.RIGHT),
+    ])
+    top = _text_window(lambda: seat_fragments(model, "top"), height=3, align=WindowAlign.CENTER)
+    left = _text_window(lambda: seat_fragments(model, "left"), width=D(min=12, preferred=16, max=22))
+    right = _text_window(lambda: seat_fragments(model, "right"), width=D(min=12, preferred=16, max=22),
+                         align=WindowAlign.RIGHT)
+    trick = _text_window(lambda: trick_fragments(model), align=WindowAlign.CENTER, style="class:felt",
+                         width=D(min=TRICK_WIDTH, preferred=TRICK_WIDTH + 8))
+    bottom = _text_window(lambda: seat_fragments(model, "bottom"), height=3, align=WindowAlign.CENTER)
+    table = HSplit([top, Window(), VSplit([left, trick, right], padding=1, height=7), Window(), bottom],
+                   style="class:table")
+    panel = _text_window(lambda: panel_fragments(model), width=D(min=25, preferred=27, max=32), style="class:panel")
+    body = VSplit([table, Window(width=1, char="│", style="class:rule"), panel])
+    prompt = _text_window(lambda: prompt_fragments(model), height=1, style="class:prompt")
+    hand = _text_window(lambda: hand_fragments(model), height=4, align=WindowAlign.CENTER, style="class:hand")
+    status = _text_window(lambda: status_fragments(model), height=1, style="class:status")
+    screen = HSplit([header, body, prompt, hand, status])
+
+    dialog = Frame(_text_window(lambda: dialog_fragments(model), dont_extend_width=True, style="class:dialog"),
+                   title=lambda: dialog_title(model), style="class:dialog.frame")
+    window = Frame(_text_window(lambda: overlay_fragments(model), dont_extend_width=True, style="class:window"),
+                   title=lambda: overlay_title(model), style="class:window.frame")
+    show_dialog = Condition(lambda: model.mode in (PASS, GO_IN, TRUMP))
+    show_window = Condition(lambda: model.overlay is not None)
+    root = FloatContainer(
+        content=screen,
+        floats=[
+            Float(ConditionalContainer(dialog, filter=show_dialog), bottom=7),
+            Float(ConditionalContainer(window, filter=show_window)),
+        ],
+    )
+    small = Condition(lambda: too_small(*terminal_size()))
+    return Layout(HSplit([
+        ConditionalContainer(root, filter=~small),
+        ConditionalContainer(_text_window(lambda: too_small_fragments(model), align=WindowAlign.CENTER),
+                             filter=small),
+    ]))
+

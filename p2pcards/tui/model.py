@@ -1,0 +1,890 @@
+"""The table screen as data: what the person sees and what each key does -- no terminal.
+
+A :class:`TableModel` holds an immutable :class:`Snapshot` of the person's replica of the
+table (copied out of the live :class:`~p2pcards.table.table.Table` by :func:`snapshot_of`
+whenever it changes), the decision the person is asked for (if any), and the screen's own
+state: the cursor in the hand, the cards marked for a pass or an exchange, the window on
+top (help, scores, last trick, leave?, the deal's summary, the match's end).  Keys arrive
+as method calls (:meth:`TableModel.left`, :meth:`~TableModel.enter`, :meth:`~TableModel.digit`,
+:meth:`~TableModel.key` ...); what they cause outside the screen goes through three
+callbacks: ``on_choice(choice)`` (the person's decision, in the formats of
+:mod:`p2pcards.core.game`), ``on_continue()`` (the summary of a deal was read) and
+``on_exit()`` (leave the table).
+
+The layout (:mod:`p2pcards.tui.layout`) only reads the model; nothing here imports
+prompt_toolkit or trio, so all of it is tested without a terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from p2pcards.core import GO_IN, PASS, PLAY, SWAP, TRUMP, Card, Decision, GameSpec, pretty, riscos
+from p2pcards.tui.i18n import Text
+
+__all__ = [
+    "MIN_COLS",
+    "MIN_ROWS",
+    "SUIT_ORDER",
+    "TRUMP_CHOICES",
+    "GameInfo",
+    "HandCard",
+    "SeatLabel",
+    "SeatPanel",
+    "Snapshot",
+    "TableModel",
+    "card_label",
+    "is_red",
+    "snapshot_of",
+    "sort_hand",
+    "too_small",
+]
+
+#: The smallest terminal the table is laid out in (columns, rows).
+MIN_COLS = 72
+MIN_ROWS = 20
+#: Suits in the hand from left to right: colours alternate (♠ ♥ ♣ ♦).
+SUIT_ORDER = "SHCD"
+#: The trump chooser's choices in Sobe e Desce, in the dialog's order.
+TRUMP_CHOICES = ("S", "H", "D", "C", "turn")
+#: Games played clockwise (RULES.md, "Direction"); the others go anticlockwise.
+CLOCKWISE_GAMES = frozenset({"copas"})
+
+Choice = Any
+
+
+def card_label(card: Card) -> str:
+    """Rank and suit symbol together: ``"7H"`` -> ``"7♥"``, ``"TC"`` -> ``"10♣"``."""
+    return pretty(card)
+
+
+def is_red(card_or_suit: str) -> bool:
+    """Hearts and diamonds are red."""
+    return card_or_suit[-1] in "HD"
+
+
+def sort_hand(hand: Sequence[tuple[int, Card]], strength: Mapping[str, int]) -> list[tuple[int, Card]]:
+    """``(position, card)`` sorted by suit (:data:`SUIT_ORDER`), then rank from high to low."""
+    return sorted(hand, key=lambda pc: (SUIT_ORDER.index(pc[1][1]), -strength.get(pc[1][0], 0), pc[0]))
+
+
+def too_small(cols: int, rows: int) -> bool:
+    """Whether a terminal of ``cols`` x ``rows`` cannot show the table."""
+    return cols < MIN_COLS or rows < MIN_ROWS
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What the screen needs of the game: names, seats, teams, direction, options."""
+
+    name: str
+    title: str
+    seats: int
+    teams: tuple[tuple[int, ...], ...] | None = None
+    clockwise: bool = False
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, spec: GameSpec, options: Mapping[str, Any]) -> GameInfo:
+        return cls(spec.name, spec.title, spec.seats, spec.teams, spec.name in CLOCKWISE_GAMES, dict(options))
+
+
+@dataclass(frozen=True)
+class SeatLabel:
+    """Who sits in a seat: name, bot level (None: a person), fingerprint of who runs it."""
+
+    seat: int
+    name: str
+    bot: str | None = None
+    runs_on: str | None = None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One instant of the person's replica, copied out so that it never changes under the screen.
+
+    ``stage`` is the table's (``setup`` while the deck is shuffled, ``play``, ``seeds``
+    while the deal is audited) or ``over``; ``phase`` the mental deck's round during setup.
+    ``deciding`` are the seats the pending decision waits for.  Everything else is the
+    seat's view (:class:`~p2pcards.core.view.SeatView`) of the deal, empty between deals.
+    """
+
+    deal: int = 0
+    stage: str = "setup"
+    phase: str = "commit"
+    committed: int = 0
+    expected: int | None = None
+    deciding: tuple[int, ...] = ()
+    decision_kind: str | None = None
+    dealer: int | None = None
+    hand: tuple[tuple[int, Card], ...] = ()
+    trick: tuple[tuple[int, Card], ...] = ()
+    last_trick: tuple[int, tuple[tuple[int, Card], ...], int] | None = None
+    tricks_played: int = 0
+    trump: str | None = None
+    trump_card: Card | None = None
+    trump_holder: int | None = None
+    stock: int | None = None
+    hand_sizes: tuple[int, ...] = ()
+    tricks_won: tuple[int, ...] = ()
+    points_won: tuple[int, ...] = ()
+    totals: tuple[int, ...] = ()
+    active: tuple[int, ...] = ()
+    info: Mapping[str, Any] = field(default_factory=dict)
+    strength: Mapping[str, int] = field(default_factory=dict)
+    in_deal: bool = False
+
+
+def snapshot_of(table: Any) -> Snapshot:
+    """Copy what the person may see out of a live :class:`~p2pcards.table.table.Table`."""
+    stage = "over" if table.finished else str(table.stage)
+    party = table.party
+    phase = str(getattr(party.phase, "value", party.phase))
+    totals = tuple(table.match.totals) if table.match is not None else ()
+    base: dict[str, Any] = {
+        "deal": table.deal_no,
+        "stage": stage,
+        "phase": phase,
+        "committed": len(party.commitments()),
+        "expected": table.expected(),
+        "totals": totals,
+    }
+    game = table.game
+    view = table.view()
+    if game is None or view is None:
+        return Snapshot(**base)
+    step = game.step()
+    deciding: tuple[int, ...] = ()
+    kind = None
+    if isinstance(step, Decision) and not game.over:
+        deciding = tuple(game.undecided())
+        kind = step.kind
+    tricks = view.tricks
+    last = None
+    if tricks:
+        leader, plays, winner = tricks[-1]
+        last = (leader, tuple(plays), winner)
+    trump_card = view.trump_card
+    holder = None
+    if trump_card is not None and game.trump_card_pos is not None:
+        owner = game.deck.owner[game.trump_card_pos]
+        holder = owner if owner >= 0 else None
+    info = dict(game.public_info())
+    stock = info.get("stock")
+    n = view.seats
+    return Snapshot(
+        **base,
+        deciding=deciding,
+        decision_kind=kind,
+        dealer=view.dealer,
+        hand=tuple(view.hand),
+        trick=tuple(view.trick),
+        last_trick=last,
+        tricks_played=len(tricks),
+        trump=view.trump,
+        trump_card=trump_card,
+        trump_holder=holder,
+        stock=stock if isinstance(stock, int) else None,
+        hand_sizes=tuple(view.hand_size(s) for s in range(n)),
+        tricks_won=tuple(view.tricks_won),
+        points_won=tuple(view.points_won),
+        active=tuple(view.active),
+        info=info,
+        strength=dict(getattr(game, "strength", {}) or {}),
+        in_deal=True,
+    )
+
+
+@dataclass(frozen=True)
+class HandCard:
+    """One card of the person's hand as drawn: place, label, colour and state."""
+
+    index: int
+    position: int
+    card: Card
+    label: str
+    red: bool
+    #: True legal, False illegal (dimmed), None: nothing to play now (drawn plainly)
+    legal: bool | None
+    cursor: bool
+    picked: bool
+    #: the key that plays or marks it ("1".."9", "0"), or "" beyond the tenth card
+    key: str
+
+
+@dataclass(frozen=True)
+class SeatPanel:
+    """One seat as drawn around the table."""
+
+    seat: int
+    where: str  # bottom, right, top, left
+    name: str
+    marker: str
+    runs: str
+    cards: str
+    detail: str
+    turn: bool
+    dealer: bool
+    you: bool
+    active: bool
+
+
+class TableModel:
+    """Everything on the table screen (module docstring)."""
+
+    def __init__(
+        self,
+        game: GameInfo,
+        seats: Sequence[SeatLabel],
+        me: int,
+        text: Text,
+        *,
+        speed: float = 0.8,
+        here: str | None = None,
+        log_path: str | None = None,
+    ) -> None:
+        if len(seats) != game.seats:
+            raise ValueError(f"{game.name} has {game.seats} seats, not {len(seats)}")
+        self.game = game
+        self.seats = list(seats)
+        self.me = me
+        self.text = text
+        #: seconds a computer player waits before each decision
+        self.speed = speed
+        #: fingerprint of this machine's person (bots it runs "run here")
+        self.here = here
+        self.log_path = log_path
+        self.snap = Snapshot()
+        self.decision: Decision | None = None
+        self.legal: list[Choice] = []
+        #: how many decisions the person has been asked so far
+        self.asked = 0
+        self.cursor = 0
+        self.picked: list[int] = []
+        self.trump_cursor = 0
+        #: transient window on top: help, scores, last, quit (None: none)
+        self.popup: str | None = None
+        #: windows that wait for a key, in order: summary, final, error
+        self.modal: list[str] = []
+        self.summary: dict[str, Any] | None = None
+        self.final: dict[str, Any] | None = None
+        self.history: list[dict[str, Any]] = []
+        self.error: str | None = None
+        self.message = ""
+        self.finished = False
+        self.on_choice: Callable[[Choice], None] = lambda choice: None
+        self.on_continue: Callable[[], None] = lambda: None
+        self.on_exit: Callable[[], None] = lambda: None
+        #: called after every change that comes from the table (not from keys)
+        self.listeners: list[Callable[[], None]] = []
+
+    # ------------------------------------------------------------------ from the table
+    def _changed(self) -> None:
+        for listener in list(self.listeners):
+            listener()
+
+    def update(self, snap: Snapshot) -> None:
+        """A new snapshot of the table."""
+        self.snap = snap
+        self._clamp()
+        self._changed()
+
+    def ask(self, decision: Decision, legal: Sequence[Choice]) -> None:
+        """The table asks the person to decide; the answer goes to ``on_choice``."""
+        self.decision = decision
+        self.legal = list(legal)
+        self.asked += 1
+        self.picked = []
+        self.message = ""
+        self.trump_cursor = 0
+        if decision.kind == PLAY:
+            hand = self.hand_order()
+            if not 0 <= self.cursor < len(hand) or hand[self.cursor][0] not in self.legal:
+                firsts = [i for i, (p, _) in enumerate(hand) if p in self.legal]
+                self.cursor = firsts[0] if firsts else 0
+        self._clamp()
+        self._changed()
+
+    def deal_over(self, event: dict[str, Any]) -> None:
+        """A ``deal`` event of the person's replica: show its summary until a key."""
+        self.history.append(event)
+        self.summary = event
+        self.modal.append("summary")
+        self.decision = None
+        self._changed()
+
+    def table_over(self, event: dict[str, Any]) -> None:
+        """The ``final`` event: the match (or the table's deals) is over."""
+        self.final = event
+        self.finished = True
+        self.modal.append("final")
+        self._changed()
+
+    def stopped(self, reason: str) -> None:
+        """The table cannot go on (a peer silent, a bug...): say so until a key."""
+        self.error = reason
+        self.decision = None
+        if "error" not in self.modal:
+            self.modal.insert(0, "error")
+        self._changed()
+
+    # ------------------------------------------------------------------ derived
+    @property
+    def overlay(self) -> str | None:
+        """The window on top: a popup, else the first waiting modal, else None."""
+        if self.popup is not None:
+            return self.popup
+        return self.modal[0] if self.modal else None
+
+    @property
+    def mode(self) -> str | None:
+        """The decision the keys work on now (play, pass, go_in, trump), or None."""
+        if self.decision is None or self.overlay is not None:
+            return None
+        return self.decision.kind
+
+    def hand_order(self) -> list[tuple[int, Card]]:
+        return sort_hand(self.snap.hand, self.snap.strength)
+
+    def _legal_positions(self) -> set[int]:
+        return {c for c in self.legal if isinstance(c, int)}
+
+    @property
+    def swap(self) -> Choice | None:
+        """Bisca's ``("swap", position)`` when it is legal now, else None."""
+        if self.decision is None or self.decision.kind != PLAY:
+            return None
+        for c in self.legal:
+            if isinstance(c, (tuple, list)) and len(c) == 2 and c[0] == SWAP:
+                return c
+        return None
+
+    def hand_cards(self) -> list[HandCard]:
+        """The hand as drawn, left to right."""
+        kind = self.decision.kind if self.decision is not None else None
+        legal = self._legal_positions()
+        out = []
+        for i, (pos, card) in enumerate(self.hand_order()):
+            if kind == PLAY:
+                ok: bool | None = pos in legal
+            elif kind in (PASS, GO_IN):
+                ok = True
+            else:
+                ok = None
+            key = str(i + 1) if i < 9 else ("0" if i == 9 else "")
+            out.append(HandCard(i, pos, card, card_label(card), is_red(card), ok,
+                                kind in (PLAY, PASS, GO_IN) and i == self.cursor, pos in self.picked, key))
+        return out
+
+    def name(self, seat: int | None) -> str:
+        if seat is None or not 0 <= seat < len(self.seats):
+            return "?"
+        return self.text("you") if seat == self.me else self.seats[seat].name
+
+    def where(self, seat: int) -> str:
+        """Where ``seat`` sits around the table as the person sees it.
+
+        The person is at the bottom.  In an anticlockwise game the next seat in play
+        order is to the person's right; in a clockwise one (Copas) to the left.
+        """
+        n = self.game.seats
+        off = (seat - self.me) % n
+        if off == 0:
+            return "bottom"
+        if n == 2:
+            return "top"
+        if n == 3:
+            return ("left", "right")[off - 1] if self.game.clockwise else ("right", "left")[off - 1]
+        if off == 2:
+            return "top"
+        if off == 1:
+            return "left" if self.game.clockwise else "right"
+        return "right" if self.game.clockwise else "left"
+
+    def seat_panel(self, seat: int) -> SeatPanel:
+        t = self.text
+        label = self.seats[seat]
+        snap = self.snap
+        you = seat == self.me
+        runs = ""
+        if you:
+            marker = t("you_marker")
+        elif label.bot:
+            marker = t("bot", level=label.bot)
+            if label.runs_on and label.runs_on == self.here:
+                runs = t("runs_here")
+            elif label.runs_on:
+                runs = t("runs_on", fp="-".join(label.runs_on.split("-")[:2]))
+        else:
+            marker = t("person")
+        cards = ""
+        if snap.in_deal and seat < len(snap.hand_sizes):
+            k = snap.hand_sizes[seat]
+            cards = t("one_card_left") if k == 1 else t("cards_left", n=k)
+        detail = []
+        if snap.in_deal and seat < len(snap.tricks_won) and self.game.name != "copas":
+            detail.append(t("tricks_won", n=snap.tricks_won[seat]))
+        if snap.in_deal and self.game.name == "copas" and seat < len(snap.points_won):
+            detail.append(t("taken_short", n=snap.points_won[seat]))
+        active = True
+        playing = snap.info.get("playing")
+        if isinstance(playing, list) and seat < len(playing) and playing[seat] is not None:
+            active = bool(playing[seat])
+            detail.append(t("plays") if active else t("sits_out"))
+        turn = seat in snap.deciding[:1] and snap.stage == "play"
+        return SeatPanel(seat, self.where(seat), self.name(seat) if not you else label.name, marker, runs, cards,
+                         " · ".join(detail), turn, snap.dealer == seat and snap.in_deal, you, active)
+
+    def trick_cards(self) -> tuple[dict[str, Card], str | None]:
+        """Cards on the table by where their player sits, and the winner's name when the
+        cards shown are the trick just finished (shown until the next card is played)."""
+        snap = self.snap
+        if snap.trick:
+            return {self.where(s): c for s, c in snap.trick}, None
+        if snap.last_trick is not None and snap.in_deal:
+            _, plays, winner = snap.last_trick
+            return {self.where(s): c for s, c in plays}, self.name(winner)
+        return {}, None
+
+    def header(self) -> tuple[str, str]:
+        """(left part, trump part) of the top line."""
+        t = self.text
+        snap = self.snap
+        left = [self.game.title, t("deal", n=snap.deal + 1)]
+        if snap.stock is not None and snap.in_deal:
+            left.append(t("stock", n=snap.stock))
+        info = snap.info
+        if snap.in_deal and info.get("hearts_broken"):
+            left.append(t("hearts_broken"))
+        if snap.in_deal and info.get("multiplier") == 2:
+            left.append(t("tricks_double"))
+        if not snap.in_deal:
+            return " · ".join(left), ""
+        if snap.trump is None:
+            return " · ".join(left), t("trump_none") if self.game.name != "copas" else ""
+        trump = f"{t('trump')} {pretty('A' + snap.trump)[1:]} {t.suit(snap.trump)}"
+        if snap.trump_card is not None:
+            if snap.trump_holder is None:
+                trump += " · " + t("trump_card_stock", card=card_label(snap.trump_card))
+            else:
+                trump += " · " + t("trump_card_held", card=card_label(snap.trump_card),
+                                   name=self.name(snap.trump_holder))
+        return " · ".join(left), trump
+
+    def status(self) -> str:
+        """The line that says what happens now."""
+        t = self.text
+        snap = self.snap
+        n = self.game.seats
+        if self.error is not None:
+            return t("stopped", reason=self.error)
+        if snap.stage == "over" or self.finished:
+            return t("table_over")
+        if self.decision is not None:
+            return t("your_turn")
+        if snap.stage == "setup":
+            if snap.phase == "commit":
+                return t("committing", k=snap.committed, n=n)
+            if snap.phase == "shuffle":
+                return t("shuffling", k=(snap.expected or 0) + 1, n=n)
+            if snap.phase == "lock":
+                return t("locking", k=(snap.expected or 0) + 1, n=n)
+            return t("dealing")
+        if snap.stage == "seeds":
+            return t("auditing")
+        if snap.deciding:
+            who = snap.deciding[0]
+            return t("your_turn") if who == self.me else t("waiting_for", name=self.name(who))
+        return t("dealing")
+
+    def prompt(self) -> str:
+        """What the keys do now (one line under the table)."""
+        t = self.text
+        if self.message:
+            return self.message
+        if self.mode == PLAY:
+            return t("prompt_play")
+        return t("prompt_wait")
+
+    def swap_prompt(self) -> str | None:
+        swap = self.swap
+        if swap is None or self.snap.trump is None:
+            return None
+        two = card_label("2" + self.snap.trump)
+        card = card_label(self.snap.trump_card) if self.snap.trump_card else "?"
+        return self.text("prompt_swap", two=two, card=card)
+
+    # ------------------------------------------------------------------ sides and scores
+    def sides(self) -> list[tuple[str, tuple[int, ...]]]:
+        """The scoring sides (teams or players) with their names, in the order of ``totals``."""
+        t = self.text
+        if self.game.teams:
+            out = []
+            for team in self.game.teams:
+                names = " & ".join(self.name(s) for s in team)
+                label = t("us") if self.me in team else t("them")
+                out.append((f"{label} ({names})", tuple(team)))
+            return out
+        return [(self.name(s), (s,)) for s in range(self.game.seats)]
+
+    def score_lines(self) -> list[str]:
+        """The score panel: this deal so far, then the match."""
+        t = self.text
+        snap = self.snap
+        lines = [t("this_deal")]
+        game = self.game.name
+        for label, seats in self.sides():
+            short = label.split(" (")[0]
+            if not snap.in_deal:
+                break
+            if game == "copas":
+                lines.append(f" {short}: {sum(snap.points_won[s] for s in seats)} {t('points')}")
+            elif game == "sobe-e-desce":
+                lines.append(f" {short}: {sum(snap.tricks_won[s] for s in seats)} {t('tricks')}")
+            else:
+                pts = sum(snap.points_won[s] for s in seats)
+                tricks = sum(snap.tricks_won[s] for s in seats)
+                lines.append(f" {short}: {pts} {t('pts')}, {tricks} {t('tricks')}")
+        lines.append("")
+        lines.append(f"{t('match')} · {self.match_rule()}")
+        totals = snap.totals or self._last_totals()
+        for (label, _), total in zip(self.sides(), totals):
+            lines.append(f" {label.split(' (')[0]}: {total}")
+        if self.history:
+            lines.append("")
+            lines.append(t("history"))
+            for ev in self.history[-4:]:
+                mark = {"clean": "✓", "renuncia": "R", "fault": "✗"}.get(ev["audit"]["verdict"], "?")
+                lines.append(f" {ev['deal'] + 1}: {'–'.join(str(x) for x in ev['totals'])} {mark}")
+        lines.append("")
+        lines.append(t("speed", s=self.speed))
+        return lines
+
+    def _last_totals(self) -> list[int]:
+        return list(self.history[-1]["totals"]) if self.history else []
+
+    def match_rule(self) -> str:
+        """How the match is won, in a few words."""
+        t = self.text
+        game = self.game.name
+        if game == "copas":
+            return t("lowest_wins")
+        if game == "sobe-e-desce":
+            return t("to_zero")
+        target = self.game.options.get("target")
+        return f"{t('game_points')} {t('to_target', n=target)}" if target else t("game_points")
+
+    def summary_lines(self) -> list[str]:
+        """The deal's summary: result per side, the audit's verdict, the match score."""
+        ev = self.summary
+        if ev is None:
+            return []
+        t = self.text
+        lines: list[str] = []
+        res = ev.get("result")
+        game = self.game.name
+        if res is None:
+            lines.append(t("void"))
+        elif game == "copas":
+            for s in range(self.game.seats):
+                lines.append(t("sum_copas", name=self.name(s), taken=res["taken"][s], pts=res["points"][s]))
+            if res.get("moon") is not None:
+                lines.append(t("sum_moon", name=self.name(res["moon"])))
+        elif game == "sobe-e-desce":
+            for s in range(self.game.seats):
+                what = t("sum_sobe_in") if res["played"][s] else t("sum_sobe_out")
+                lines.append(t("sum_sobe", name=self.name(s), what=what, tricks=res["tricks"][s],
+                               delta=res["delta"][s], score=res["scores"][s]))
+        elif "points" in res and "game_points" in res:
+            for i, (label, _) in enumerate(self.sides()):
+                lines.append(t("sum_team", name=label, pts=res["points"][i], tricks=res["tricks"][i],
+                               gp=res["game_points"][i]))
+        else:  # a game this screen does not know: its result as it is
+            lines.append(", ".join(f"{k}: {v}" for k, v in res.items() if v is not None))
+        lines.append("")
+        lines.append(self.verdict_line(ev["audit"]))
+        lines.append(t("totals", totals=self.totals_text(ev.get("totals", []))))
+        return lines
+
+    def verdict_line(self, audit: Mapping[str, Any]) -> str:
+        t = self.text
+        verdict = audit.get("verdict")
+        seat = audit.get("seat")
+        reason = audit.get("reason") or audit.get("kind") or ""
+        if verdict == "clean":
+            return "✓ " + t("verified")
+        if verdict == "renuncia":
+            return "✗ " + t("renuncia", name=self.name(seat), reason=reason)
+        if seat is None:
+            return "✗ " + t("fault_unknown", reason=reason)
+        return "✗ " + t("fault", name=self.name(seat), reason=reason)
+
+    def totals_text(self, totals: Sequence[int]) -> str:
+        return " · ".join(f"{label.split(' (')[0]} {v}" for (label, _), v in zip(self.sides(), totals))
+
+    def final_lines(self) -> list[str]:
+        """The end of the match: the winner and the tally per the game's scoring."""
+        ev = self.final
+        if ev is None:
+            return []
+        t = self.text
+        winner = ev.get("winner")
+        totals = list(ev.get("totals", []))
+        sides = self.sides()
+        lines: list[str] = []
+        if winner is None:
+            lines.append(t("no_winner", n=ev.get("deals", len(self.history))))
+        elif self.game.teams:
+            team = sides[winner][1]
+            lines.append(t("winners_you") if self.me in team else t("winner_team", name=sides[winner][0]))
+        else:
+            lines.append(t("winner_you") if winner == self.me else t("winner_player", name=self.name(winner)))
+        lines.append("")
+        lines.append(f"{t('tally')} ({self.match_rule()})")
+        for (label, _), v in zip(sides, totals):
+            lines.append(f"  {label}: {v}")
+        if self.game.name == "sobe-e-desce" and winner is not None and len(totals) == self.game.seats:
+            lines.append("")
+            lines.append(t("riscos") + ": " + " · ".join(
+                f"{self.name(s)} {r:+d}" for s, r in enumerate(riscos(totals, winner))))
+        return lines
+
+    def last_trick_lines(self) -> list[str]:
+        t = self.text
+        last = self.snap.last_trick
+        if last is None:
+            return [t("no_trick_yet")]
+        _, plays, winner = last
+        lines = [f"{self.name(s)}: {card_label(c)}" for s, c in plays]
+        lines.append(t("won_by", name=self.name(winner)))
+        return lines
+
+    def pass_target(self) -> int | None:
+        """The seat the person passes to this deal (Copas), from the public pass direction."""
+        direction = self.snap.info.get("pass_direction")
+        off = {"left": 1, "right": 3, "across": 2}.get(str(direction))
+        return None if off is None else (self.me + off) % self.game.seats
+
+    def dialog_lines(self) -> list[str]:
+        """The text of the decision dialog (pass, go in, trump), empty for a play."""
+        t = self.text
+        kind = self.mode
+        if kind == PASS:
+            direction = str(self.snap.info.get("pass_direction", "left"))
+            lines = [t("pass_to", direction=t(f"dir_{direction}") if direction in ("left", "right", "across")
+                                  else direction, name=self.name(self.pass_target()), k=len(self.picked)),
+                     t("pass_keys")]
+        elif kind == GO_IN:
+            assert self.decision is not None
+            lines = [t("go_in_text", k=len(self.picked)),
+                     t("go_in_may") if self.decision.may_decline else t("go_in_must")]
+        elif kind == TRUMP:
+            lines = [t("trump_text"), t("trump_keys")]
+        else:
+            return []
+        if self.message:
+            lines.append(self.message)
+        return lines
+
+    def trump_options(self) -> list[tuple[str, str, bool, bool]]:
+        """Sobe e Desce's trump dialog: ``(choice, label, red, under cursor)``."""
+        t = self.text
+        out = []
+        legal = [c for c in self.legal if isinstance(c, str)] or list(TRUMP_CHOICES)
+        for i, choice in enumerate(legal):
+            if choice in "SHDC" and len(choice) == 1:
+                label = f"{pretty('A' + choice)[1:]} {t.suit(choice)}"
+                if choice == "H":
+                    label += f" ({t('trump_hearts_note')})"
+                elif choice == "C":
+                    label += f" ({t('trump_clubs_note')})"
+                red = is_red(choice)
+            else:
+                label, red = t("trump_turn"), False
+            out.append((choice, f"{i + 1} {label}", red, i == self.trump_cursor))
+        return out
+
+    # ------------------------------------------------------------------ keys
+    def _clamp(self) -> None:
+        n = len(self.snap.hand)
+        self.cursor = min(max(self.cursor, 0), max(n - 1, 0))
+        self.picked = [p for p in self.picked if any(p == q for q, _ in self.snap.hand)]
+
+    def _submit(self, choice: Choice) -> None:
+        self.decision = None
+        self.legal = []
+        self.picked = []
+        self.message = ""
+        self.on_choice(choice)
+
+    def left(self) -> None:
+        self._move(-1)
+
+    def right(self) -> None:
+        self._move(+1)
+
+    def _move(self, step: int) -> None:
+        mode = self.mode
+        self.message = ""
+        if mode == TRUMP:
+            n = len(self.trump_options())
+            self.trump_cursor = (self.trump_cursor + step) % n
+            return
+        hand = self.hand_order()
+        if not hand:
+            return
+        if mode == PLAY:
+            legal = self._legal_positions()
+            i = self.cursor
+            for _ in range(len(hand)):
+                i = (i + step) % len(hand)
+                if hand[i][0] in legal:
+                    self.cursor = i
+                    return
+            return
+        self.cursor = (self.cursor + step) % len(hand)
+
+    def enter(self) -> None:
+        """Enter: play the card under the cursor, confirm a pass or a going in, choose a trump,
+        or dismiss the window on top."""
+        if self._dismiss(continue_keys=True):
+            return
+        mode = self.mode
+        if mode == PLAY:
+            self._play_index(self.cursor)
+        elif mode == PASS:
+            assert self.decision is not None and self.decision.pick is not None
+            lo, hi = self.decision.pick
+            if not lo <= len(self.picked) <= hi:
+                self.message = self.text("pass_need")
+                return
+            self._submit(tuple(self.picked))
+        elif mode == GO_IN:
+            self._submit(tuple(self.picked))
+        elif mode == TRUMP:
+            options = self.trump_options()
+            self._submit(options[self.trump_cursor][0])
+
+    def space(self) -> None:
+        """Space: like Enter, but marks or unmarks a card when passing or exchanging."""
+        if self.mode in (PASS, GO_IN):
+            self._toggle(self.cursor)
+            return
+        self.enter()
+
+    def digit(self, d: int) -> None:
+        """A digit: the card at that place (1-9, 0 the tenth), or a trump choice (1-5)."""
+        if self.overlay is not None:
+            return
+        mode = self.mode
+        index = 9 if d == 0 else d - 1
+        if mode == TRUMP:
+            options = self.trump_options()
+            if 0 <= index < len(options):
+                self.trump_cursor = index
+                self._submit(options[index][0])
+            return
+        self.click_card(index)
+
+    def click_card(self, index: int) -> None:
+        """A card clicked (or chosen by its digit): play it, or mark it in a pick."""
+        if self.overlay is not None:
+            return
+        hand = self.hand_order()
+        if not 0 <= index < len(hand):
+            return
+        mode = self.mode
+        if mode == PLAY:
+            self._play_index(index)  # the cursor stays on a legal card when this one is refused
+        elif mode in (PASS, GO_IN):
+            self.cursor = index
+            self._toggle(index)
+
+    def click_trump(self, index: int) -> None:
+        if self.mode == TRUMP:
+            self.digit(index + 1 if index < 9 else 0)
+
+    def _play_index(self, index: int) -> None:
+        hand = self.hand_order()
+        if not 0 <= index < len(hand):
+            return
+        pos, card = hand[index]
+        if pos not in self._legal_positions():
+            self.message = self.text("not_allowed", card=card_label(card))
+            return
+        self._submit(pos)
+
+    def _toggle(self, index: int) -> None:
+        hand = self.hand_order()
+        if not 0 <= index < len(hand) or self.decision is None or self.decision.pick is None:
+            return
+        self.message = ""
+        pos = hand[index][0]
+        if pos in self.picked:
+            self.picked.remove(pos)
+            return
+        hi = self.decision.pick[1]
+        if len(self.picked) >= hi:
+            self.picked.pop(0)
+        self.picked.append(pos)
+
+    def do_swap(self) -> None:
+        """x: Bisca's swap of the 2 of trumps for the face-up trump card, when legal."""
+        if self.mode == PLAY and self.swap is not None:
+            self._submit(self.swap)
+
+    def sit_out(self) -> None:
+        """n: sit the deal out (Sobe e Desce), when the person may."""
+        if self.overlay == "quit":
+            self.popup = None
+            return
+        if self.mode == GO_IN and self.decision is not None and self.decision.may_decline:
+            self._submit(None)
+
+    def key(self, name: str) -> None:
+        """The letter keys: l last trick, s scores, ? help, q leave (asks), y yes, + and - pace."""
+        if name == "q":
+            if self.overlay in ("final", "error"):
+                self.on_exit()
+            elif self.popup == "quit":
+                self.popup = None
+            else:
+                self.popup = "quit"
+        elif name == "y":
+            if self.popup == "quit":
+                self.on_exit()
+        elif name in ("l", "s", "?"):
+            wanted = {"l": "last", "s": "scores", "?": "help"}[name]
+            self.popup = None if self.popup == wanted else wanted
+        elif name == "+":
+            self.speed = round(min(self.speed + 0.2, 5.0), 1)
+        elif name == "-":
+            self.speed = round(max(self.speed - 0.2, 0.0), 1)
+
+    def escape(self) -> None:
+        """Esc closes a popup (and answers no to leaving)."""
+        if self.popup is not None:
+            self.popup = None
+
+    def _dismiss(self, continue_keys: bool) -> bool:
+        """Enter or Space on a window: close it (a summary lets the table go on)."""
+        if self.popup is not None:
+            if self.popup != "quit":
+                self.popup = None
+            return True
+        if not self.modal:
+            return False
+        top = self.modal[0]
+        if top in ("final", "error"):
+            self.on_exit()
+            return True
+        self.modal.pop(0)
+        if top == "summary":
+            self.on_continue()
+        return True
+
+    def interrupt(self) -> None:
+        """Ctrl-C: leave at once."""
+        self.on_exit()

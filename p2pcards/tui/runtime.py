@@ -1,0 +1,263 @@
+"""The trio side of the terminal table: the person's seat, paced computer players, a local table.
+
+Nothing here draws; the screen reads the :class:`~p2pcards.tui.model.TableModel` that these
+objects keep up to date.  Everything runs inside trio -- in *guest mode* on the screen's
+asyncio loop (:mod:`p2pcards.tui.app`), so trio tasks and key handlers share one thread --
+and anything the screen asks of trio goes through :meth:`LocalTable.soon` (the trio token's
+``run_sync_soon``), never by touching trio objects from outside a trio task.
+
+* :class:`PersonPlayer` is the person's seat: an *asynchronous player* of
+  :class:`~p2pcards.net.node.Node` (``achoose`` is awaited by the peer's task until the person
+  decides on the screen; ``observe`` copies the replica into the model after every change).
+* :class:`PacedBot` wraps a computer player so that its decisions come one at a time at the
+  screen's pace and wait while the person reads a deal's summary (:class:`Gate`).
+* :class:`LocalTable` is ``p2pcards play``: the person and the computer players as separate
+  peers of the mental-deck protocol, each its own node joined to the others by in-memory
+  streams, so every deal is shuffled, dealt and audited exactly as on a LAN.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import os
+import random
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
+from p2pcards.core import PLAY, Decision, GameSpec, SeatView
+from p2pcards.core.players import Player, make_player
+from p2pcards.identity import Identity
+from p2pcards.net import LocalSeat, NetError, log_path, make_table, memory_mesh, single_error
+from p2pcards.net.node import table_dir
+from p2pcards.table.transcript import Genesis, SeatInfo, parse_message
+from p2pcards.tui.i18n import Text
+from p2pcards.tui.model import GameInfo, SeatLabel, TableModel, snapshot_of
+
+__all__ = ["BOT_NAMES", "Gate", "LocalTable", "PacedBot", "PersonPlayer"]
+
+log = logging.getLogger("p2pcards.tui")
+
+#: Names of the computer players, by seat (seat 0 is the person).
+BOT_NAMES = ("", "Ana", "Rui", "Inês")
+
+
+class Gate:
+    """A door the computer players pass before each decision; closed while the person
+    reads a deal's summary, so that the next deal's cards wait for the person."""
+
+    def __init__(self) -> None:
+        self._open = True
+        self._event = trio.Event()
+        self._event.set()
+
+    @property
+    def is_open(self) -> bool:
+        return self._open
+
+    def close(self) -> None:
+        if self._open:
+            self._open = False
+            self._event = trio.Event()
+
+    def open(self) -> None:
+        self._open = True
+        self._event.set()
+
+    async def wait(self) -> None:
+        while not self._open:
+            await self._event.wait()
+
+
+class PersonPlayer:
+    """The person's seat: decisions come from the screen (an asynchronous player)."""
+
+    def __init__(self, model: TableModel) -> None:
+        self.model = model
+        self._answer: trio.Event | None = None
+        self._choice: Any = None
+
+    def observe(self, table: Any) -> None:
+        """Called by the node after every change of the person's replica."""
+        self.model.update(snapshot_of(table))
+
+    async def achoose(self, view: SeatView, decision: Decision) -> Any:
+        """Show the decision on the screen and wait for the person's answer."""
+        self._answer = trio.Event()
+        self.model.ask(decision, view.legal)
+        await self._answer.wait()
+        self._answer = None
+        return self._choice
+
+    def choose(self, view: SeatView, decision: Decision) -> Any:
+        """The plain Player interface: never used, the node awaits :meth:`achoose`."""
+        raise RuntimeError("the person's seat decides on the screen (achoose)")
+
+    def deliver(self, choice: Any) -> None:
+        """The person's answer (called in trio, through the token)."""
+        if self._answer is not None and not self._answer.is_set():
+            self._choice = choice
+            self._answer.set()
+
+
+class PacedBot:
+    """A computer player whose decisions wait for the gate, then for ``pace()`` seconds."""
+
+    def __init__(self, inner: Player, pace: Callable[[], float], gate: Gate) -> None:
+        self.inner = inner
+        self.pace = pace
+        self.gate = gate
+
+    async def achoose(self, view: SeatView, decision: Decision) -> Any:
+        """Wait for the gate and the pace, then decide.  Leading a new trick waits twice as
+        long, so that the trick just won stays on the table a moment."""
+        await self.gate.wait()
+        delay = self.pace()
+        if decision.kind == PLAY and not view.trick and view.tricks:
+            delay *= 2
+        if delay > 0:
+            await trio.sleep(delay)
+            await self.gate.wait()
+        return self.inner.choose(view, decision)
+
+    def choose(self, view: SeatView, decision: Decision) -> Any:  # the plain Player interface
+        return self.inner.choose(view, decision)
+
+
+def _derive(seed: int, *parts: object) -> bytes:
+    return hashlib.sha256("/".join(["p2pcards-play", str(seed), *map(str, parts)]).encode()).digest()
+
+
+def _seeded_identity(seed: int, seat: int, name: str) -> Identity:
+    return Identity(Ed25519PrivateKey.from_private_bytes(_derive(seed, "sign", seat)),
+                    X25519PrivateKey.from_private_bytes(_derive(seed, "seal", seat)), name)
+
+
+class LocalTable:
+    """A match against the computer (``p2pcards play``): the person in seat 0, computer
+    players of ``bots`` level in the other seats, each a peer of its own.
+
+    ``seed`` makes the computer players, their keys, every table secret and the table's
+    nonce reproducible (with the same person's identity and a fresh data directory the
+    deals repeat).  ``data_dir`` (None: no files) keeps every local peer's transcript and
+    secret, as ``p2pcards host`` does.  ``deals`` stops the table after that many deals.
+    """
+
+    def __init__(
+        self,
+        spec: GameSpec,
+        options: Mapping[str, Any],
+        *,
+        me: Identity,
+        text: Text,
+        bots: str = "heuristic",
+        seed: int | None = None,
+        deals: int | None = None,
+        speed: float = 0.8,
+        data_dir: Path | None = None,
+    ) -> None:
+        self.spec = spec
+        self.me = me
+        self.seat = 0
+        self.data_dir = data_dir
+        n = spec.seats
+        names = [me.name] + [BOT_NAMES[s] if s < len(BOT_NAMES) else f"bot{s}" for s in range(1, n)]
+        if seed is None:
+            bot_ids = [Identity.generate(names[s]) for s in range(1, n)]
+            secrets = [os.urandom(32) for _ in range(n)]
+            rngs = [random.Random(os.urandom(16)) for _ in range(n)]
+            nonce = os.urandom(16)
+        else:
+            bot_ids = [_seeded_identity(seed, s, names[s]) for s in range(1, n)]
+            secrets = [_derive(seed, "secret", s) for s in range(n)]
+            rngs = [random.Random(f"p2pcards-play/{seed}/{s}") for s in range(n)]
+            nonce = _derive(seed, "nonce", 0)[:16]
+        infos = [SeatInfo(me.name, me.signing_public, me.sealing_public, None, None)]
+        infos += [SeatInfo(b.name, b.signing_public, b.sealing_public, bots, me.fingerprint) for b in bot_ids]
+        genesis = make_table(me, spec, infos, options=options, deals=deals, timeout=3600.0, nonce=nonce)
+        if seed is not None and data_dir is not None:
+            bump = 0
+            while table_dir(data_dir, self._table_id(genesis)).exists():  # this seed was played here before
+                bump += 1
+                genesis = make_table(me, spec, infos, options=options, deals=deals, timeout=3600.0,
+                                     nonce=_derive(seed, "nonce", bump)[:16])
+        self.genesis = genesis
+        self.table_id = self._table_id(genesis)
+        resolved = spec.resolve_options({k: str(v) for k, v in options.items()})
+        labels = [SeatLabel(s, i.name, i.bot, i.runs_on) for s, i in enumerate(infos)]
+        path = str(log_path(data_dir, self.table_id, self.seat)) if data_dir is not None else None
+        self.model = TableModel(GameInfo.of(spec, resolved), labels, self.seat, text, speed=speed,
+                                here=me.fingerprint, log_path=path)
+        self.person = PersonPlayer(self.model)
+        self.gate = Gate()
+        pace = lambda: self.model.speed  # noqa: E731 -- read at each decision: +/- change it live
+        self.seats = [LocalSeat(me, self.person, secrets[0])]
+        self.seats += [LocalSeat(bot_ids[s - 1], PacedBot(make_player(bots, spec, rngs[s]), pace, self.gate),
+                                 secrets[s]) for s in range(1, n)]
+        self.model.on_choice = lambda choice: self.soon(self.person.deliver, choice)
+        self.model.on_continue = lambda: self.soon(self.gate.open)
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._scope: trio.CancelScope | None = None
+        self.outcome: str = "running"
+
+    @staticmethod
+    def _table_id(genesis: bytes) -> bytes:
+        return Genesis.from_body(parse_message(genesis, None).body).table_id
+
+    # ------------------------------------------------------------------ from the screen
+    def soon(self, fn: Callable[..., object], *args: Any) -> None:
+        """Run ``fn(*args)`` in trio as soon as possible (safe from the screen's callbacks)."""
+        if self._token is None:
+            return
+        try:
+            self._token.run_sync_soon(fn, *args)
+        except trio.RunFinishedError:
+            pass
+
+    def cancel(self) -> None:
+        """Leave the table: stop every peer (their logs are closed and kept)."""
+        self.soon(self._cancel)
+
+    def _cancel(self) -> None:
+        if self._scope is not None:
+            self._scope.cancel()
+
+    # ------------------------------------------------------------------ in trio
+    def _on_event(self, seat: int, event: dict[str, Any]) -> None:
+        if seat != self.seat:
+            return
+        if event["type"] == "deal":
+            if not event.get("match_over"):
+                self.gate.close()
+            self.model.deal_over(event)
+        elif event["type"] == "final":
+            self.outcome = "over"
+            self.model.table_over(event)
+
+    async def run(self) -> None:
+        """Play the table to its end (or until cancelled); a failure is shown on the screen."""
+        self._token = trio.lowlevel.current_trio_token()
+        with trio.CancelScope() as scope:
+            self._scope = scope
+            nodes = memory_mesh(self.genesis, self.spec, [[s] for s in self.seats], data_dir=self.data_dir,
+                                on_event=self._on_event, timeout=math.inf)
+            try:
+                with single_error():
+                    async with trio.open_nursery() as nursery:
+                        for node in nodes:
+                            nursery.start_soon(node.run)
+            except NetError as exc:
+                self.outcome = "failed"
+                self.model.stopped(str(exc))
+            except Exception as exc:  # noqa: BLE001 -- shown to the person rather than a traceback on the screen
+                log.exception("the table failed")
+                self.outcome = "failed"
+                self.model.stopped(f"{type(exc).__name__}: {exc}")
+        if scope.cancelled_caught and self.outcome == "running":
+            self.outcome = "left"

@@ -1,0 +1,314 @@
+"""The start screen (``p2pcards`` alone): layout, keys, the live LAN list, and the loop
+that opens the chosen table.
+
+The LAN list is fed by :mod:`p2pcards.discovery` (DNS-SD over multicast DNS) in a trio task
+running as a guest of the screen's asyncio loop, as the table screen does
+(:func:`p2pcards.tui.app.run_with_trio`).  Playing against the computer opens the table
+screen and comes back here when it ends.  Hosting a table with the person at it, and
+joining one as a person, need a person's seat in :mod:`p2pcards.net` (``host_table`` and
+``join_table`` seat only computer players today): those entries say so and show the
+command that works meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import Any
+
+import trio
+from prompt_toolkit.application import Application
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
+from prompt_toolkit.output import Output
+from prompt_toolkit.styles import Style
+
+from p2pcards.core import GameRegistry
+from p2pcards.identity import Identity
+from p2pcards.tui.app import play_local, run_with_trio
+from p2pcards.tui.i18n import Text
+from p2pcards.tui.start_model import MENU, LanEntry, StartChoice, StartModel
+
+__all__ = ["build_start_app", "run_start_screen", "start_fragments", "lan_entry"]
+
+log = logging.getLogger("p2pcards.tui")
+
+OpenDiscovery = Callable[[], AbstractAsyncContextManager[Any]]
+
+START_STYLE = Style([
+    ("title", "bg:#1f3b2d #ffffff bold"),
+    ("body", ""),
+    ("item", ""),
+    ("item.cursor", "bg:#ffd75f #000000 bold"),
+    ("value", "#5fafff bold"),
+    ("help", "#8a8a8a italic"),
+    ("error", "#ff5f5f bold"),
+    ("placeholder", "#ffd75f italic"),
+    ("keys", "bg:#444444 #ffffff"),
+])
+
+
+def _click(action: Callable[[], None]) -> Callable[[MouseEvent], object]:
+    def handler(event: MouseEvent) -> object:
+        if event.event_type == MouseEventType.MOUSE_UP:
+            action()
+            return None
+        return NotImplemented
+
+    return handler
+
+
+def lan_entry(table: Any, reason: str | None) -> LanEntry:
+    """A discovery :class:`~p2pcards.discovery.record.OpenTable` as the start screen lists it."""
+    from p2pcards.discovery import order_addresses
+
+    ann = table.announcement
+    addresses = order_addresses(list(table.addresses))
+    return LanEntry(
+        service=table.service,
+        name=table.name,
+        game=ann.game if ann else "?",
+        host=ann.host_name if ann else "?",
+        address=addresses[0] if addresses else "",
+        port=table.port,
+        free=ann.seats_free if ann else 0,
+        reason=reason,
+    )
+
+
+def start_fragments(model: StartModel) -> StyleAndTextTuples:
+    """The body of the start screen for the current view."""
+    t = model.text
+    out: StyleAndTextTuples = []
+    view = model.view
+
+    def line(style: str, text: str, action: Callable[[], None] | None = None) -> None:
+        if action is None:
+            out.append((style, text))
+        else:
+            out.append((style, text, _click(action)))
+        out.append(("", "\n"))
+
+    if view == "menu":
+        labels = {"play": t("start_play"), "host": t("start_host"), "lan": t("start_lan"),
+                  "join": t("start_join"), "quit": t("start_quit")}
+        for i, item in enumerate(MENU):
+            style = "class:item.cursor" if i == model.cursor else "class:item"
+
+            def choose(i: int = i) -> None:
+                model.cursor = i
+                model.enter()
+
+            line(style, f"  {i + 1}. {labels[item]}  ", choose)
+    elif view == "play":
+        form = model.form
+        for i, row in enumerate(form.rows()):
+            style = "class:item.cursor" if i == model.row else "class:item"
+            if row == "start":
+                line("", "")
+
+                def start(i: int = i) -> None:
+                    model.row = i
+                    model.enter()
+
+                line(style, f"  [ {t('start_go')} ]  ", start)
+                continue
+            label = {"game": t("start_game"), "level": t("start_level")}.get(row, row)
+
+            def bump(i: int = i) -> None:
+                model.row = i
+                model.right()
+
+            out.append((style, f"  {label:<18}", _click(bump)))
+            out.append(("class:value", f" ◀ {form.value(row)} ▶", _click(bump)))
+            helps = [o.help for o in form.spec.options if o.name == row]
+            if row == "game":
+                helps = [form.spec.description]
+            if helps and helps[0]:
+                out.append(("class:help", f"  {helps[0]}"))
+            out.append(("", "\n"))
+    elif view == "lan":
+        if not model.discovery:
+            line("class:placeholder", "  " + t("lan_placeholder"))
+        elif model.lan_problem:
+            line("class:error", f"  {model.lan_problem}")
+        tables = model.tables()
+        if model.discovery and not tables and not model.lan_problem:
+            line("class:help", "  " + t("lan_none"))
+        for i, e in enumerate(tables):
+            style = "class:item.cursor" if i == model.lan_cursor else "class:item"
+            text = t("lan_entry", game=e.game, host=e.host, address=f"{e.address}:{e.port}", free=e.free)
+            line(style, f"  {e.name}: {text}" + (f" ({e.reason})" if e.reason else ""))
+    elif view == "join":
+        line("", f"  {t('start_address')}: ")
+        line("class:value", f"  {model.address}█")
+    elif view == "message":
+        for para in model.message.split("\n"):
+            line("class:placeholder", f"  {para}")
+    if model.error:
+        line("", "")
+        line("class:error", f"  {model.error}")
+    return out
+
+
+def create_start_key_bindings(model: StartModel) -> KeyBindings:
+    """Keys of the start screen: arrows, Enter, Esc, q, digits in the menu, typing an address."""
+    kb = KeyBindings()
+    typing = Condition(lambda: model.view == "join")
+
+    @kb.add("<any>", filter=typing)
+    def _type(event: KeyPressEvent) -> None:
+        model.type(event.data)
+
+    for key, action in (("up", model.up), ("down", model.down), ("left", model.left), ("right", model.right),
+                        ("enter", model.enter), ("backspace", model.backspace), ("q", model.quit)):
+        kb.add(key)(lambda event, action=action: action())
+
+    @kb.add("escape", eager=True)
+    def _back(event: KeyPressEvent) -> None:
+        model.back()
+
+    @kb.add("c-c")
+    def _quit(event: KeyPressEvent) -> None:
+        model.on_exit(None)
+
+    for d in range(1, len(MENU) + 1):
+        @kb.add(str(d), filter=Condition(lambda: model.view == "menu"))
+        def _digit(event: KeyPressEvent, d: int = d) -> None:
+            model.cursor = d - 1
+            model.enter()
+
+    return kb
+
+
+def build_start_app(model: StartModel, *, input: Input | None = None,
+                    output: Output | None = None) -> Application[StartChoice | None]:
+    """The start screen application; its result is the person's :class:`StartChoice` (None: quit)."""
+    t = model.text
+    title = Window(FormattedTextControl(lambda: [("class:title", f" {t('start_title')} ")]), height=1,
+                   style="class:title")
+    body = Window(FormattedTextControl(lambda: start_fragments(model)), style="class:body")
+    keys = Window(FormattedTextControl(lambda: [("class:keys", f" {t('start_keys')} ")]), height=1, style="class:keys")
+    app: Application[StartChoice | None] = Application(
+        layout=Layout(HSplit([title, Window(height=1), body, keys])),
+        key_bindings=create_start_key_bindings(model),
+        style=START_STYLE,
+        full_screen=True,
+        mouse_support=True,
+        input=input,
+        output=output,
+    )
+
+    def leave(choice: StartChoice | None) -> None:
+        if app.future is not None and not app.future.done():
+            app.exit(result=choice)
+
+    model.on_exit = leave
+    model.listeners.append(app.invalidate)
+    return app
+
+
+class _Browser:
+    """The trio task that keeps the LAN list live (a guest of the screen's loop)."""
+
+    def __init__(self, model: StartModel, open_disco: OpenDiscovery | None, judge: Callable[[Any], str | None]):
+        self.model = model
+        self.open_disco = open_disco
+        self.judge = judge
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._scope: trio.CancelScope | None = None
+
+    async def run(self) -> None:
+        self._token = trio.lowlevel.current_trio_token()
+        if self.open_disco is None:
+            return
+        from p2pcards.discovery import DiscoveryError, watch_tables
+
+        with trio.CancelScope() as scope:
+            self._scope = scope
+            try:
+                async with self.open_disco() as disco:
+                    await watch_tables(disco, None, self._seen)
+            except DiscoveryError as exc:
+                self.model.discovery_failed(str(exc))
+            except Exception as exc:  # noqa: BLE001 -- the list is a convenience; the screen goes on
+                log.exception("LAN discovery failed")
+                self.model.discovery_failed(f"{type(exc).__name__}: {exc}")
+
+    def failed(self, exc: BaseException) -> None:
+        """Trio itself ended with an error: the list says so; the screen goes on."""
+        self.model.discovery_failed(f"{type(exc).__name__}: {exc}")
+
+    def _seen(self, event: Any) -> None:
+        self.model.table_seen(event.kind, lan_entry(event.table, self.judge(event.table)))
+
+    def cancel(self) -> None:
+        if self._token is None or self._scope is None:
+            return
+        try:
+            self._token.run_sync_soon(self._scope.cancel)
+        except trio.RunFinishedError:
+            pass
+
+
+def _discovery() -> tuple[OpenDiscovery | None, Callable[[GameRegistry], Callable[[Any], str | None]]]:
+    """``open_discovery`` and a judge of joinability, or (None, ...) when discovery is absent."""
+    try:
+        from p2pcards.discovery import open_discovery, why_not_joinable
+        from p2pcards.net import PROTO
+    except ImportError:
+        return None, lambda registry: (lambda table: None)
+
+    def judge(registry: GameRegistry) -> Callable[[Any], str | None]:
+        return lambda table: why_not_joinable(table, registry.games, PROTO)
+
+    return open_discovery, judge
+
+
+def run_start_screen(
+    registry: GameRegistry,
+    *,
+    me: Identity,
+    lang: str,
+    data_dir: Path | None,
+    input: Input | None = None,
+    output: Output | None = None,
+    open_disco: OpenDiscovery | None = None,
+    lan: bool = True,
+    speed: float = 0.8,
+) -> int:
+    """The start screen; plays the tables chosen from it and comes back, until quit.
+
+    ``open_disco`` opens LAN discovery (default: multicast DNS when
+    :mod:`p2pcards.discovery` is installed); ``lan=False`` lists no tables.
+    """
+    text = Text(lang)
+    default_open, make_judge = _discovery()
+    opener = (open_disco if open_disco is not None else default_open) if lan else None
+    judge = make_judge(registry)
+    pending = ""
+    while True:
+        model = StartModel(list(registry.games.values()), text, discovery=opener is not None)
+        if pending:
+            model.show(pending)
+            pending = ""
+        app = build_start_app(model, input=input, output=output)
+        browser = _Browser(model, opener, judge)
+        choice = asyncio.run(run_with_trio(app, browser.run, browser.cancel, browser.failed))
+        if choice is None:
+            return 0
+        if choice.kind == "play":
+            spec = registry.get(choice.game)
+            options = spec.resolve_options({k: str(v) for k, v in choice.options.items()})
+            play_local(spec, options, me=me, lang=lang, bots=choice.level, speed=speed, data_dir=data_dir,
+                       input=input, output=output)
+        elif choice.kind == "join":
+            pending = text("join_unavailable", address=f"{choice.host}:{choice.port}")

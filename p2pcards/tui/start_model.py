@@ -1,0 +1,254 @@
+"""The start screen as data (``p2pcards`` alone): a menu, the "play against the computer"
+form, the live list of LAN tables, join by address -- no terminal, no trio.
+
+Views: ``menu`` (play, host, LAN tables, join, quit), ``play`` (game, each table option of
+that game, the computer players' level, start), ``lan`` (tables seen by discovery, live),
+``join`` (an address typed in), ``message`` (a paragraph and a key to go back).  Keys
+arrive as method calls; the screen ends through ``on_exit(result)`` with a
+:class:`StartChoice` (or None to quit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from p2pcards.core import GameSpec
+from p2pcards.core.players import PLAYER_LEVELS
+from p2pcards.tui.i18n import Text
+
+__all__ = ["MENU", "LanEntry", "PlayForm", "StartChoice", "StartModel", "parse_address"]
+
+#: The menu, top to bottom.
+MENU = ("play", "host", "lan", "join", "quit")
+
+#: Games first in the list, in this order; any other installed game follows by name.
+PREFERRED = ("sueca", "bisca", "copas", "sobe-e-desce")
+
+
+def parse_address(text: str) -> tuple[str, int] | None:
+    """``HOST:PORT`` (``[v6]:PORT`` too) as ``(host, port)``, or None when it is not one."""
+    host, sep, port = text.strip().rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        return None
+    return host, int(port)
+
+
+@dataclass(frozen=True)
+class StartChoice:
+    """What the person chose: ``play`` (game, options, level) or ``join`` (host, port)."""
+
+    kind: str
+    game: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+    level: str = "heuristic"
+    host: str = ""
+    port: int = 0
+
+
+@dataclass
+class PlayForm:
+    """The "play against the computer" form: a game, its options, the bots' level."""
+
+    games: list[GameSpec]
+    game: int = 0
+    values: dict[str, int] = field(default_factory=dict)  # option name -> index in allowed
+    level: int = PLAYER_LEVELS.index("heuristic") if "heuristic" in PLAYER_LEVELS else 0
+
+    @property
+    def spec(self) -> GameSpec:
+        return self.games[self.game]
+
+    def rows(self) -> list[str]:
+        """Row names: ``game``, one per option of the game, ``level``, ``start``."""
+        return ["game", *(o.name for o in self.spec.options), "level", "start"]
+
+    def value(self, row: str) -> str:
+        if row == "game":
+            return self.spec.title
+        if row == "level":
+            return PLAYER_LEVELS[self.level]
+        for o in self.spec.options:
+            if o.name == row:
+                return str(o.allowed[self.values.get(row, 0)])
+        return ""
+
+    def change(self, row: str, step: int) -> None:
+        """Cycle a row's value (a new game resets the options to their defaults)."""
+        if row == "game":
+            self.game = (self.game + step) % len(self.games)
+            self.values = {}
+        elif row == "level":
+            self.level = (self.level + step) % len(PLAYER_LEVELS)
+        else:
+            for o in self.spec.options:
+                if o.name == row:
+                    self.values[row] = (self.values.get(row, 0) + step) % len(o.allowed)
+
+    def options(self) -> dict[str, Any]:
+        return {o.name: o.allowed[self.values.get(o.name, 0)] for o in self.spec.options}
+
+
+@dataclass(frozen=True)
+class LanEntry:
+    """A table seen on the LAN, as listed: its name, what it plays, where, and whether this
+    peer can join it (``reason`` None) or why not."""
+
+    service: str
+    name: str
+    game: str
+    host: str
+    address: str
+    port: int
+    free: int
+    reason: str | None
+
+
+class StartModel:
+    """Everything on the start screen (module docstring)."""
+
+    def __init__(self, games: Sequence[GameSpec], text: Text, *, discovery: bool = True) -> None:
+        if not games:
+            raise ValueError("no game is installed")
+        order = {name: i for i, name in enumerate(PREFERRED)}
+        ordered = sorted(games, key=lambda s: (order.get(s.name, len(order)), s.name))
+        self.text = text
+        self.view = "menu"
+        self.cursor = 0
+        self.form = PlayForm(list(ordered))
+        self.row = 0
+        #: whether LAN discovery is available (False: the list is a labelled placeholder)
+        self.discovery = discovery
+        self.lan: dict[str, LanEntry] = {}
+        self.lan_problem: str | None = None
+        self.lan_cursor = 0
+        self.address = ""
+        self.error = ""
+        self.message = ""
+        self.on_exit: Callable[[StartChoice | None], None] = lambda choice: None
+        self.listeners: list[Callable[[], None]] = []
+
+    # ------------------------------------------------------------------ from discovery
+    def _changed(self) -> None:
+        for listener in list(self.listeners):
+            listener()
+
+    def table_seen(self, kind: str, entry: LanEntry) -> None:
+        """A table appeared, changed (``appear``/``update``) or vanished (``vanish``)."""
+        key = entry.service.lower()
+        if kind == "vanish":
+            self.lan.pop(key, None)
+        else:
+            self.lan[key] = entry
+        self.lan_cursor = min(self.lan_cursor, max(len(self.lan) - 1, 0))
+        self._changed()
+
+    def discovery_failed(self, reason: str) -> None:
+        self.lan_problem = reason
+        self._changed()
+
+    def tables(self) -> list[LanEntry]:
+        return sorted(self.lan.values(), key=lambda e: (e.name.lower(), e.service))
+
+    # ------------------------------------------------------------------ keys
+    def up(self) -> None:
+        self._move(-1)
+
+    def down(self) -> None:
+        self._move(+1)
+
+    def _move(self, step: int) -> None:
+        if self.view == "menu":
+            self.cursor = (self.cursor + step) % len(MENU)
+        elif self.view == "play":
+            self.row = (self.row + step) % len(self.form.rows())
+        elif self.view == "lan" and self.lan:
+            self.lan_cursor = (self.lan_cursor + step) % len(self.lan)
+
+    def left(self) -> None:
+        self._change(-1)
+
+    def right(self) -> None:
+        self._change(+1)
+
+    def _change(self, step: int) -> None:
+        if self.view == "play":
+            rows = self.form.rows()
+            row = rows[self.row]
+            if row != "start":
+                self.form.change(row, step)
+                self.row = min(self.row, len(self.form.rows()) - 1)
+
+    def enter(self) -> None:
+        view = self.view
+        if view == "menu":
+            item = MENU[self.cursor]
+            if item == "quit":
+                self.on_exit(None)
+            elif item == "host":
+                self._say(self.text("host_unavailable"))
+            else:
+                self.view = item
+                self.error = ""
+        elif view == "play":
+            rows = self.form.rows()
+            if rows[self.row] == "start":
+                self.on_exit(StartChoice("play", self.form.spec.name, self.form.options(),
+                                         self.form.value("level")))
+            else:
+                self.form.change(rows[self.row], +1)
+        elif view == "lan":
+            tables = self.tables()
+            if tables:
+                entry = tables[self.lan_cursor]
+                if entry.reason is not None:
+                    self.error = entry.reason
+                else:
+                    self._join(f"{entry.address}:{entry.port}")
+        elif view == "join":
+            self._join(self.address)
+        elif view == "message":
+            self.view = "menu"
+
+    def _join(self, text: str) -> None:
+        where = parse_address(text)
+        if where is None:
+            self.error = self.text("start_bad_address")
+            return
+        self.error = ""
+        self.on_exit(StartChoice("join", host=where[0], port=where[1]))
+
+    def _say(self, message: str) -> None:
+        self.message = message
+        self.view = "message"
+
+    def back(self) -> None:
+        """Esc: back to the menu."""
+        self.view = "menu"
+        self.error = ""
+
+    def type(self, text: str) -> None:
+        """Characters typed (the address, in the join view)."""
+        if self.view == "join":
+            self.address += "".join(c for c in text if c.isprintable())
+            self.error = ""
+
+    def backspace(self) -> None:
+        if self.view == "join":
+            self.address = self.address[:-1]
+
+    def quit(self) -> None:
+        """q: leave from the menu, back from elsewhere (not while typing an address)."""
+        if self.view == "menu":
+            self.on_exit(None)
+        elif self.view == "join":
+            self.type("q")
+        else:
+            self.back()
+
+    def show(self, message: str) -> None:
+        """Show a paragraph (e.g. why joining is not possible yet) until a key."""
+        self._say(message)

@@ -1,0 +1,422 @@
+"""The terminal table as an application, driven by keys through a pipe (no terminal).
+
+Each test runs the real application -- layout, key bindings, trio in guest mode on the
+asyncio loop, the person and the computer players as peers on in-memory links -- with
+``create_pipe_input()`` and an output that records what is drawn.  A scripted typist
+reads the view model after every change and types what a person would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+from prompt_toolkit.application import create_app_session, get_app
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
+from prompt_toolkit.output import DummyOutput
+
+from p2pcards.core import GO_IN, PASS, PLAY, TRUMP, load_games
+from p2pcards.discovery import Announcement, FakeLan, encode_txt, open_fake
+from p2pcards.identity import Identity
+from p2pcards.net import PROTO, log_path
+from p2pcards.tui.app import build_app, run_local_table, run_with_trio
+from p2pcards.tui.i18n import Text
+from p2pcards.tui.layout import hand_fragments
+from p2pcards.tui.model import TableModel
+from p2pcards.tui.runtime import LocalTable
+from p2pcards.tui.start import _Browser, build_start_app, run_start_screen, start_fragments
+from p2pcards.tui.start_model import StartModel
+
+REGISTRY = load_games()
+RIGHT = "\x1b[C"
+DOWN = "\x1b[B"
+
+
+class ScreenOutput(DummyOutput):
+    """An output of a given (changeable) size that keeps, as text, every screen drawn on it."""
+
+    def __init__(self, rows: int = 30, columns: int = 100) -> None:
+        self.size = Size(rows=rows, columns=columns)
+        self.screens: list[str] = []
+
+    def get_size(self) -> Size:
+        return self.size
+
+    def flush(self) -> None:
+        """The renderer flushes after each screen: keep that screen as text."""
+        screen = screen_text(get_app())
+        if screen and (not self.screens or self.screens[-1] != screen):
+            self.screens.append(screen)
+
+    def drawn(self) -> str:
+        """Every screen the application drew, one after another."""
+        return "\n".join(self.screens)
+
+
+def screen_text(app: Any) -> str:
+    """The screen as last rendered, as text (from the renderer's screen buffer)."""
+    screen = getattr(app.renderer, "_last_screen", None)
+    if screen is None:
+        return ""
+    size = app.output.get_size()
+    return "\n".join("".join(screen.data_buffer[y][x].char for x in range(size.columns)).rstrip()
+                     for y in range(size.rows))
+
+
+def person(name: str = "Zé") -> Identity:
+    digest = hashlib.sha256(name.encode()).digest()
+    return Identity(Ed25519PrivateKey.from_private_bytes(digest), X25519PrivateKey.from_private_bytes(digest), name)
+
+
+def click(model: TableModel, index: int) -> None:
+    """A mouse click on the index-th card of the hand, through the fragment's handler."""
+    for fragment in hand_fragments(model, 100):
+        if len(fragment) == 3 and "┌" in fragment[1]:
+            if index == 0:
+                fragment[2](MouseEvent(position=None, event_type=MouseEventType.MOUSE_UP,  # type: ignore[arg-type]
+                                       button=MouseButton.LEFT, modifiers=frozenset()))
+                return
+            index -= 1
+    raise AssertionError("no such card on screen")
+
+
+class Typist:
+    """Types what a person would, after every change of the model: plays legal cards by
+    Enter, digits, arrows and Space, or a mouse click; marks three cards to pass; goes in,
+    exchanging a card or sitting out; chooses trumps; opens and closes every window; reads
+    each summary."""
+
+    def __init__(self, model: TableModel, send: Callable[[str], None]) -> None:
+        self.model = model
+        self.send = send
+        self.answered = 0
+        self.windows_seen: set[str] = set()
+        self.kinds: list[str] = []
+        self.summaries = 0
+        self.final = False
+        self.swapped = False
+        self.log: list[str] = []
+        #: before the first answer: open and close every window by its key, one at a time
+        self.tour_windows = True
+        self._tour = [("?", "help"), ("?", None), ("s", "scores"), ("s", None), ("l", "last"), ("l", None),
+                      ("q", "quit"), ("n", None)]
+        self._expect: tuple[str | None] | None = None
+        self.screen = ""
+
+    def tour(self) -> bool:
+        """One step of the window tour; True once it is over."""
+        m = self.model
+        if self._expect is not None:
+            (want,) = self._expect
+            titles = {"help": "help_title", "scores": "scores", "last": "last_trick", "quit": "quit_title"}
+            if m.overlay != want or (want is not None and m.text(titles[want]) not in self.screen):
+                return False
+            self.windows_seen.add(want or "")
+            self._expect = None
+        if not self._tour:
+            self.tour_windows = False
+            return True
+        key, want = self._tour.pop(0)
+        self._expect = (want,)
+        self.send(key)
+        return False
+
+    def react(self, screen: str) -> None:
+        """Act on what the model says -- once the screen shows it."""
+        m = self.model
+        self.screen = screen
+        if m.popup is not None and not self.tour_windows:
+            return
+        if m.popup is None and m.overlay is not None:
+            key = m.overlay
+            titles = {"summary": m.text("summary_title", n=len(m.history)), "final": m.text("final_title"),
+                      "error": m.text("error_title")}
+            if key in titles and titles[key] not in screen:
+                return  # not drawn yet
+            if key == "summary" and len(m.history) > self.summaries:
+                self.summaries = len(m.history)
+                self.log.append("\n".join(m.summary_lines()))
+                self.send("\r")
+            elif key in ("final", "error") and not self.final:
+                self.final = True
+                self.log.append("\n".join(m.final_lines() or [m.error or ""]))
+                self.send("\r")
+            return
+        if m.decision is None or m.asked == self.answered or m.text("your_turn") not in screen:
+            return
+        if self.tour_windows and not self.tour():
+            return
+        self.answered = m.asked
+        kind = m.decision.kind
+        self.kinds.append(kind)
+        n = len(self.kinds)
+        if kind == PLAY:
+            cards = m.hand_cards()
+            legal = [hc.index for hc in cards if hc.legal]
+            if m.swap is not None and not self.swapped:
+                self.swapped = True
+                self.send("x")
+            elif n % 4 == 1:
+                self.send("\r")  # the cursor starts on a legal card
+            elif n % 4 == 2 and legal[-1] < 10:
+                self.send(str((legal[-1] + 1) % 10))
+            elif n % 4 == 3 and len(legal) > 1:
+                self.send(RIGHT + " ")
+            else:
+                click(m, legal[0])
+        elif kind == PASS:
+            self.send("123\r")
+        elif kind == GO_IN:
+            if m.decision.may_decline and n % 2:
+                self.send("n")
+            else:
+                self.send("2\r")
+        elif kind == TRUMP:
+            self.send("5" if n % 2 else RIGHT + "\r")
+
+
+def drive(table: LocalTable, *, output: ScreenOutput | None = None, timeout: float = 40,
+          extra: Callable[[Typist, Any], None] | None = None) -> tuple[Typist, ScreenOutput]:
+    """Run ``table`` on screen with a typist until the application exits (bounded)."""
+    out = output or ScreenOutput()
+
+    async def main() -> None:
+        with create_pipe_input() as inp, create_app_session(input=inp, output=out):
+            app = build_app(table.model, input=inp, output=out)
+            typist = Typist(table.model, inp.send_text)
+            changed = asyncio.Event()
+            table.model.listeners.append(changed.set)
+            app.after_render += lambda _: changed.set()
+            holder.append(typist)
+
+            async def type_along() -> None:
+                while not app.is_done:
+                    try:
+                        await asyncio.wait_for(changed.wait(), 0.25)
+                    except TimeoutError:
+                        pass
+                    changed.clear()
+                    screen = screen_text(app)
+                    typist.react(screen)
+                    if extra is not None:
+                        extra(typist, app)
+
+            task = asyncio.ensure_future(type_along())
+            try:
+                await run_with_trio(app, table.run, table.cancel,
+                                    lambda exc: table.model.stopped(f"{type(exc).__name__}: {exc}"))
+            finally:
+                task.cancel()
+
+    holder: list[Typist] = []
+    asyncio.run(asyncio.wait_for(main(), timeout))
+    return holder[0], out
+
+
+def local(game: str, tmp_path: Path, *, options: dict[str, Any] | None = None, deals: int = 1, seed: int = 1,
+          lang: str = "en") -> LocalTable:
+    spec = REGISTRY.get(game)
+    return LocalTable(spec, spec.resolve_options(options or {}), me=person(), text=Text(lang), bots="random",
+                      seed=seed, deals=deals, speed=0, data_dir=tmp_path)
+
+
+@pytest.mark.parametrize(("game", "options", "deals"), [
+    ("sueca", {}, 1),
+    ("bisca", {"swap2": "on", "hand": "9"}, 1),
+    ("copas", {}, 1),
+    ("sobe-e-desce", {}, 4),
+])
+def test_a_whole_deal_of_every_game_by_keys(game, options, deals, tmp_path):
+    table = local(game, tmp_path, options=options, deals=deals)
+    typist, out = drive(table)
+    assert table.outcome == "over" and typist.final
+    assert typist.summaries == deals
+    assert all("✓ Deal verified" in s for s in typist.log[:deals]), typist.log
+    assert {"help", "scores", "last", "quit"} <= typist.windows_seen
+    spec = REGISTRY.get(game)
+    if game == "copas":
+        assert typist.kinds[0] == PASS
+    if game == "sobe-e-desce":
+        assert TRUMP in typist.kinds and typist.kinds.count(GO_IN) == 4  # the person chose trumps once
+    if game in ("sueca", "bisca"):
+        hand = 10 if game == "sueca" else 20
+        assert typist.kinds.count(PLAY) - int(typist.swapped) == hand
+    drawn = out.drawn()
+    assert spec.title in drawn and "your turn" in drawn and "Deal 1 is over" in drawn
+    assert "♠" in drawn and ("♥" in drawn or "♦" in drawn)
+    # the person's peer kept its transcript
+    assert log_path(tmp_path, table.table_id, 0).stat().st_size > 0
+
+
+def test_portuguese_table_and_windows(tmp_path):
+    table = local("sueca", tmp_path, lang="pt", seed=2)
+    typist, out = drive(table)
+    drawn = out.drawn()
+    assert table.outcome == "over"
+    assert "Trunfo" in drawn and "é a sua vez" in drawn and "Mão verificada" in drawn
+    assert "Teclas" in drawn and "Última vaza" in drawn and "Sair da mesa?" in drawn
+
+
+def test_leaving_with_ctrl_c_keeps_the_log(tmp_path):
+    table = local("sueca", tmp_path, deals=None)  # type: ignore[arg-type]
+
+    def interrupt(typist: Typist, app: Any) -> None:
+        if typist.model.asked >= 3:
+            typist.send("\x03")
+
+    typist, _ = drive(table, extra=interrupt)
+    assert table.outcome == "left"
+    log = log_path(tmp_path, table.table_id, 0)
+    assert log.stat().st_size > 0 and log.with_suffix(".secret").exists()
+    # every local peer closed its log; the person's is a valid transcript up to where it stopped
+    from p2pcards.table.wire import FrameDecoder
+
+    frames = FrameDecoder().feed(log.read_bytes())
+    assert len(frames) > 10
+
+
+def test_q_then_y_leaves(tmp_path):
+    table = local("bisca", tmp_path, deals=None)  # type: ignore[arg-type]
+
+    def leave(typist: Typist, app: Any) -> None:
+        if typist.model.asked >= 2 and typist.model.overlay is None:
+            typist.send("qy")
+
+    drive(table, extra=leave)
+    assert table.outcome == "left"
+
+
+def test_resize_relays_out_and_too_small_says_so(tmp_path):
+    table = local("sueca", tmp_path)
+    out = ScreenOutput(rows=30, columns=100)
+    seen: dict[str, bool] = {}
+
+    def resize(typist: Typist, app: Any) -> None:
+        asked = typist.model.asked
+        if asked == 2 and "small" not in seen:
+            seen["small"] = True
+            out.size = Size(rows=15, columns=50)
+            app.invalidate()
+        elif "small" in seen and "big" not in seen and "too small" in typist.screen:
+            seen["big"] = True
+            out.size = Size(rows=24, columns=80)
+            app.invalidate()
+
+    typist, _ = drive(table, output=out, extra=resize)
+    drawn = out.drawn()
+    assert "The terminal is too small: 50×15" in drawn
+    assert table.outcome == "over" and typist.kinds.count(PLAY) == 10  # nothing was lost
+
+
+def test_a_failing_peer_is_shown_and_the_table_left(tmp_path):
+    table = local("sueca", tmp_path, deals=None)  # type: ignore[arg-type]
+
+    class Broken:
+        def choose(self, view: Any, decision: Any) -> Any:
+            raise RuntimeError("this computer player is broken")
+
+    table.seats[2].player.inner = Broken()
+    typist, out = drive(table)
+    assert table.outcome == "failed" and "this computer player is broken" in typist.log[-1]
+    assert "The table stopped" in out.drawn()
+
+
+def test_start_screen_lists_lan_tables_live_and_opens_a_game(tmp_path):
+    lan = FakeLan()
+    ann = Announcement(proto=PROTO, game="sueca", rules_version=REGISTRY.get("sueca").rules_version, seats_taken=1,
+                       seats_total=4, host_name="Ana", host_fingerprint="abcd-efgh-ijkl-mnop")
+    lan.inject("sueca-Ana-abcd", encode_txt(ann), port=4123, addresses=("192.0.2.10",))
+    model = StartModel(list(REGISTRY.games.values()), Text("en"))
+    out = ScreenOutput()
+
+    async def main() -> Any:
+        with create_pipe_input() as inp, create_app_session(input=inp, output=out):
+            app = build_start_app(model, input=inp, output=out)
+            browser = _Browser(model, lambda: open_fake(lan), lambda table: None)
+            changed = asyncio.Event()
+            model.listeners.append(changed.set)
+            app.after_render += lambda _: changed.set()
+            inp.send_text("3")  # tables on the LAN
+
+            async def pick() -> None:
+                while "sueca-Ana-abcd:" not in screen_text(app):  # the table is listed live
+                    await asyncio.wait_for(changed.wait(), 10)
+                    changed.clear()
+                inp.send_text("\r")
+
+            task = asyncio.ensure_future(pick())
+            try:
+                return await run_with_trio(app, browser.run, browser.cancel)
+            finally:
+                task.cancel()
+
+    choice = asyncio.run(asyncio.wait_for(main(), 30))
+    assert choice.kind == "join" and (choice.host, choice.port) == ("192.0.2.10", 4123)
+    assert "sueca-Ana-abcd: sueca hosted by Ana at 192.0.2.10:4123 — 3 free seat(s)" in out.drawn()
+
+
+def test_start_screen_plays_a_game_and_comes_back(tmp_path, monkeypatch):
+    import p2pcards.tui.start as start_module
+
+    out = ScreenOutput()
+    played: list[tuple[str, dict[str, Any], str]] = []
+    with create_pipe_input() as inp:
+        def play(spec: Any, options: Any, **kw: Any) -> int:
+            played.append((spec.name, dict(options), kw["bots"]))
+            table = LocalTable(spec, options, me=person(), text=Text("en"), bots=kw["bots"], seed=3, speed=0,
+                               data_dir=tmp_path)
+            left: list[bool] = []
+
+            def leave() -> None:
+                if table.model.asked == 1 and not left:
+                    left.append(True)
+                    inp.send_text("qy")
+
+            table.model.listeners.append(leave)
+            code = run_local_table(table, input=kw["input"], output=kw["output"])
+            inp.send_text("4192.0.2.5:4000\r")  # back at the menu: join by address
+            return code
+
+        shown = StartModel.show
+
+        messages: list[str] = []
+
+        def show(self: StartModel, message: str) -> None:
+            shown(self, message)
+            messages.append("".join(f[1] for f in start_fragments(self)))
+            inp.send_text("\r5")  # read the message, then quit
+
+        monkeypatch.setattr(start_module, "play_local", play)
+        monkeypatch.setattr(StartModel, "show", show)
+        inp.send_text("1" + RIGHT + DOWN * 5 + "\r")  # play against the computer: Bisca, Start
+        with create_app_session(input=inp, output=out):
+            code = run_start_screen(REGISTRY, me=person(), lang="en", data_dir=tmp_path, input=inp, output=out,
+                                    lan=False)
+    assert code == 0 and played == [("bisca", {"hand": 3, "swap2": "off", "target": 4}, "heuristic")]
+    drawn = out.drawn()
+    assert "Play against the computer" in drawn and "Bisca · deal 1" in drawn
+    assert len(messages) == 1 and "Joining as a person needs" in messages[0]
+    assert "p2pcards join 192.0.2.5:4000" in messages[0]
+
+
+def test_line_mode_stays_reachable_and_no_terminal_means_no_full_screen(tmp_path):
+    env = {**os.environ, "P2PCARDS_HOME": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "p2pcards", "play", "bisca", "--text", "--seed", "3"],
+                          input="q\n", capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 130 and "You left the table." in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "p2pcards"], capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 0 and "usage: p2pcards" in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "p2pcards", "play", "--speed", "-1"], capture_output=True,
+                          text=True, timeout=60, env=env)
+    assert proc.returncode == 2 and "--speed must be between 0 and 10" in proc.stderr

@@ -1,0 +1,375 @@
+"""The terminal table's view model and the start screen's model, without a terminal."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from p2pcards.core import GO_IN, PASS, PLAY, PT_RANK_ORDER, TRUMP, Decision, load_games, strength_table
+from p2pcards.tui.i18n import STRINGS, Text, default_lang
+from p2pcards.tui.model import (
+    GameInfo,
+    SeatLabel,
+    Snapshot,
+    TableModel,
+    card_label,
+    is_red,
+    sort_hand,
+    too_small,
+)
+from p2pcards.tui.start_model import LanEntry, StartModel, parse_address
+
+REGISTRY = load_games()
+PT = strength_table(PT_RANK_ORDER)
+
+
+def make_model(game: str = "sueca", lang: str = "en", **snap: Any) -> tuple[TableModel, list[Any]]:
+    spec = REGISTRY.get(game)
+    seats = [SeatLabel(0, "Zé")] + [SeatLabel(s, f"Bot{s}", "heuristic", "here-fp") for s in range(1, spec.seats)]
+    model = TableModel(GameInfo.of(spec, spec.resolve_options({})), seats, 0, Text(lang), speed=0.5, here="here-fp")
+    chosen: list[Any] = []
+    model.on_choice = chosen.append
+    fields: dict[str, Any] = {"stage": "play", "in_deal": True, "strength": PT, "hand_sizes": (3,) * spec.seats,
+                              "tricks_won": (0,) * spec.seats, "points_won": (0,) * spec.seats,
+                              "totals": (0,) * len(spec.teams or range(spec.seats)), "dealer": spec.seats - 1}
+    fields.update(snap)
+    model.update(Snapshot(**fields))
+    return model, chosen
+
+
+HAND = ((7, "2S"), (3, "7H"), (5, "AS"), (9, "KH"), (11, "QC"))
+
+
+def test_strings_have_the_same_keys_in_both_languages_and_format():
+    assert set(STRINGS["en"]) == set(STRINGS["pt"])
+    assert Text("pt")("trump") == "Trunfo" and Text("en")("trump") == "Trump"
+    assert Text("pt").suit("H") == "copas" and Text("en").suit("S") == "spades"
+    with pytest.raises(ValueError):
+        Text("fr")
+
+
+def test_language_follows_the_locale():
+    assert default_lang({"LANG": "pt_PT.UTF-8"}) == "pt"
+    assert default_lang({"LC_ALL": "en_GB.UTF-8", "LANG": "pt_PT.UTF-8"}) == "en"
+    assert default_lang({"LC_MESSAGES": "pt_BR"}) == "pt"
+    assert default_lang({}) == "en"
+
+
+def test_cards_show_rank_and_suit_symbol_and_colour():
+    assert [card_label(c) for c in ("7H", "AS", "TC", "QD")] == ["7♥", "A♠", "10♣", "Q♦"]
+    assert is_red("7H") and is_red("QD") and not is_red("AS") and not is_red("TC")
+
+
+def test_hand_sorted_by_suit_then_rank_high_to_low():
+    hand = sort_hand(HAND, PT)
+    assert [c for _, c in hand] == ["AS", "2S", "7H", "KH", "QC"]
+
+
+def test_seats_around_the_table_follow_the_direction_of_play():
+    sueca, _ = make_model("sueca")
+    assert [sueca.where(s) for s in range(4)] == ["bottom", "right", "top", "left"]  # anticlockwise
+    copas, _ = make_model("copas")
+    assert [copas.where(s) for s in range(4)] == ["bottom", "left", "top", "right"]  # clockwise
+    bisca, _ = make_model("bisca")
+    assert [bisca.where(s) for s in range(2)] == ["bottom", "top"]
+
+
+def test_play_legal_highlighted_illegal_dimmed_cursor_skips_illegal():
+    model, chosen = make_model(hand=HAND, trick=((3, "4H"),))
+    assert all(hc.legal is None for hc in model.hand_cards())  # nothing to play yet: drawn plainly
+    model.ask(Decision((0,), PLAY), [3, 9])  # the hearts
+    cards = model.hand_cards()
+    assert [(hc.label, hc.legal) for hc in cards] == [("A♠", False), ("2♠", False), ("7♥", True), ("K♥", True),
+                                                     ("Q♣", False)]
+    assert cards[2].cursor and model.status() == "your turn"
+    model.right()
+    assert model.hand_cards()[3].cursor
+    model.right()  # wraps over the illegal cards
+    assert model.hand_cards()[2].cursor
+    model.digit(1)  # A♠: refused with a reason, and the cursor stays on a legal card
+    assert chosen == [] and "A♠ is not allowed now" in model.prompt()
+    assert model.hand_cards()[2].cursor
+    model.enter()
+    assert chosen == [3]
+    model.ask(Decision((0,), PLAY), [3, 9])
+    model.digit(4)
+    assert chosen == [3, 9] and model.decision is None
+
+
+def test_enter_space_and_click_play_the_card():
+    for action in ("enter", "space", "click"):
+        model, chosen = make_model(hand=HAND)
+        model.ask(Decision((0,), PLAY), [p for p, _ in HAND])
+        model.right()
+        if action == "click":
+            model.click_card(1)
+        else:
+            getattr(model, action)()
+        assert chosen == [7], action  # the second card in hand order is 2♠, position 7
+
+
+def test_copas_pass_marks_three_cards_then_passes_left():
+    hand = ((0, "2C"), (1, "QS"), (2, "AH"), (3, "KH"), (4, "3D"))
+    model, chosen = make_model("copas", hand=hand, info={"pass_direction": "left"})
+    model.ask(Decision((0, 1, 2, 3), PASS, (3, 3)), [p for p, _ in hand])
+    assert model.mode == PASS and "to the left to Bot1" in model.dialog_lines()[0]
+    model.digit(1)
+    model.enter()
+    assert chosen == [] and model.message == "mark exactly 3 cards first"
+    model.space()  # unmarks the card under the cursor (the first)
+    assert model.picked == []
+    for d in (1, 2, 3):
+        model.digit(d)
+    assert [hc.picked for hc in model.hand_cards()] == [True, True, True, False, False]
+    model.enter()
+    assert len(chosen) == 1 and sorted(chosen[0]) == sorted(p for p, _ in sort_hand(hand, PT)[:3])
+
+
+def test_going_in_exchange_or_sit_out():
+    model, chosen = make_model("sobe-e-desce", hand=HAND)
+    model.ask(Decision((0,), GO_IN, (0, 5), may_decline=True), [p for p, _ in HAND])
+    assert "n sits this deal out." in model.dialog_lines()
+    model.digit(2)
+    model.enter()
+    assert chosen == [(7,)]
+    model.ask(Decision((0,), GO_IN, (0, 5), may_decline=True), [p for p, _ in HAND])
+    model.sit_out()
+    assert chosen[-1] is None
+    model.ask(Decision((0,), GO_IN, (0, 5), may_decline=False), [p for p, _ in HAND])
+    model.sit_out()  # not allowed: must play
+    assert model.decision is not None and "You must play this deal." in model.dialog_lines()
+    model.enter()
+    assert chosen[-1] == ()
+
+
+def test_sobe_e_desce_trump_dialog():
+    model, chosen = make_model("sobe-e-desce", hand=HAND[:3])
+    model.ask(Decision((0,), TRUMP), ["S", "H", "D", "C", "turn"])
+    options = model.trump_options()
+    assert [o[0] for o in options] == ["S", "H", "D", "C", "turn"] and options[0][3]
+    assert "everyone plays" in options[1][1] and "tricks count double" in options[3][1]
+    model.left()
+    model.enter()
+    assert chosen == ["turn"]
+    model.ask(Decision((0,), TRUMP), ["S", "H", "D", "C", "turn"])
+    model.digit(2)
+    assert chosen[-1] == "H"
+
+
+def test_bisca_swap_of_the_two_of_trumps():
+    hand = ((4, "2H"), (5, "AS"), (6, "3C"))
+    model, chosen = make_model("bisca", hand=hand, trump="H", trump_card="7H", stock=20)
+    model.ask(Decision((1,), PLAY), [4, 5, 6, ("swap", 4)])
+    assert model.swap_prompt() == "x or click: swap your 2♥ for the trump card 7♥"
+    model.do_swap()
+    assert chosen == [("swap", 4)]
+
+
+def test_status_line_says_what_happens_now():
+    model, _ = make_model(stage="setup", in_deal=False, phase="commit", committed=2)
+    assert model.status() == "shuffling… committing 2/4"
+    model.update(Snapshot(stage="setup", phase="shuffle", expected=1))
+    assert model.status() == "shuffling… 2/4"
+    model.update(Snapshot(stage="setup", phase="lock", expected=3))
+    assert model.status() == "locking the deck… 4/4"
+    model.update(Snapshot(stage="play", in_deal=True, deciding=(2,), decision_kind=PLAY))
+    assert model.status() == "waiting for Bot2"
+    model.update(Snapshot(stage="seeds", in_deal=True))
+    assert model.status() == "auditing the deal…"
+    pt, _ = make_model(lang="pt", deciding=(1,))
+    assert pt.status() == "à espera de Bot1"
+
+
+def test_header_shows_trump_and_public_trump_card():
+    model, _ = make_model(trump="H", trump_card="7H", trump_holder=3)
+    left, trump = model.header()
+    assert left.startswith("Sueca · deal 1") and trump == "Trump ♥ hearts · 7♥ with Bot3"
+    bisca, _ = make_model("bisca", lang="pt", trump="S", trump_card="AS", trump_holder=None, stock=23)
+    left, trump = bisca.header()
+    assert "baralho 23" in left and trump == "Trunfo ♠ espadas · A♠ debaixo do baralho"
+    copas, _ = make_model("copas", info={"hearts_broken": True, "pass_direction": "left"})
+    assert copas.header() == ("Copas · deal 1 · hearts broken", "")
+    sobe, _ = make_model("sobe-e-desce", trump="C", info={"multiplier": 2})
+    assert sobe.header() == ("Sobe e Desce · deal 1 · tricks count 2", "Trump ♣ clubs")
+
+
+def test_trick_laid_toward_players_and_last_trick_kept_until_next_card():
+    model, _ = make_model(trick=((1, "AS"), (2, "7S")))
+    assert model.trick_cards() == ({"right": "AS", "top": "7S"}, None)
+    model.update(Snapshot(stage="play", in_deal=True, trick=(),
+                          last_trick=(1, ((1, "AS"), (2, "7S"), (3, "2S"), (0, "KS")), 1)))
+    cards, winner = model.trick_cards()
+    assert cards == {"right": "AS", "top": "7S", "left": "2S", "bottom": "KS"} and winner == "Bot1"
+    assert model.last_trick_lines()[-1] == "won by Bot1"
+
+
+def test_seat_panels_name_bots_and_who_runs_them():
+    model, _ = make_model(deciding=(2,), hand_sizes=(10, 9, 9, 10), tricks_won=(0, 1, 0, 0))
+    p = model.seat_panel(2)
+    assert (p.name, p.marker, p.runs, p.cards, p.turn) == ("Bot2", "bot heuristic", "runs here", "9 cards", True)
+    assert model.seat_panel(3).dealer and model.seat_panel(0).marker == "you"
+    other = TableModel(model.game, [SeatLabel(0, "Zé"), SeatLabel(1, "X", "random", "abcd-efgh-ijkl-mnop"),
+                                    SeatLabel(2, "Y"), SeatLabel(3, "Z")], 0, Text("en"), here="mine")
+    assert other.seat_panel(1).runs == "runs on abcd-efgh" and other.seat_panel(2).marker == "person"
+
+
+def _deal_event(result: dict[str, Any] | None, verdict: str = "clean", seat: int | None = None,
+                totals: list[int] | None = None, over: bool = False, reason: str | None = None) -> dict[str, Any]:
+    return {"type": "deal", "deal": 0, "dealer": 3, "trump": "H", "result": result,
+            "audit": {"verdict": verdict, "seat": seat, "kind": None, "reason": reason},
+            "totals": totals or [1, 0], "match_over": over, "winner": None}
+
+
+def test_deal_summary_with_audit_verdict_and_continue_key():
+    model, _ = make_model()
+    resumed: list[bool] = []
+    model.on_continue = lambda: resumed.append(True)
+    model.deal_over(_deal_event({"points": [70, 50], "tricks": [6, 4], "game_points": [1, 0], "multiplier": 1,
+                                 "renuncia": None}))
+    lines = model.summary_lines()
+    assert lines[0] == "Us (You & Bot2) — points 70, tricks 6, game points +1"
+    assert "✓ Deal verified: shuffle, keys and every play check out." in lines
+    assert model.overlay == "summary" and lines[-1] == "Match: Us 1 · Them 0"
+    model.digit(1)  # keys other than Enter/Space do nothing under a summary
+    model.enter()
+    assert resumed == [True] and model.overlay is None
+    model.deal_over(_deal_event({"points": [0, 120], "tricks": [0, 10], "game_points": [4, 0], "multiplier": 1,
+                                 "renuncia": 1}, verdict="renuncia", seat=1, reason="did not follow suit"))
+    assert "✗ Renúncia by Bot1: did not follow suit" in model.summary_lines()
+    model.deal_over(_deal_event(None, verdict="fault", seat=2, reason="bad key"))
+    assert model.summary_lines()[0] == "This deal is void and scores nothing."
+    assert "✗ Fault by Bot2: bad key — the deal is void." in model.summary_lines()
+
+
+def test_match_end_tally_per_game():
+    model, _ = make_model()
+    exits: list[bool] = []
+    model.on_exit = lambda: exits.append(True)
+    model.table_over({"type": "final", "winner": 0, "totals": [4, 2], "deals": 5, "transcript_hash": "00"})
+    assert model.final_lines()[0] == "You and your partner win!" and model.status() == "the table is over"
+    model.enter()
+    assert exits == [True]
+    sobe, _ = make_model("sobe-e-desce", lang="pt")
+    sobe.table_over({"type": "final", "winner": 1, "totals": [11, 0, 2, 5], "deals": 9, "transcript_hash": "00"})
+    lines = sobe.final_lines()
+    assert lines[0] == "Bot1 ganha a partida!"
+    assert lines[-1] == "riscos: Você -11 · Bot1 +18 · Bot2 -2 · Bot3 -5"
+    copas, _ = make_model("copas")
+    copas.table_over({"type": "final", "winner": None, "totals": [3, 10, 9, 4], "deals": 1, "transcript_hash": "0"})
+    assert copas.final_lines()[0].startswith("The table stops here") and "lowest wins" in copas.final_lines()[2]
+
+
+def test_windows_quit_asks_first_and_escape_closes():
+    model, _ = make_model()
+    exits: list[bool] = []
+    model.on_exit = lambda: exits.append(True)
+    for key, window in (("l", "last"), ("s", "scores"), ("?", "help")):
+        model.key(key)
+        assert model.overlay == window
+        model.key(key)
+        assert model.overlay is None
+    model.key("q")
+    assert model.overlay == "quit"
+    model.sit_out()  # n: stay
+    assert model.overlay is None and exits == []
+    model.key("q")
+    model.escape()
+    assert model.overlay is None
+    model.key("q")
+    model.key("y")
+    assert exits == [True]
+    model.interrupt()
+    assert exits == [True, True]
+
+
+def test_pace_keys_and_too_small():
+    model, _ = make_model()
+    model.key("+")
+    assert model.speed == 0.7
+    for _ in range(10):
+        model.key("-")
+    assert model.speed == 0.0
+    assert too_small(60, 30) and too_small(100, 10) and not too_small(80, 24)
+
+
+def test_score_panel_per_side_and_match():
+    model, _ = make_model(points_won=(30, 11, 4, 0), tricks_won=(2, 1, 1, 0), totals=(2, 1))
+    lines = model.score_lines()
+    assert " Us: 34 pts, 3 tricks" in lines and " Them: 11 pts, 1 tricks" in lines
+    assert "Match · game points to 4" in lines and " Us: 2" in lines
+    copas, _ = make_model("copas", points_won=(0, 13, 2, 0), totals=(10, 20, 30, 40))
+    assert " Bot1: 13 points" in copas.score_lines() and "Match · lowest wins" in copas.score_lines()
+
+
+# ---------------------------------------------------------------------- start screen
+def test_start_screen_menu_form_and_choices():
+    model = StartModel(list(REGISTRY.games.values()), Text("en"))
+    results: list[Any] = []
+    model.on_exit = results.append
+    assert [s.name for s in model.form.games][:4] == ["sueca", "bisca", "copas", "sobe-e-desce"]
+    model.enter()  # play against the computer
+    assert model.view == "play" and model.form.rows() == ["game", "trump_card", "target", "all_points", "tie",
+                                                           "level", "start"]
+    model.right()  # game: bisca
+    assert model.form.spec.name == "bisca" and model.form.rows()[1:4] == ["hand", "swap2", "target"]
+    model.down()
+    model.right()
+    model.right()  # hand 7
+    model.down()
+    model.enter()  # swap2 on
+    model.down()
+    model.down()
+    model.left()  # level: random
+    model.down()
+    model.enter()
+    assert results[-1].kind == "play" and results[-1].game == "bisca" and results[-1].level == "random"
+    assert results[-1].options == {"hand": 7, "swap2": "on", "target": 4}
+
+
+def test_start_screen_join_by_address_and_lan_list():
+    model = StartModel(list(REGISTRY.games.values()), Text("en"))
+    results: list[Any] = []
+    model.on_exit = results.append
+    model.cursor = 3
+    model.enter()
+    model.type("10.0.0.7:")
+    model.enter()
+    assert model.error.startswith("expected HOST:PORT") and not results
+    model.type("4012")
+    model.quit()  # q types while typing an address
+    model.backspace()
+    model.enter()
+    assert results[-1].kind == "join" and (results[-1].host, results[-1].port) == ("10.0.0.7", 4012)
+    assert parse_address("[fe80::1]:99") == ("fe80::1", 99) and parse_address("host") is None
+    model.back()
+    model.cursor = 2
+    model.enter()
+    e = LanEntry("t1._p2pcards._tcp.local.", "t1", "sueca", "Ana", "192.0.2.1", 4000, 3, None)
+    model.table_seen("appear", e)
+    model.table_seen("appear", LanEntry("t0.x", "t0", "copas", "Rui", "192.0.2.2", 4001, 0, "every seat is taken"))
+    assert [t.name for t in model.tables()] == ["t0", "t1"]
+    model.enter()
+    assert model.error == "every seat is taken"
+    model.down()
+    model.enter()
+    assert results[-1].kind == "join" and results[-1].port == 4000
+    model.table_seen("vanish", e)
+    assert [t.name for t in model.tables()] == ["t0"]
+    model.back()
+    model.cursor = 1
+    model.enter()  # host: needs a person's seat in the net layer: a clear message
+    assert model.view == "message" and "p2pcards host GAME" in model.message
+    model.enter()
+    model.quit()
+    assert results[-1] is None
+
+
+def test_tui_layers_stay_out_of_the_view_model_and_sans_io_layers():
+    code = ("import sys, p2pcards.tui.model, p2pcards.tui.start_model, p2pcards.core, p2pcards.table.table; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('prompt_toolkit', 'trio')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

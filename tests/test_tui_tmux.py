@@ -1,0 +1,127 @@
+"""End to end in a real terminal: ``p2pcards play sueca --seed 1`` inside tmux, a whole deal
+played by keystrokes (send-keys), the screen read at every step (capture-pane).
+
+Skipped only when tmux is missing (``.ci/run`` installs it).  Every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+REPO = Path(__file__).resolve().parent.parent
+CARD = re.compile(r"│\s*(10|[AKQJ2-9])([♠♥♦♣])│")
+
+
+class Tmux:
+    """One detached tmux server and session of our own (its own socket), 100x30."""
+
+    def __init__(self, socket: Path) -> None:
+        self.socket = str(socket)
+
+    def tmux(self, *args: str) -> str:
+        out = subprocess.run(["tmux", "-u", "-S", self.socket, "-f", "/dev/null", *args], capture_output=True,
+                             text=True, timeout=10)
+        if out.returncode != 0:
+            raise RuntimeError(f"tmux {' '.join(args)}: {out.stderr.strip()}")
+        return out.stdout
+
+    def start(self, command: str) -> None:
+        self.tmux("new-session", "-d", "-s", "p2", "-x", "100", "-y", "30", command)
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "p2")
+
+    def send(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", "p2", *keys)
+
+    def wait(self, what: str, test: Callable[[str], bool], timeout: float = 20.0) -> str:
+        """Read the screen until ``test`` holds (at most ``timeout`` seconds)."""
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if test(screen):
+                return screen
+            time.sleep(0.05)
+        raise AssertionError(f"timed out waiting for {what}; the screen:\n{screen}")
+
+    def kill(self) -> None:
+        subprocess.run(["tmux", "-S", self.socket, "kill-server"], capture_output=True, timeout=10)
+
+
+def hand(screen: str) -> list[str]:
+    """The cards of the person's hand, as drawn (the line of boxed card faces)."""
+    for line in screen.splitlines():
+        cards = CARD.findall(line)
+        if cards and line.count("│") == 2 * len(cards):
+            return [rank + suit for rank, suit in cards]
+    return []
+
+
+def above_hand(screen: str) -> str:
+    """The table part of the screen (everything above the prompt and hand)."""
+    lines = screen.splitlines()
+    return "\n".join(lines[:22])
+
+
+def test_a_whole_sueca_deal_by_keystrokes_in_tmux(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    tm = Tmux(tmp_path / "tmux.sock")
+    command = (f"cd {shlex.quote(str(REPO))} && env P2PCARDS_HOME={shlex.quote(str(home))} LC_ALL=C.UTF-8 "
+               f"{shlex.quote(sys.executable)} -m p2pcards play sueca --seed 1 --deals 1 --speed 0.05 --lang en; "
+               "echo EXIT=$?; sleep 30")
+    tm.start(command)
+    try:
+        screen = tm.wait("the table", lambda s: "your turn" in s or "waiting for" in s, timeout=30)
+        assert "Sueca · deal 1" in screen and "Trump" in screen
+        assert "Ana" in screen and "Rui" in screen and "Inês" in screen and "bot heuristic" in screen
+        seen_on_table = 0
+        refused = 0
+        for turn in range(10):
+            left = 10 - turn
+            screen = tm.wait(f"turn {turn + 1}", lambda s, n=left: "your turn" in s and len(hand(s)) == n)
+            cards = hand(screen)
+            assert "▼" in screen  # the cursor sits on a card
+            tm.send("1")  # try the first card: played if legal, else refused with a reason
+            screen = tm.wait("the first card played or refused",
+                             lambda s, n=left: len(hand(s)) == n - 1 or "is not allowed now" in s)
+            played = cards[0]
+            if "is not allowed now" in screen:
+                refused += 1
+                marker = [line for line in screen.splitlines() if "▼" in line][0]
+                faces = [line for line in screen.splitlines() if CARD.search(line)][-1]
+                played = hand(faces)[(marker.index("▼") - faces.index("│")) // 5]
+                tm.send("Enter")  # the card under the cursor, always a legal one
+                screen = tm.wait("the chosen card played", lambda s, n=left: len(hand(s)) == n - 1)
+            assert played not in hand(screen)
+            if played in above_hand(screen):
+                seen_on_table += 1
+        assert seen_on_table >= 1
+        screen = tm.wait("the deal's summary", lambda s: "Deal 1 is over" in s, timeout=30)
+        assert "✓ Deal verified" in screen and "Match: Us" in screen
+        assert re.search(r"Us \(.* & Rui\) — points \d+, tricks \d+", screen)
+        tm.send("Enter")
+        screen = tm.wait("the end of the table", lambda s: "The match is over" in s)
+        assert "Final tally" in screen
+        tm.send("Enter")
+        tm.wait("the command's exit", lambda s: "EXIT=" in s)
+        assert "EXIT=0" in tm.screen()
+    finally:
+        tm.kill()
+    logs = list(home.glob("tables/*/seat0.log"))
+    assert len(logs) == 1 and logs[0].stat().st_size > 0
+    audit = subprocess.run([sys.executable, "-m", "p2pcards", "audit", str(logs[0])], capture_output=True,
+                           text=True, timeout=60)
+    assert audit.returncode == 0 and "deal 0: clean" in audit.stdout
