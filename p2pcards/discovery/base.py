@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from p2pcards.discovery.record import Announcement, TableEvent
+from p2pcards.net.errors import leaves
 
 if TYPE_CHECKING:
     from p2pcards.discovery.interfaces import NetInterface
@@ -74,14 +75,6 @@ class Discovery(Protocol):
         ...
 
 
-def _leaves(exc: BaseException) -> Iterator[BaseException]:
-    if isinstance(exc, BaseExceptionGroup):
-        for sub in exc.exceptions:
-            yield from _leaves(sub)
-    else:
-        yield exc
-
-
 @contextlib.contextmanager
 def one_error() -> Iterator[None]:
     """Around a nursery inside a context manager: an exception group holding one exception
@@ -90,7 +83,7 @@ def one_error() -> Iterator[None]:
     try:
         yield
     except BaseExceptionGroup as group:
-        leaves = list(_leaves(group))
-        if len(leaves) == 1:
-            raise leaves[0] from None
+        found = list(leaves(group))
+        if len(found) == 1:
+            raise found[0] from None
         raise

@@ -64,10 +64,11 @@ class PeerSilent(NetError):
         self.seq = seq
 
 
-def _leaves(exc: BaseException) -> Iterator[BaseException]:
+def leaves(exc: BaseException) -> Iterator[BaseException]:
+    """Every exception inside ``exc``, exception groups flattened."""
     if isinstance(exc, BaseExceptionGroup):
         for sub in exc.exceptions:
-            yield from _leaves(sub)
+            yield from leaves(sub)
     else:
         yield exc
 
@@ -83,15 +84,15 @@ def single_error() -> Iterator[None]:
     try:
         yield
     except BaseExceptionGroup as group:
-        leaves = [e for e in _leaves(group) if not isinstance(e, trio.Cancelled)]
-        for exc in leaves:
+        found = [e for e in leaves(group) if not isinstance(e, trio.Cancelled)]
+        for exc in found:
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise exc from None
-        for exc in leaves:
+        for exc in found:
             if isinstance(exc, NetError):
                 raise exc from None
-        if len(leaves) == 1:
-            raise leaves[0] from None
+        if len(found) == 1:
+            raise found[0] from None
         raise
 
 
