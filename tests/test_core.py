@@ -9,6 +9,7 @@ from p2pcards.core import (
     PORTUGUESE_40,
     PT_POINTS,
     PT_RANK_ORDER,
+    STOCK,
     Deck,
     DeckError,
     Option,
@@ -83,7 +84,7 @@ def test_match_helpers():
 
 def test_deck_positions_owners_and_knowledge():
     d = Deck(4, 6)
-    assert d.card(0) is None and not d.knows_hand(0) or d.hands[0] == []
+    assert d.card(0) is None and d.hands[0] == [] and d.owner == [STOCK] * 6
     d.move(0, 2)
     d.move(1, 2)
     assert d.hands[2] == [0, 1] and not d.knows_hand(2)
