@@ -60,7 +60,7 @@ def make_net(
 Tamper = Callable[[Net, int, bytes], None]
 
 
-def run(net: Net, tamper: Tamper | None = None) -> Net:
+def run(net: Net, tamper: Tamper | None = None, tolerate: bool = False) -> Net:
     """Deliver everything until no table has anything to do.  ``tamper(net, author, raw)``
     is called before each genuine message is delivered (to inject bad ones)."""
 
@@ -69,7 +69,10 @@ def run(net: Net, tamper: Tamper | None = None) -> Net:
             tamper(net, author, raw)
         net.delivered += 1
 
-    run_local(net.tables, net.players, hook)
+    def rejected(seat: int, exc: Rejected) -> None:
+        net.rejected.append((seat, exc))
+
+    run_local(net.tables, net.players, hook, on_rejected=rejected if tolerate else None)
     return net
 
 

@@ -212,3 +212,30 @@ async def test_a_table_that_cannot_vote_stops_with_the_silent_seat_named(autojum
     assert "no vote replaced it" in str(info.value)
     assert 90 <= trio.current_time() - start < 100
     assert node.tables[0].vote is not None and node.tables[0].vote.against == 1
+
+
+async def test_a_wrong_sealed_key_is_claimed_over_the_mesh(tmp_path, monkeypatch):
+    """A peer seals a wrong key to another: the victim's fault claim, with the signed
+    plaintext as evidence, voids the deal at every replica, whatever was written in the
+    meantime; logs on disk stay identical."""
+    import p2pcards.net.node as node_module
+    from tests.test_table import WrongKeySender
+
+    spec, raw, seats = _table("sueca", deals=2, seed=5)
+    cheater = seats[2].identity.signing_public
+
+    def table_factory(genesis, spec_, me, secret, *args, **kwargs):
+        cls = WrongKeySender if me.signing_public == cheater else node_module.Table.__wrapped__
+        return cls(genesis, spec_, me, secret, *args, **kwargs)
+
+    table_factory.__wrapped__ = node_module.Table  # type: ignore[attr-defined]
+    monkeypatch.setattr(node_module, "Table", table_factory)
+    events: dict[int, list[dict[str, Any]]] = {s: [] for s in range(4)}
+    with trio.fail_after(60):
+        nodes = await play_in_memory(raw, spec, [[s] for s in seats], data_dir=tmp_path,
+                                     on_event=lambda seat, ev: events[seat].append(ev))
+    _check_same_everywhere(nodes, tmp_path, 2)
+    for evs in events.values():
+        assert evs == events[0]
+        assert evs[0]["audit"]["verdict"] == "fault" and evs[0]["audit"]["seat"] == 2
+        assert evs[0]["audit"]["kind"] == "bad-key" and evs[1]["audit"]["verdict"] == "clean"

@@ -7,7 +7,7 @@ import msgpack
 import pytest
 
 from p2pcards.table.audit import audit_transcript
-from p2pcards.table.table import Table
+from p2pcards.table.table import Rejected, Table
 from p2pcards.table.transcript import parse_message, sign_message
 from p2pcards.table.wire import pack, unpack
 from tests.table_helpers import REGISTRY, inject, make_net, run
@@ -280,3 +280,72 @@ def test_restore_refuses_a_tampered_log():
     fresh = Table(net.genesis, REGISTRY.get("bisca"), net.ids[0], b"another secret" * 2)
     with pytest.raises(SetupError, match="not what this seat would write"):
         fresh.restore(t0.log)
+
+
+class WrongKeySender(Table):
+    """A modified client that seals one wrong key to another seat in the first deal."""
+
+    def _start_deal(self):
+        super()._start_deal()
+        from p2pcards.mental.seal import KeyEntry
+
+        party = self.party
+        honest = party._sealed
+
+        def corrupt(step, kind, to, positions, entries):
+            if self.deal_no == 0 and not getattr(self, "cheated", False):
+                self.cheated = True
+                first = entries[0]
+                entries = (KeyEntry(position=first.position, seat=first.seat, key=(5).to_bytes(32, "little")),
+                           *entries[1:])
+            return honest(step, kind, to, positions, entries)
+
+        party._sealed = corrupt
+
+
+def test_a_wrong_sealed_key_is_claimed_with_evidence_and_every_replica_agrees():
+    net = run(make_net("sueca", deals=2, table_class={1: WrongKeySender}), tolerate=True)
+    assert net.tables[1].cheated
+    # what the claim superseded (messages written at its seq before it arrived) is refused
+    assert all("chain mismatch" in exc.reason for _, exc in net.rejected)
+    assert_agree(net)
+    deals = [e for e in net.events[0] if e["type"] == "deal"]
+    assert deals[0]["audit"]["verdict"] == "fault" and deals[0]["audit"]["seat"] == 1
+    assert deals[0]["audit"]["kind"] == "bad-key" and deals[0]["result"] is None
+    assert deals[1]["audit"]["verdict"] == "clean"
+    claims = [parse_message(raw, net.tables[0].keys) for raw in net.tables[0].log[1:]]
+    claims = [e for e in claims if e.kind == "fault"]
+    assert len(claims) == 1 and claims[0].body["against"] == 1 and claims[0].author != 1
+    report = audit_transcript(net.tables[3].log, REGISTRY)
+    assert report["error"] is None
+    assert [d["verdict"] for d in report["deals"]] == ["fault", "clean"] and report["deals"][0]["seat"] == 1
+
+
+def test_a_fault_claim_without_proof_is_refused():
+    net = make_net("sueca", deals=1)
+    tried = []
+
+    def tamper(net, author, raw):
+        env = parse_message(raw, net.tables[0].keys)
+        if env.kind == "deck" and any(m.get("kind") == "keys" for m in env.body["msgs"]) and not tried:
+            tried.append(1)
+            liar = next(m["to"] for m in env.body["msgs"] if m.get("kind") == "keys")
+            # the liar claims right after a message it has not yet received everywhere
+            t = net.tables[liar]
+            t.receive(raw)
+            bogus = sign_message(net.ids[liar], table=env.table, deal=env.deal, seq=env.seq + 1, prev=env.hash,
+                                 author=liar, kind="fault", body={"against": author, "evidence": b"nothing" * 9})
+            t_others = [s for s in range(4) if s not in (author, liar)]
+            for s in t_others:
+                net.tables[s].receive(raw)
+                with pytest.raises(Rejected, match="proves nothing|does not follow"):
+                    net.tables[s].receive(bogus)
+            raise _Handled
+
+    with pytest.raises(_Handled):
+        run(net, tamper=tamper)
+    assert tried
+
+
+class _Handled(Exception):
+    pass

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from p2pcards.core import DealState, Decision, End, GameRegistry, GameSpec, IllegalChoice, Match, OptionError
-from p2pcards.mental import DealSetup, DeckFault, Group, Ristretto255, audit
+from p2pcards.mental import DealSetup, DeckFault, Group, Ristretto255, audit, verify_evidence
 from p2pcards.mental.kdf import deal_id
 from p2pcards.mental.messages import Commit, decode
 from p2pcards.table.transcript import (
@@ -267,6 +267,9 @@ class _Follower:
         if e.kind == "vote":
             self.take_vote(seq, e, until)
             return
+        if e.kind == "fault":
+            self.take_fault(seq, e)
+            return
         if self.vote is not None:
             self.fail(seq, e.author, f"a {e.kind!r} message while a vote against seat "
                                      f"{self.vote[0].against} is under way")
@@ -275,6 +278,21 @@ class _Follower:
             self.msgs.extend(m for m in body["msgs"] if isinstance(m, dict))
         if e.kind == "choice" and "choice" in body:
             self.choices.append((e.author, body["choice"]))
+
+    def take_fault(self, seq: int, e: Envelope) -> None:
+        """A claim that the previous message sealed a wrong key to its author: the deal
+        ends, void, with the sender named -- if the evidence proves it."""
+        body = e.body
+        accused = body.get("against")
+        evidence = body.get("evidence")
+        if self.vote is not None or type(accused) is not int or type(evidence) is not bytes:
+            self.fail(seq, e.author, "a malformed or misplaced fault claim")
+        fault = verify_evidence(self.setup(), self.msgs, accused, evidence)
+        if fault is None or fault.seat != accused:
+            self.fail(seq, e.author, "a fault claim whose evidence proves nothing")
+        self.close({"verdict": "fault", "seat": accused, "kind": "bad-key",
+                    "reason": f"seat {accused} sealed a wrong key to seat {e.author}"})
+        self.closed = True
 
     def take_vote(self, seq: int, e: Envelope, until: tuple[int, bytes] | None) -> None:
         out = self.out

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from p2pcards.table.table import Table
+from p2pcards.table.table import Rejected, Table
 
 __all__ = ["run_local"]
 
@@ -22,11 +22,15 @@ def run_local(
     players: Sequence[Any],
     tamper: Tamper | None = None,
     max_messages: int = 100_000,
+    on_rejected: Callable[[int, Rejected], None] | None = None,
 ) -> int:
     """Run until no table has anything to do; return the number of messages delivered.
 
     ``tamper(author, raw)`` is called before each message is delivered (tests use it to
-    inject bad messages).  Raises ``RuntimeError`` past ``max_messages``.
+    inject bad messages).  A message a table refuses raises :class:`Rejected`, unless
+    ``on_rejected(seat, error)`` is given (a message superseded by a fault claim is then
+    refused by the tables that took the claim, as over a real network).  Raises
+    ``RuntimeError`` past ``max_messages``.
     """
     queue: list[tuple[int, bytes]] = []
     for s, t in enumerate(tables):
@@ -40,7 +44,12 @@ def run_local(
             delivered += 1
             for s, t in enumerate(tables):
                 if s != src:
-                    queue += [(s, m) for m in t.receive(raw)]
+                    try:
+                        queue += [(s, m) for m in t.receive(raw)]
+                    except Rejected as exc:
+                        if on_rejected is None:
+                            raise
+                        on_rejected(s, exc)
             continue
         for s, t in enumerate(tables):
             decision = t.decision()

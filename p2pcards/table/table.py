@@ -50,7 +50,13 @@ raised.
 
 Message kinds (``body`` fields): ``genesis`` (the table), ``deck`` (``msgs``: deck
 protocol messages), ``choice`` (``choice``, ``msgs``), ``locate`` (``position`` or null,
-``msgs``), ``vote`` (``against``, ``bot``).
+``msgs``), ``vote`` (``against``, ``bot``), ``fault`` (``against``, ``evidence``).
+
+**A wrong key sealed to one seat** is seen by that seat alone.  It writes a ``fault``
+message at once, right after the message that carried the key, with the sender's signed
+plaintext as evidence (:func:`p2pcards.mental.verify_evidence`); a valid claim takes that
+seq whatever else was written there (like a vote), and the deal is void with the sender
+named.
 """
 
 from __future__ import annotations
@@ -84,6 +90,7 @@ from p2pcards.mental import (
     Phase,
     RemoteError,
     Ristretto255,
+    verify_evidence,
 )
 from p2pcards.table.audit import (
     Replacement,
@@ -119,7 +126,6 @@ class SetupError(TableError):
     """The genesis cannot be played here (unknown game, bad options, not seated...)."""
 
 
-@dataclass(frozen=True)
 class Rejected(TableError):
     """A received message was refused and changed nothing.
 
@@ -127,8 +133,13 @@ class Rejected(TableError):
     cannot be attributed (bad signature, garbage, a replay or a fork).
     """
 
-    reason: str
-    blame: int | None = None
+    def __init__(self, reason: str, blame: int | None = None) -> None:
+        super().__init__(reason, blame)
+        self.reason = reason
+        self.blame = blame
+
+    def __repr__(self) -> str:
+        return f"Rejected(reason={self.reason!r}, blame={self.blame!r})"
 
     def __str__(self) -> str:
         who = "unattributed" if self.blame is None else f"seat {self.blame}"
@@ -231,6 +242,10 @@ class Table:
         #: True once this seat has been voted out (the replica then stops).
         self.voted_out = False
         self._rewound: int | None = None
+        #: fault claims this replica wrote and has not handed out yet (see _claim_fault)
+        self._claims: list[bytes] = []
+        #: while rebuilding for a fault claim: write no message of our own from this seq on
+        self._hold_from: int | None = None
         self.game: DealState | None = None
         self.stage = "takeover"
         if not self._takeover:
@@ -349,6 +364,8 @@ class Table:
             raise Rejected("message of another table")
         if env.kind == "vote" and 0 < env.seq < self.seq and env.raw != self.log[env.seq]:
             return self._supersede(env)
+        if env.kind == "fault" and 0 < env.seq < self.seq and env.raw != self.log[env.seq]:
+            return self._supersede_by_claim(env)
         if env.seq != self.seq or env.prev != self.head:
             if env.seq < self.seq and env.raw in self.log:
                 raise Rejected(f"replayed message (seq {env.seq})")
@@ -356,6 +373,14 @@ class Table:
         if env.author == self.seat:
             raise Rejected("a message in this seat's name that this peer did not write")
         vote: VoteBody | None = None
+        if env.kind == "fault":
+            if env.deal != self.deal_no:
+                raise Rejected(f"a fault claim for deal {env.deal} during deal {self.deal_no}", env.author)
+            accused = self._check_fault(env)
+            self.log.append(env.raw)
+            self.head = env.hash
+            self._finish_deal(None, _bad_key_verdict(accused, env.author))
+            return self._flush()
         if env.kind == "vote":
             vote = self._check_vote(env)
         else:
@@ -530,6 +555,28 @@ class Table:
         self._rewound = rewound
         return out
 
+    def _supersede_by_claim(self, env: Envelope) -> list[bytes]:
+        """A fault claim for a seq this replica filled with another message: a valid claim
+        about the message before it takes that seq."""
+        k = env.seq
+        if env.prev != message_hash(self.log[k - 1]):
+            raise Rejected(f"chain mismatch at seq {k} (this peer is at {self.seq})")
+        fresh = type(self)(self.log[0], self.spec, self.me, self._secret, self.group, None, seat=self.seat)
+        fresh._hold_from = k  # this seat's own message at seq k, if any, is what the claim replaces
+        try:
+            fresh.restore(self.log[:k])
+        except SetupError as exc:
+            raise Rejected(f"cannot go back to seq {k}: {exc}") from None
+        if fresh.seq != k:  # pragma: no cover -- restore stops at k
+            raise Rejected(f"cannot go back to seq {k}")
+        fresh._hold_from = None
+        fresh._emit = self._emit
+        out = fresh.receive(env.raw)  # Rejected: this replica is left as it was
+        rewound = k if self._rewound is None else min(self._rewound, k)
+        self._adopt(fresh)
+        self._rewound = rewound
+        return out
+
     def _rebuilt(self, n: int) -> Table:
         """A fresh replica restored from the first ``n`` messages of this one's transcript
         (its events are not emitted again)."""
@@ -625,8 +672,8 @@ class Table:
 
     def _flush(self) -> list[bytes]:
         """Every message this peer must send now, in order."""
-        out: list[bytes] = []
-        while not self.finished and self.expected() == self.seat and self.decision() is None:
+        out, self._claims = self._claims, []
+        while self._may_write() and self.expected() == self.seat and self.decision() is None:
             if self.vote is not None:  # this seat's turn to vote
                 raw = self._sign("vote", VoteBody(self.vote.against, None).to_body())
                 self._record_vote(raw, self.vote.against, None)
@@ -640,6 +687,10 @@ class Table:
                 break
             out.append(raw)
         return out
+
+    def _may_write(self) -> bool:
+        """Whether this replica may write its own messages now (not over, not held back)."""
+        return not self.finished and (self._hold_from is None or self.seq < self._hold_from)
 
     def _claim_locate(self) -> bytes:
         step = self.game.step()
@@ -704,7 +755,10 @@ class Table:
             try:
                 self.outbox.extend(self.party.receive(m))
             except DeckFault as exc:
-                self._deck_fault(exc.seat, f"{exc.kind}: {exc.reason}")
+                if exc.evidence is not None and exc.seat == env.author:
+                    self._claim_fault(exc.seat, exc.evidence)
+                else:
+                    self._deck_fault(exc.seat, f"{exc.kind}: {exc.reason}")
                 return
             except RemoteError as exc:
                 self._deck_fault(env.author, str(exc))
@@ -722,6 +776,44 @@ class Table:
             if isinstance(step, Locate) and not self._declared:
                 return "locate"
         return "deck"
+
+    def _claim_fault(self, accused: int, evidence: bytes) -> None:
+        """A key sealed to this seat is wrong: only this seat can see it, so it writes a
+        ``fault`` message with the signed plaintext as evidence, right after the message
+        that carried the key (a valid claim takes that seq, whatever else was written
+        there), and the deal is void."""
+        raw = self._sign("fault", {"against": accused, "evidence": evidence})
+        self.log.append(raw)
+        self.head = message_hash(raw)
+        self._claims.append(raw)
+        self._finish_deal(None, _bad_key_verdict(accused, self.seat))
+
+    def _check_fault(self, env: Envelope) -> int:
+        """A received fault claim: about the message just before it, by the accused, which
+        sealed keys to the claimant; the evidence must prove a wrong key.  Returns the
+        accused seat."""
+        body = env.body
+        if set(body) != {"against", "evidence"} or type(body["against"]) is not int or type(
+            body["evidence"]
+        ) is not bytes:
+            raise Rejected("a fault claim is {against, evidence}", env.author)
+        accused = body["against"]
+        try:
+            prev = parse_message(self.log[-1], self.keys)
+        except TranscriptError:  # pragma: no cover -- our own log verifies
+            raise Rejected("the message before the claim does not verify") from None
+        carried = prev.body.get("msgs")
+        sealed_to_claimant = isinstance(carried, list) and any(
+            isinstance(m, dict) and m.get("kind") in ("keys", "transfer") and m.get("to") == env.author
+            for m in carried
+        )
+        if prev.author != accused or prev.deal != self.deal_no or not sealed_to_claimant:
+            raise Rejected(f"a fault claim against seat {accused} that does not follow its keys to seat "
+                           f"{env.author}", env.author)
+        fault = verify_evidence(self.setup, self.deck_msgs, accused, body["evidence"])
+        if fault is None or fault.seat != accused:
+            raise Rejected("a fault claim whose evidence proves nothing", env.author)
+        return accused
 
     def _deck_fault(self, seat: int | None, reason: str) -> None:
         """A fault seen at once in an accepted message: the deal is void, the seat named."""
@@ -824,6 +916,12 @@ class Table:
             return
         self.deal_no += 1
         self._start_deal()
+
+
+def _bad_key_verdict(accused: int, claimant: int) -> dict[str, Any]:
+    """The verdict of a deal ended by a proven fault claim (the same at every replica)."""
+    return {"verdict": "fault", "seat": accused, "kind": "bad-key",
+            "reason": f"seat {accused} sealed a wrong key to seat {claimant}"}
 
 
 def _plain(choice: Any) -> Any:
