@@ -81,14 +81,18 @@ def audit_deal(
     seeds: dict[int, bytes],
     match: Match,
     choices: Sequence[tuple[int, Any]],
+    trusted: int | None = None,
 ) -> tuple[DealState | None, Verdict]:
     """Deck audit then rules replay: the replayed deal (None on a deck fault) and a verdict.
+
+    ``trusted``: the seat of the replica auditing its own record (see
+    :func:`p2pcards.mental.audit`); None offline.
 
     The verdict is ``clean``, ``renuncia`` (the replay found a seat breaking a play rule;
     the deal's result then carries the penalty) or ``fault`` (a deck fault: the deal is
     void and ``seat`` is to blame).
     """
-    report = audit(setup, deck_msgs, seeds)
+    report = audit(setup, deck_msgs, seeds, trusted)
     if report.fault is not None:
         f = report.fault
         return None, {"verdict": "fault", "seat": f.seat, "kind": str(f.kind), "reason": f.reason}

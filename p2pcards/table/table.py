@@ -881,7 +881,7 @@ class Table:
     def _audit(self) -> None:
         assert self.match is not None
         replay, verdict = audit_deal(self.setup, self.deck_msgs, self.party.revealed_seeds(), self.match,
-                                     self.choices)
+                                     self.choices, trusted=self.seat)
         self._finish_deal(replay, verdict)
 
     def _finish_deal(self, replay: DealState | None, verdict: dict[str, Any]) -> None:
