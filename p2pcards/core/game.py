@@ -41,7 +41,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from p2pcards.core.cards import Card, Suit, pretty
+from p2pcards.core.cards import Card, Suit
 from p2pcards.core.deck import PLAYED, STOCK, Deck
 from p2pcards.core.scoring import next_dealer
 from p2pcards.core.tricks import Trick, trick_winner
@@ -384,7 +384,7 @@ class DealState:
 
     def _on_play(self, seat: int, choice: Choice) -> None:
         if type(choice) is not int or choice not in self.deck.hands[seat]:
-            raise_illegal(seat, choice)
+            raise IllegalChoice(f"seat {seat} cannot play {choice!r}: not a position it holds")
         if self.renuncia is None and self.deck.knows_hand(seat):
             if choice not in self.legal_plays(seat):
                 self.renuncia = seat
@@ -467,15 +467,6 @@ class DealState:
         for t in self.tricks:
             counts[t.winner] += 1
         return counts
-
-    def describe(self) -> str:
-        """A one-line human summary of the deal so far."""
-        trump = pretty("A" + self.trump)[1:] if self.trump else "-"
-        return f"deal {self.number} dealer {self.dealer} trump {trump} tricks {len(self.tricks)}"
-
-
-def raise_illegal(seat: int, choice: Choice) -> None:
-    raise IllegalChoice(f"seat {seat} cannot play {choice!r}: not a position it holds")
 
 
 class Match:

@@ -111,7 +111,7 @@ from p2pcards.table.transcript import (
     vote_opener,
     vote_order,
 )
-from p2pcards.table.wire import FrameError, pack, unpack
+from p2pcards.table.wire import FrameError, unpack
 
 __all__ = ["Table", "TableError", "Rejected", "SetupError", "Replacement", "seed_for"]
 
@@ -548,12 +548,7 @@ class Table:
             raise Rejected(f"cannot go back to seq {k}: {exc}") from None
         if fresh.seq != k:
             raise Rejected(f"a vote against seat {vote.against} at seq {k}, where this seat was due", env.author)
-        fresh._emit = self._emit
-        out = fresh.receive(env.raw)  # Rejected: this replica is left as it was
-        rewound = k if self._rewound is None else min(self._rewound, k)
-        self._adopt(fresh)
-        self._rewound = rewound
-        return out
+        return self._take_on(fresh, env)
 
     def _supersede_by_claim(self, env: Envelope) -> list[bytes]:
         """A fault claim for a seq this replica filled with another message: a valid claim
@@ -570,6 +565,11 @@ class Table:
         if fresh.seq != k:  # pragma: no cover -- restore stops at k
             raise Rejected(f"cannot go back to seq {k}")
         fresh._hold_from = None
+        return self._take_on(fresh, env)
+
+    def _take_on(self, fresh: Table, env: Envelope) -> list[bytes]:
+        """Take ``env`` on ``fresh`` (this replica gone back to its seq) and become it."""
+        k = env.seq
         fresh._emit = self._emit
         out = fresh.receive(env.raw)  # Rejected: this replica is left as it was
         rewound = k if self._rewound is None else min(self._rewound, k)
@@ -929,8 +929,3 @@ def _plain(choice: Any) -> Any:
     if isinstance(choice, tuple):
         return [_plain(c) for c in choice]
     return choice
-
-
-def encode_log(log: list[bytes]) -> bytes:
-    """A transcript as one msgpack array of messages (for files)."""
-    return pack(log)

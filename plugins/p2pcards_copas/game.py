@@ -265,13 +265,6 @@ class CopasDeal(DealState):
         """Public facts for views: whether hearts are broken, and this deal's passing."""
         return {"hearts_broken": self.hearts_broken, "pass_direction": self.direction}
 
-    def describe(self) -> str:
-        broken = "broken" if self.hearts_broken else "unbroken"
-        return (
-            f"deal {self.number} dealer {self.dealer} pass {self.direction} "
-            f"hearts {broken} tricks {len(self.tricks)}"
-        )
-
 
 class CopasMatch(Match):
     """Deals until the match condition holds (option ``match``); lowest total wins."""

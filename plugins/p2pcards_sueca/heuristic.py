@@ -54,7 +54,7 @@ class SuecaHeuristic:
         following = [c for c in legal if c[1] == led]
         on_points = sum(POINTS.get(c[0], 0) for _, c in trick)
         partner_sure = win_seat == partner and (
-            last or self.sure(win_card, unseen, trump, view, led)
+            last or self.sure(win_card, unseen, trump)
         )
         if partner_sure:
             # support the partner: add the most points we can spare
@@ -62,7 +62,7 @@ class SuecaHeuristic:
         winners = [c for c in legal if beats(c, win_card, trump, STRENGTH)]
         if following:
             if winners:
-                safe = [c for c in winners if last or self.sure(c, unseen, trump, view, led)]
+                safe = [c for c in winners if last or self.sure(c, unseen, trump)]
                 if safe:
                     return max(safe, key=lambda c: (POINTS.get(c[0], 0), -STRENGTH[c[0]]))
                 if on_points >= 10:
@@ -93,7 +93,7 @@ class SuecaHeuristic:
         return cheapest(legal, POINTS, STRENGTH, trump)
 
     @staticmethod
-    def sure(card: str, unseen: set[str], trump: str | None, view: SeatView, led: str) -> bool:
+    def sure(card: str, unseen: set[str], trump: str | None) -> bool:
         """Whether ``card`` cannot be beaten by cards still unseen (trumps counted)."""
         if not is_top(card, unseen, STRENGTH):
             return False
