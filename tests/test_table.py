@@ -216,22 +216,6 @@ def test_offline_audit_reports_an_unfinished_last_deal():
     assert "bad genesis" in audit_transcript([pack({"x": 1})], REGISTRY)["error"]["reason"]
 
 
-def test_table_vectors_are_reproduced_and_verify():
-    import json
-    from pathlib import Path
-
-    from p2pcards.table.vectors import generate
-
-    path = Path(__file__).parent.parent / "protocol" / "vectors" / "table-bisca.json"
-    text = generate()["table-bisca.json"]
-    assert text == path.read_text(), "run: python -m p2pcards.table.vectors protocol/vectors"
-    data = json.loads(text)
-    log = [bytes.fromhex(m["hex"]) for m in data["messages"]]
-    report = audit_transcript(log, REGISTRY)
-    assert report["ok"] and report["transcript_hash"] == data["transcript_hash"]
-    assert [d["result"] for d in report["deals"]] == [d["result"] for d in data["deals"]]
-
-
 @pytest.mark.parametrize("cut", [3, 17, 45, 80])
 def test_a_replica_restored_from_its_log_carries_on(cut):
     """A peer that crashed rebuilds itself from its saved transcript and secret, then
