@@ -194,8 +194,14 @@ nonces), fetches the messages it missed, and plays on.  TABLE is a prefix of the
 (needed when this identity has several unfinished tables).  `p2pcards join HOST:PORT`
 does the same when it finds an unfinished table joined at HOST:PORT.
 
+A table played against the computer (`p2pcards play`, manifest local.mesh) has every seat
+in this process: its peers link up in memory again.  A person's seat (`play`, `play
+--host`, `play --join`) is taken up on the full-screen table when standard input and
+output are a terminal and --json is not given; otherwise a heuristic computer player
+plays it to the end.
+
 JSON output (--json): one object per line.  First
-  {"type": "resumed", "table": HEX, "game": NAME, "role": "host"|"join", "seats": [I, ...],
+  {"type": "resumed", "table": HEX, "game": NAME, "role": "host"|"join"|"local", "seats": [I, ...],
    "seq": N (messages in the saved transcript), "deals_done": N, "finished": BOOL}
 then the "table", "deal", "vote_out" and "final" objects described in
 `p2pcards host --help` (deals that ended before the crash are not printed again).
@@ -402,6 +408,8 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
         raise CliError("--deals must be at least 1")
     if not 0 <= args.speed <= 10:
         raise CliError("--speed must be between 0 and 10 seconds")
+    if args.host or args.join is not None:
+        return _play_lan(args, out, registry, spec, options)
     if args.text or not _is_terminal(out):
         from p2pcards.textplay import play_text
 
@@ -411,8 +419,71 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     from p2pcards.tui.i18n import default_lang
 
     me = _identity()
-    return play_local(spec, options, me=me, lang=args.lang or default_lang(), bots=args.bots, seed=args.seed,
-                      deals=args.deals, speed=args.speed, data_dir=data_dir())
+    return _left_note(play_local(spec, options, me=me, lang=args.lang or default_lang(), bots=args.bots,
+                                 seed=args.seed, deals=args.deals, speed=args.speed, data_dir=data_dir()))
+
+
+def _play_lan(args: argparse.Namespace, out: TextIO, registry: GameRegistry, spec: GameSpec,
+              options: dict[str, Any]) -> int:
+    """``play --host`` / ``play --join``: the person at a LAN table on the full screen."""
+    from p2pcards.identity import data_dir
+    from p2pcards.net import parse_seat_spec
+    from p2pcards.tui.i18n import default_lang
+    from p2pcards.tui.lan import HostPlan, JoinPlan, hosting_announcer, play_lan
+
+    if args.host and args.join is not None:
+        raise CliError("--host and --join: choose one")
+    if not 0 <= args.port <= 65535:
+        raise CliError("--port must be between 0 and 65535")
+    seats: list[Any] = []
+    by_name = False
+    if args.host:
+        try:
+            seats = parse_seat_spec(args.seats, spec.seats, person=True)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+        if not any(s.kind == "me" for s in seats):
+            raise CliError("--seats must name one 'me' seat: yours")
+        _check_timeout(args.timeout, "--timeout")
+    else:
+        args.address = args.join
+        by_name = ":" not in args.join
+        host, port = _join_target(args, by_name)
+    if args.text or not _is_terminal(out):
+        raise CliError("a LAN table is played on the full-screen table: run it in a terminal, without --text "
+                       "(a headless computer player joins with `p2pcards join`)")
+    me = _identity()
+    lang = args.lang or default_lang()
+    if args.host:
+        announce = None
+        if not args.no_announce:
+            _announcement(args, spec, options, seats, me)  # checks --table-name and --mdns-ttl
+            announce = hosting_announcer(spec, options, seats, me, args, args.deals)
+        host_plan = HostPlan(spec, options, seats, port=args.port, bind=args.bind, deals=args.deals,
+                             timeout=args.timeout, announce=announce)
+        return _left_note(play_lan(registry, host_plan, me=me, lang=lang, data_dir=data_dir(), speed=args.speed))
+    join_plan = JoinPlan(host, port, expect_host=args.host_fingerprint, name=args.join if by_name else "")
+    if by_name:
+        from p2pcards.discovery import DiscoveryError
+        from p2pcards.discovery.commands import locate
+        from p2pcards.net import PROTO, ConnectError
+
+        async def find() -> tuple[str, int, str]:
+            try:
+                return await locate(args, registry.games, PROTO, lambda obj, text: None)
+            except DiscoveryError as exc:
+                raise ConnectError(str(exc)) from None
+
+        join_plan.locate = find
+    return _left_note(play_lan(registry, join_plan, me=me, lang=lang, data_dir=data_dir(), speed=args.speed))
+
+
+def _left_note(status: int) -> int:
+    """After a table screen: if the person left a table unfinished, say how to take it up."""
+    if status == 130:
+        print("p2pcards: you left the table before its end; its transcript is kept: `p2pcards resume` "
+              "takes your seat again", file=sys.stderr)
+    return status
 
 
 def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
@@ -597,18 +668,14 @@ def cmd_host(args: argparse.Namespace, out: TextIO) -> int:
 def _announcement(args: argparse.Namespace, spec: GameSpec, options: dict[str, Any], seats: Sequence[Any],
                   me: Any) -> Any:
     """The table's LAN announcement (p2pcards.discovery); checks --table-name and --mdns-ttl."""
-    from p2pcards.discovery import Announcement, check_table_name
-    from p2pcards.net import PROTO
+    from p2pcards.discovery import check_table_name
+    from p2pcards.discovery.commands import make_announcement
 
     if args.table_name is not None and (problem := check_table_name(args.table_name)):
         raise CliError(f"--table-name: {problem}")
     if not 1 <= args.mdns_ttl <= 4500:
         raise CliError("--mdns-ttl must be between 1 and 4500 seconds")
-    return Announcement(proto=PROTO, game=spec.name, rules_version=spec.rules_version,
-                        seats_taken=sum(s.kind != "remote" for s in seats), seats_total=spec.seats,
-                        host_name=(me.name if me.name.isprintable() else "")[:40] or "host",
-                        host_fingerprint=me.fingerprint,
-                        options={k: str(v) for k, v in options.items()}, deals=args.deals)
+    return make_announcement(spec, options, seats, me, args.deals)
 
 
 def _host_port(text: str) -> tuple[str, int]:
@@ -669,12 +736,35 @@ def _warn_unfinished(data: Any, me: Any, **which: Any) -> None:
 
 def _resume(found: Any, me: Any, registry: GameRegistry, printer: _TablePrinter) -> int:
     from p2pcards.net import resume_table
+    from p2pcards.net.store import PERSON
+
+    if any(p.level == PERSON for p in found.manifest.peers) and not printer.json and _is_terminal(printer.out):
+        return _resume_on_screen(found, me, registry, printer.data)
 
     async def main() -> None:
         await resume_table(found.path, me=me, registry=registry, data_dir=printer.data, on_resumed=printer.resumed,
                            on_table=printer.on_table, on_event=printer.on_event)
 
     return _run_net(main)
+
+
+def _resume_on_screen(found: Any, me: Any, registry: GameRegistry, data: Any) -> int:
+    """A table with the person's seat, resumed on the full-screen table."""
+    from p2pcards.net import ResumeError
+    from p2pcards.tui.app import run_local_table
+    from p2pcards.tui.i18n import Text, default_lang
+    from p2pcards.tui.lan import ResumePlan, play_lan
+    from p2pcards.tui.runtime import LocalTable
+
+    lang = default_lang()
+    if found.manifest.role == "local":
+        try:
+            table = LocalTable.resume(found.path, registry, me=me, text=Text(lang))
+        except ResumeError as exc:
+            print(f"p2pcards: error: {exc}", file=sys.stderr)
+            return 1
+        return _left_note(run_local_table(table))
+    return _left_note(play_lan(registry, ResumePlan(found.path), me=me, lang=lang, data_dir=data))
 
 
 def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
@@ -844,7 +934,9 @@ def build_parser() -> argparse.ArgumentParser:
         "player is a peer of its own, every deal is shuffled with the mental deck and audited. "
         "Keys: arrows and Enter, or a card's digit, or the mouse; ? shows every key; q leaves. "
         "With --text, or when input or output is not a terminal, the match is played in line mode "
-        "(cards chosen by their number; q quits).",
+        "(cards chosen by their number; q quits).  With --host or --join the person plays at a LAN "
+        "table instead (see LAN tables below).  A table left before its end is taken up again by "
+        "`p2pcards resume`.",
     )
     p.add_argument("game", metavar="GAME", nargs="?", default="sueca", help="game to play (default sueca)")
     p.add_argument(
@@ -866,6 +958,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lang", choices=("en", "pt"), default=None,
                    help="language of the table (default: from the locale)")
     p.add_argument("--text", action="store_true", help="line mode instead of the full-screen table")
+    lan = p.add_argument_group(
+        "LAN tables", "with --host the person hosts a table on the LAN (seat 'me'; the other seats are players "
+        "who join, or computer players this process runs); with --join the person joins one")
+    lan.add_argument("--host", action="store_true", help="host a table of GAME on the LAN and sit at it")
+    lan.add_argument("--join", metavar="NAME|HOST:PORT", default=None,
+                     help="join the table with this name (see `p2pcards tables`) or at this address")
+    lan.add_argument("--seats", metavar="SPEC",
+                     help="with --host: me, remote, bot or bot:LEVEL per seat (default: me,remote,...)")
+    lan.add_argument("--port", type=int, default=0, metavar="P", help="with --host: TCP port (default any free port)")
+    lan.add_argument("--bind", default="0.0.0.0", metavar="ADDR",
+                     help="with --host: address to listen on (default 0.0.0.0: every interface)")
+    lan.add_argument("--timeout", type=float, default=300.0, metavar="S",
+                     help="with --host: seconds a seat may stay silent before it is voted out (default 300: "
+                          "people think)")
+    lan.add_argument("--table-name", metavar="NAME", help="with --host: the table's name on the LAN")
+    lan.add_argument("--no-announce", action="store_true", help="with --host: do not announce the table on the LAN")
+    lan.add_argument("--mdns-ttl", type=int, default=120, metavar="S",
+                     help="with --host: seconds browsers keep listing the table if this host dies (default 120)")
+    lan.add_argument("--host-fingerprint", metavar="FP",
+                     help="with --join: give up the seat unless the host's key has this fingerprint")
+    lan.add_argument("--wait", type=float, default=None, metavar="S",
+                     help="with --join NAME: seconds to look for the table on the LAN (default 5)")
+    _lan_options(lan)
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser(

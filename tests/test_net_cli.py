@@ -69,6 +69,15 @@ def test_help_documents_the_json_contract(cmd, capsys):
         (["join", ":4000"], "expected HOST:PORT"),
         (["join", "127.0.0.1:4000", "--bot", "genius"], "unknown bot level 'genius'"),
         (["audit", "/nonexistent/seat0.log"], "cannot read /nonexistent/seat0.log"),
+        (["host", "sueca", "--seats", "me,remote,remote,remote"], "a 'me' seat is played on the screen"),
+        (["play", "sueca", "--host", "--seats", "me,me,remote,remote"], "--seats names 'me' twice"),
+        (["play", "sueca", "--host", "--seats", "bot,remote,remote,remote"], "--seats must name one 'me' seat"),
+        (["play", "sueca", "--host", "--seats", "me,human,remote,remote"], "each seat is bot, bot:LEVEL, remote or me"),
+        (["play", "--host", "--join", "127.0.0.1:4000"], "--host and --join: choose one"),
+        (["play", "--join", "localhost:99999"], "expected HOST:PORT"),
+        (["play", "sueca", "--host", "--timeout", "0"], "--timeout must be more than 0"),
+        (["play", "sueca", "--host"], "a LAN table is played on the full-screen table"),
+        (["play", "--join", "127.0.0.1:4000", "--text"], "a LAN table is played on the full-screen table"),
     ],
 )
 def test_bad_options_exit_2_with_one_clear_line(args, message, capsys):

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Callable
@@ -28,14 +30,17 @@ from prompt_toolkit.output import DummyOutput
 
 from p2pcards.core import GO_IN, PASS, PLAY, TRUMP, load_games
 from p2pcards.discovery import Announcement, FakeLan, encode_txt, open_fake
-from p2pcards.identity import Identity
-from p2pcards.net import PROTO, log_path
+from p2pcards.identity import Identity, load_or_create
+from p2pcards.net import PROTO, log_path, unfinished_tables
+from p2pcards.net.store import read_log
+from p2pcards.table.audit import audit_transcript
 from p2pcards.tui.app import build_app, run_local_table, run_with_trio
 from p2pcards.tui.i18n import Text
+from p2pcards.tui.lan import LanTable, run_lan_table
 from p2pcards.tui.layout import hand_fragments
 from p2pcards.tui.model import TableModel
 from p2pcards.tui.runtime import LocalTable
-from p2pcards.tui.start import _Browser, build_start_app, run_start_screen, start_fragments
+from p2pcards.tui.start import _Browser, build_start_app, run_start_screen
 from p2pcards.tui.start_model import StartModel
 
 REGISTRY = load_games()
@@ -286,6 +291,57 @@ def test_leaving_with_ctrl_c_keeps_the_log(tmp_path):
     assert len(frames) > 10
 
 
+def leave_after(asked: int) -> Callable[[Typist, Any], None]:
+    def interrupt(typist: Typist, app: Any) -> None:
+        if typist.model.asked >= asked and not getattr(typist, "interrupted", False):
+            typist.interrupted = True  # type: ignore[attr-defined]
+            typist.send("\x03")
+
+    return interrupt
+
+
+def test_a_table_left_with_ctrl_c_is_taken_up_again_where_it_stopped(tmp_path):
+    me = load_or_create(tmp_path, "Zé")
+    spec = REGISTRY.get("bisca")
+    table = LocalTable(spec, spec.resolve_options({}), me=me, text=Text("en"), bots="random", seed=4, deals=2,
+                       speed=0, data_dir=tmp_path)
+    drive(table, extra=leave_after(3))
+    assert table.outcome == "left"
+    path = log_path(tmp_path, table.table_id, 0)
+    before, _ = read_log(path)
+    (found,) = unfinished_tables(tmp_path, me)
+    assert found.manifest.role == "local" and found.table == table.table_id.hex()
+    assert "against the computer" in found.describe()
+    resumed = LocalTable.resume(found.path, REGISTRY, me=me, text=Text("en"), speed=0)
+    typist, out = drive(resumed)
+    assert resumed.outcome == "over" and typist.final and typist.summaries == 2
+    after, _ = read_log(path)
+    assert after[:len(before)] == before and len(after) > len(before)  # continued, not started again
+    for seat in range(1, spec.seats):  # every computer player's replica holds the same transcript
+        assert read_log(log_path(tmp_path, table.table_id, seat))[0] == after
+    report = audit_transcript(after, REGISTRY)
+    assert report["ok"] and [d["verdict"] for d in report["deals"]] == ["clean", "clean"]
+    assert not unfinished_tables(tmp_path, me)  # over: nothing left to resume
+
+
+def test_a_table_left_on_screen_is_finished_by_resume_without_a_screen(tmp_path):
+    me = load_or_create(tmp_path, "Zé")
+    spec = REGISTRY.get("bisca")
+    table = LocalTable(spec, spec.resolve_options({}), me=me, text=Text("en"), bots="random", seed=5, deals=1,
+                       speed=0, data_dir=tmp_path)
+    drive(table, extra=leave_after(2))
+    assert table.outcome == "left"
+    env = {**os.environ, "P2PCARDS_HOME": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "p2pcards", "resume", "--json"], capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert lines[0]["type"] == "resumed" and lines[0]["role"] == "local" and lines[0]["table"] == table.table_id.hex()
+    assert [o["type"] for o in lines[1:]] == ["table", "deal", "final"]
+    assert lines[2]["audit"]["verdict"] == "clean"
+    assert not unfinished_tables(tmp_path, me)
+
+
 def test_q_then_y_leaves(tmp_path):
     table = local("bisca", tmp_path, deals=None)  # type: ignore[arg-type]
 
@@ -385,20 +441,28 @@ def test_start_screen_plays_a_game_and_comes_back(tmp_path, monkeypatch):
 
             table.model.listeners.append(leave)
             code = run_local_table(table, input=kw["input"], output=kw["output"])
-            inp.send_text("4192.0.2.5:4000\r")  # back at the menu: join by address
+            inp.send_text(f"4127.0.0.1:{closed}\r")  # back at the menu: join by address
             return code
 
-        shown = StartModel.show
+        def play_lan(registry: Any, plan: Any, **kw: Any) -> int:
+            joins.append(plan)
+            table = LanTable(registry, plan, me=person(), text=Text("en"), data_dir=tmp_path, speed=0)
 
-        messages: list[str] = []
+            def read_error() -> None:
+                if table.lobby.error is not None and not table.lobby.ended:
+                    inp.send_text("x")
 
-        def show(self: StartModel, message: str) -> None:
-            shown(self, message)
-            messages.append("".join(f[1] for f in start_fragments(self)))
-            inp.send_text("\r5")  # read the message, then quit
+            table.lobby.listeners.append(read_error)
+            code = run_lan_table(table, input=kw["input"], output=kw["output"])
+            inp.send_text("5")  # back at the menu: quit
+            return code
 
+        with socket.socket() as s:  # a port nobody listens on
+            s.bind(("127.0.0.1", 0))
+            closed = s.getsockname()[1]
+        joins: list[Any] = []
         monkeypatch.setattr(start_module, "play_local", play)
-        monkeypatch.setattr(StartModel, "show", show)
+        monkeypatch.setattr(start_module, "play_lan", play_lan)
         inp.send_text("1" + RIGHT + DOWN * 5 + "\r")  # play against the computer: Bisca, Start
         with create_app_session(input=inp, output=out):
             code = run_start_screen(REGISTRY, me=person(), lang="en", data_dir=tmp_path, input=inp, output=out,
@@ -406,8 +470,8 @@ def test_start_screen_plays_a_game_and_comes_back(tmp_path, monkeypatch):
     assert code == 0 and played == [("bisca", {"hand": 3, "swap2": "off", "target": 4}, "heuristic")]
     drawn = out.drawn()
     assert "Play against the computer" in drawn and "Bisca · deal 1" in drawn
-    assert len(messages) == 1 and "Joining as a person needs" in messages[0]
-    assert "p2pcards join 192.0.2.5:4000" in messages[0]
+    assert [(p.host, p.port) for p in joins] == [("127.0.0.1", closed)]
+    assert f"Could not play: cannot connect to 127.0.0.1:{closed}" in drawn
 
 
 def test_line_mode_stays_reachable_and_no_terminal_means_no_full_screen(tmp_path):

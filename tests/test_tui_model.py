@@ -360,9 +360,26 @@ def test_start_screen_join_by_address_and_lan_list():
     assert [t.name for t in model.tables()] == ["t0"]
     model.back()
     model.cursor = 1
-    model.enter()  # host: needs a person's seat in the net layer: a clear message
-    assert model.view == "message" and "p2pcards host GAME" in model.message
+    model.enter()  # host a LAN table: the form has the seats for LAN players
+    assert model.view == "host" and model.host_form.rows()[-3:] == ["remote", "level", "start"]
+    rows = model.host_form.rows()
+    model.row = rows.index("remote")
+    assert model.host_form.value("remote") == "3"
+    model.left()
+    model.left()  # 1 player on the LAN, two computer players
+    assert model.host_form.value("remote") == "1"
+    model.left()  # wraps round to 3
+    assert model.host_form.value("remote") == "3"
+    model.right()
+    model.row = len(rows) - 1
     model.enter()
+    assert results[-1].kind == "host" and results[-1].game == "sueca" and results[-1].remote == 1
+    model.view = "lan"
+    model.table_seen("appear", LanEntry("t2.x", "t2", "bisca", "Inês", "192.0.2.3", 4002, 1, None, "ab-cd"))
+    model.lan_cursor = [t.name for t in model.tables()].index("t2")
+    model.enter()  # the announced host's fingerprint goes along, to be checked when seated
+    assert results[-1].kind == "join" and results[-1].fingerprint == "ab-cd"
+    model.back()
     model.quit()
     assert results[-1] is None
 

@@ -120,8 +120,106 @@ def test_a_whole_sueca_deal_by_keystrokes_in_tmux(tmp_path):
         assert "EXIT=0" in tm.screen()
     finally:
         tm.kill()
+    assert len(list(home.glob("tables/*"))) == 1  # taken up again, not a new table
     logs = list(home.glob("tables/*/seat0.log"))
     assert len(logs) == 1 and logs[0].stat().st_size > 0
     audit = subprocess.run([sys.executable, "-m", "p2pcards", "audit", str(logs[0])], capture_output=True,
                            text=True, timeout=60)
     assert audit.returncode == 0 and "deal 0: clean" in audit.stdout
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _play_until(tm: Tmux, done: str, limit: int = 60) -> int:
+    """Press Enter at each "your turn" (the cursor starts on a legal card) until ``done``
+    is on the screen; the number of cards played (bounded by ``limit``)."""
+    played = 0
+    for _ in range(limit):
+        screen = tm.wait("the person's turn or the end", lambda s: "your turn" in s or done in s, timeout=30)
+        if done in screen:
+            return played
+        cards = hand(screen)
+        for attempt in range(3):  # a key typed as the turn is drawn, before the table asks, is not a play
+            tm.send("Enter")  # the hand changes: a card fewer, or another drawn from the stock already
+            try:
+                tm.wait("the card played", lambda s, c=cards: (hand(s) and hand(s) != c) or done in s, timeout=5)
+                break
+            except AssertionError:
+                if attempt == 2:
+                    raise
+        played += 1
+    raise AssertionError(f"{done!r} not reached after {limit} cards")
+
+
+def test_a_person_hosts_a_lan_table_in_tmux_and_a_computer_player_joins(tmp_path):
+    home, bot_home = tmp_path / "home", tmp_path / "bot"
+    home.mkdir()
+    bot_home.mkdir()
+    port = _free_port()
+    tm = Tmux(tmp_path / "tmux.sock")
+    command = (f"cd {shlex.quote(str(REPO))} && env P2PCARDS_HOME={shlex.quote(str(home))} LC_ALL=C.UTF-8 "
+               f"{shlex.quote(sys.executable)} -m p2pcards play bisca --host --bind 127.0.0.1 --port {port} "
+               "--no-announce --deals 1 --speed 0.05 --lang en; echo EXIT=$?; sleep 30")
+    tm.start(command)
+    joiner = None
+    try:
+        screen = tm.wait("the lobby", lambda s: "Seats taken: 1 of 2." in s, timeout=30)
+        assert "You host Bisca; you sit at seat 1." in screen and f"127.0.0.1:{port}" in screen
+        joiner = subprocess.Popen([sys.executable, "-m", "p2pcards", "join", f"127.0.0.1:{port}", "--bot", "random",
+                                   "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  env={**__import__("os").environ, "P2PCARDS_HOME": str(bot_home)})
+        screen = tm.wait("the table", lambda s: "Bisca · deal 1" in s, timeout=30)
+        assert "bot random" in screen
+        assert _play_until(tm, "Deal 1 is over") == 20  # Bisca deals 3 cards, then one from the stock each trick
+        assert "✓ Deal verified" in tm.screen()
+        tm.send("Enter")
+        tm.wait("the end of the table", lambda s: "The match is over" in s or "Final tally" in s)
+        tm.send("Enter")
+        tm.wait("the command's exit", lambda s: "EXIT=" in s)
+        assert "EXIT=0" in tm.screen()
+        out, err = joiner.communicate(timeout=60)
+        assert joiner.returncode == 0, err
+        assert '"type": "final"' in out
+    finally:
+        tm.kill()
+        if joiner is not None and joiner.poll() is None:
+            joiner.kill()
+            joiner.wait(timeout=10)
+    (log,) = home.glob("tables/*/seat0.log")
+    assert log.read_bytes() == next(bot_home.glob("tables/*/seat1.log")).read_bytes()
+
+
+def test_ctrl_c_then_resume_takes_the_seat_again_in_tmux(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    tm = Tmux(tmp_path / "tmux.sock")
+    env = f"cd {shlex.quote(str(REPO))} && env P2PCARDS_HOME={shlex.quote(str(home))} LC_ALL=C.UTF-8 "
+    py = shlex.quote(sys.executable)
+    command = (f"{env}{py} -m p2pcards play bisca --seed 3 --deals 1 --speed 0.05 --lang en; echo LEFT=$?; "
+               f"{env}{py} -m p2pcards resume; echo EXIT=$?; sleep 30")
+    tm.start(command)
+    try:
+        first = hand(tm.wait("the table", lambda s: "your turn" in s and len(hand(s)) == 3, timeout=30))
+        tm.send("Enter")
+        screen = tm.wait("the second turn", lambda s: "your turn" in s and len(hand(s)) == 3 and hand(s) != first,
+                         timeout=30)
+        kept = hand(screen)
+        tm.send("C-c")
+        screen = tm.wait("the table again", lambda s: "your turn" in s and "Bisca · deal 1" in s, timeout=30)
+        assert sorted(hand(screen)) == sorted(kept)  # the same hand, where it was left
+        assert _play_until(tm, "Deal 1 is over") >= 1
+        assert "✓ Deal verified" in tm.screen()
+        tm.send("Enter")
+        tm.wait("the end of the table", lambda s: "The match is over" in s or "Final tally" in s)
+        tm.send("Enter")
+        tm.wait("the command's exit", lambda s: "EXIT=" in s)
+        assert "EXIT=0" in tm.screen()
+    finally:
+        tm.kill()
+    assert len(list(home.glob("tables/*"))) == 1  # taken up again, not a new table

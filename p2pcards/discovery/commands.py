@@ -11,7 +11,7 @@ import ipaddress
 import json
 import shlex
 import sys
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Final, TextIO
 
@@ -30,7 +30,10 @@ from p2pcards.discovery.record import (
     why_not_joinable,
 )
 
-__all__ = ["TABLES_EPILOG", "add_lan_options", "run_tables", "hosting", "locate", "LISTING_WAIT", "JOIN_WAIT"]
+__all__ = [
+    "TABLES_EPILOG", "add_lan_options", "run_tables", "hosting", "hosting_defaults", "make_announcement", "locate",
+    "LISTING_WAIT", "JOIN_WAIT",
+]
 
 #: Default seconds ``tables`` listens before printing, and ``join NAME`` looks for the table.
 LISTING_WAIT: Final = 3.0
@@ -70,6 +73,24 @@ def add_lan_options(parser: argparse.ArgumentParser) -> None:
                              "that is up and multicast-capable)")
     parser.add_argument("--ip-version", choices=("4", "6", "all"), default="all",
                         help="IP versions for multicast DNS (default all)")
+
+
+def hosting_defaults(bind: str = "0.0.0.0") -> argparse.Namespace:
+    """The LAN settings of ``host`` at their defaults (for a table hosted from the start screen)."""
+    return argparse.Namespace(table_name=None, no_announce=False, bind=bind, mdns_ttl=120, interface=[],
+                              ip_version="all")
+
+
+def make_announcement(spec: Any, options: Mapping[str, Any], seats: Sequence[Any], me: Any,
+                      deals: int | None) -> Announcement:
+    """The LAN announcement of a table of ``spec`` hosted by ``me`` (seats: SeatSpecs)."""
+    from p2pcards.net import PROTO
+
+    return Announcement(proto=PROTO, game=spec.name, rules_version=spec.rules_version,
+                        seats_taken=sum(s.kind != "remote" for s in seats), seats_total=spec.seats,
+                        host_name=(me.name if me.name.isprintable() else "")[:40] or "host",
+                        host_fingerprint=me.fingerprint,
+                        options={k: str(v) for k, v in options.items()}, deals=deals)
 
 
 def _open(args: argparse.Namespace, ttl: int = DEFAULT_TTL) -> AbstractAsyncContextManager[Discovery]:

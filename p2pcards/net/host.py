@@ -1,7 +1,9 @@
 """Hosting a table: the lobby, the genesis, then the host's bots as peers like any other.
 
 The host opens a TCP listener and seats remote peers as they introduce themselves
-(``hello``); bot seats are separate peers run by this process, each with a fresh identity.
+(``hello``); bot seats are separate peers run by this process, each with a fresh identity;
+a ``me`` seat is the host's own person, a peer with the host's identity whose decisions come
+from a screen (an asynchronous player, :mod:`p2pcards.tui.runtime`).
 When every seat is taken it signs the genesis with the host's own identity and sends it,
 with the directory of processes, to every joiner (``start``).  The lobby connection of each
 joiner then becomes the mesh link between that joiner and this process; the host's only
@@ -24,7 +26,7 @@ from typing import Any
 import trio
 
 from p2pcards.core import GameSpec
-from p2pcards.core.players import make_player
+from p2pcards.core.players import Player, make_player
 from p2pcards.identity import Identity
 from p2pcards.net.errors import ListenError, LobbyTimeout, MeshError, single_error
 from p2pcards.net.link import Link, LinkClosed
@@ -41,9 +43,9 @@ from p2pcards.net.lobby import (
     parse_hello,
 )
 from p2pcards.net.memory import make_table
-from p2pcards.net.node import EventSink, LocalSeat, Node, describe_table
+from p2pcards.net.node import EventSink, LinkSink, LocalSeat, Node, describe_table
 from p2pcards.net.rejoin import answer_rejoin
-from p2pcards.net.store import Manifest, PeerEntry, peer_stem, save_identity, table_dir
+from p2pcards.net.store import PERSON, Manifest, PeerEntry, peer_stem, save_identity, table_dir
 from p2pcards.table.transcript import Genesis, SeatInfo, parse_message
 
 __all__ = ["host_table", "HELLO_TIMEOUT"]
@@ -80,6 +82,8 @@ class _Lobby:
         self.deals = deals
         self.timeout = timeout
         self.started = False
+        #: whether the host's own identity holds a seat (a ``me`` seat)
+        self.host_seated = any(s.kind == "me" for s in seats)
         self.changed = trio.Event()
         #: The node playing the bots, once the table has started (reconnections go to it).
         self.node: Node | None = None
@@ -101,7 +105,8 @@ class _Lobby:
                             f"the peer has version {theirs}")
         if self.started or not self.free:
             return "full", "every seat at this table is taken"
-        if hello.signing in self.bot_keys or any(j.hello.signing == hello.signing for j in self.joiners.values()):
+        if (hello.signing in self.bot_keys or any(j.hello.signing == hello.signing for j in self.joiners.values())
+                or (self.host_seated and hello.signing == self.host.signing_public)):
             return "seated", "this identity already holds a seat at this table"
         return None
 
@@ -216,20 +221,28 @@ async def host_table(
     on_table: Callable[[dict[str, Any]], None] | None = None,
     on_listening: Callable[[str, int], None] | None = None,
     on_seats: Callable[[int, int], None] | None = None,
+    on_link: LinkSink | None = None,
+    person: Player | None = None,
+    wrap_bot: Callable[[Player], Player] | None = None,
     seed: int | None = None,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
 ) -> Node | None:
-    """Host a table of ``spec`` and play its bot seats to the end; returns the node.
+    """Host a table of ``spec`` and play its bot seats (and ``me`` seat) to the end; returns the node.
 
     ``on_listening(address, port)`` is called and ``task_status.started((address, port))``
     reported once the listener is open (port 0 picks a free port); ``on_seats(taken, total)``
     then, and whenever a seat is taken or freed before the table starts.  ``options`` are
-    resolved against the game (plain values in the genesis).  With no bot seat the host
-    only seats the players, sends the genesis and returns None.  Raises
-    :class:`ListenError`, :class:`LobbyTimeout`, or another NetError.
+    resolved against the game (plain values in the genesis).  The ``me`` seat (at most one)
+    is played by ``person`` with the host's identity; ``wrap_bot(player)`` may wrap each
+    bot's player (e.g. to pace it for a screen); ``on_link`` goes to the node.  With no
+    local seat the host only seats the players, sends the genesis and returns None.
+    Raises :class:`ListenError`, :class:`LobbyTimeout`, or another NetError.
     """
     if len(seats) != spec.seats:
         raise ValueError(f"{spec.name} has {spec.seats} seats, not {len(seats)}")
+    mine = [i for i, s in enumerate(seats) if s.kind == "me"]
+    if len(mine) > 1 or (mine and person is None):
+        raise ValueError("a table has at most one 'me' seat, and it needs a person to play it")
     resolved = spec.resolve_options({k: str(v) for k, v in (options or {}).items()})
     rng = random.Random(seed if seed is not None else os.urandom(16))
     bots = {i: Identity.generate(f"bot{i}") for i, s in enumerate(seats) if s.kind == "bot"}
@@ -255,21 +268,28 @@ async def host_table(
             genesis_raw = _genesis(lobby, spec, seats, bots, host)
             genesis = Genesis.from_body(parse_message(genesis_raw, None).body)
             if on_table is not None:
-                on_table(describe_table(genesis, sorted(bots)))
+                on_table(describe_table(genesis, sorted([*bots, *mine])))
             node = None
-            processes = _directory(lobby, sorted(bots))
-            if bots:
-                locals_ = [LocalSeat(bots[i], make_player(seats[i].level or "heuristic", spec,
-                                                           random.Random(rng.getrandbits(64))))
-                           for i in sorted(bots)]
+            local_seats = sorted([*bots, *mine])
+            processes = _directory(lobby, local_seats)
+            if local_seats:
+                locals_: list[LocalSeat] = []
+                entries: list[PeerEntry] = []
+                for i in local_seats:
+                    if i in bots:
+                        level = seats[i].level or "heuristic"
+                        bot = make_player(level, spec, random.Random(rng.getrandbits(64)))
+                        locals_.append(LocalSeat(bots[i], wrap_bot(bot) if wrap_bot is not None else bot))
+                        entries.append(PeerEntry(i, peer_stem(i), "file", level))
+                        save_identity(table_dir(data_dir, genesis.table_id) / f"{peer_stem(i)}.identity", bots[i])
+                    else:
+                        assert person is not None
+                        locals_.append(LocalSeat(host, person))
+                        entries.append(PeerEntry(i, peer_stem(i), "user", PERSON))
                 manifest = Manifest("host", genesis.table_id, host.fingerprint, spec.name, tuple(processes),
-                                    tuple(PeerEntry(i, peer_stem(i), "file", seats[i].level or "heuristic")
-                                          for i in sorted(bots)),
-                                    listen=(bind, actual))
-                for i in sorted(bots):
-                    save_identity(table_dir(data_dir, genesis.table_id) / f"{peer_stem(i)}.identity", bots[i])
+                                    tuple(entries), listen=(bind, actual))
                 node = Node(genesis_raw, spec, locals_, data_dir=data_dir, on_event=on_event, timeout=timeout,
-                            manifest=manifest)
+                            manifest=manifest, on_link=on_link)
                 for joiner in lobby.joiners.values():
                     node.attach(joiner.link, {joiner.seat})
                 lobby.node = node
@@ -303,7 +323,9 @@ def _genesis(lobby: _Lobby, spec: GameSpec, seats: Sequence[SeatSpec], bots: Map
              host: Identity) -> bytes:
     infos: list[SeatInfo] = []
     for i, s in enumerate(seats):
-        if s.kind == "bot":
+        if s.kind == "me":
+            infos.append(SeatInfo(host.name, host.signing_public, host.sealing_public, None, None))
+        elif s.kind == "bot":
             b = bots[i]
             infos.append(SeatInfo(b.name, b.signing_public, b.sealing_public, s.level, host.fingerprint))
         else:
@@ -312,9 +334,10 @@ def _genesis(lobby: _Lobby, spec: GameSpec, seats: Sequence[SeatSpec], bots: Map
     return make_table(host, spec, infos, options=lobby.options, deals=lobby.deals, timeout=lobby.timeout)
 
 
-def _directory(lobby: _Lobby, bot_seats: Sequence[int]) -> list[Process]:
-    """The processes of the table: the host's (its bots; reached through the lobby link), each joiner's."""
-    processes = [Process(tuple(bot_seats), None, None)] if bot_seats else []
+def _directory(lobby: _Lobby, local_seats: Sequence[int]) -> list[Process]:
+    """The processes of the table: the host's (its bots and person; reached through the lobby
+    link), each joiner's."""
+    processes = [Process(tuple(local_seats), None, None)] if local_seats else []
     processes += [Process((j.seat,), j.addr, j.hello.port) for _, j in sorted(lobby.joiners.items())]
     return processes
 

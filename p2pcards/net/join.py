@@ -25,7 +25,7 @@ from typing import Any
 import trio
 
 from p2pcards.core import GameRegistry
-from p2pcards.core.players import make_player
+from p2pcards.core.players import Player, make_player
 from p2pcards.identity import Identity, fingerprint
 from p2pcards.net.errors import ConnectError, LobbyTimeout, MeshError, Refused, single_error
 from p2pcards.net.link import Link, LinkClosed
@@ -41,9 +41,9 @@ from p2pcards.net.lobby import (
     parse_seated_or_refused,
     parse_start,
 )
-from p2pcards.net.node import EventSink, LocalSeat, Node, describe_table
+from p2pcards.net.node import EventSink, LinkSink, LocalSeat, Node, describe_table
 from p2pcards.net.rejoin import answer_rejoin
-from p2pcards.net.store import Manifest, PeerEntry, peer_stem
+from p2pcards.net.store import PERSON, Manifest, PeerEntry, peer_stem
 from p2pcards.table.transcript import Genesis, TranscriptError, parse_message
 
 __all__ = ["join_table", "CONNECT_TIMEOUT"]
@@ -92,11 +92,15 @@ async def join_table(
     on_event: EventSink | None = None,
     seed: int | None = None,
     expect_host: str | None = None,
+    player: Player | None = None,
+    on_link: LinkSink | None = None,
 ) -> Node:
     """Join the table at ``host:port`` as a bot peer of ``level`` and play it to the end.
 
-    With ``expect_host`` (a fingerprint, e.g. from the table's LAN announcement) the seat is
-    given up unless the host that seats this peer has that key.
+    With ``player`` (a person's seat on a screen: an asynchronous player) the peer joins as
+    a person instead (its ``hello`` names no bot level) and ``level`` is ignored.  With
+    ``expect_host`` (a fingerprint, e.g. from the table's LAN announcement) the seat is
+    given up unless the host that seats this peer has that key.  ``on_link`` goes to the node.
 
     Raises :class:`ConnectError`, :class:`Refused`, :class:`LobbyTimeout` or
     :class:`MeshError` (all NetErrors) with a message for people.
@@ -121,7 +125,7 @@ async def join_table(
         async with trio.open_nursery() as nursery:
             await nursery.start(lobby.run)
             await nursery.start(trio.serve_listeners, functools.partial(_inbound, mesh=mesh), listeners)
-            seated = await _get_seat(lobby, me, my_port, games, level, name)
+            seated = await _get_seat(lobby, me, my_port, games, None if player is not None else level, name)
             if expect_host is not None and fingerprint(seated.host_signing) != expect_host:
                 await lobby.aclose("not the announced host")  # gives the seat back at once
                 raise ConnectError(f"the host at {host}:{port} is not the one announced: its key's fingerprint is "
@@ -134,13 +138,15 @@ async def join_table(
             if spec is None:  # the host refuses those; a host that does not is at fault
                 raise MeshError(f"the host started a game this peer does not have: {seated.game}")
             genesis = _check_genesis(start, seated, me)
-            rng = random.Random(seed if seed is not None else os.urandom(16))
-            player = make_player(level, spec, rng)
-            manifest = Manifest("join", genesis.table_id, me.fingerprint, spec.name, start.processes,
-                                (PeerEntry(seated.seat, peer_stem(seated.seat), "user", level),),
+            if player is None:
+                player = make_player(level, spec, random.Random(seed if seed is not None else os.urandom(16)))
+                entry = PeerEntry(seated.seat, peer_stem(seated.seat), "user", level)
+            else:
+                entry = PeerEntry(seated.seat, peer_stem(seated.seat), "user", PERSON)
+            manifest = Manifest("join", genesis.table_id, me.fingerprint, spec.name, start.processes, (entry,),
                                 listen=(local_ip, my_port), dial=(host, port))
             node = Node(start.genesis, spec, [LocalSeat(me, player)], data_dir=data_dir, on_event=on_event,
-                        manifest=manifest)
+                        manifest=manifest, on_link=on_link)
             mesh.node = node
             mesh.my_seats = (seated.seat,)
             if on_table is not None:
@@ -162,7 +168,7 @@ async def _receive(link: Link, what: str) -> dict[str, Any]:
         raise MeshError(f"{link.name} broke the lobby protocol: {exc}") from None
 
 
-async def _get_seat(lobby: Link, me: Identity, port: int, games: dict[str, str], level: str,
+async def _get_seat(lobby: Link, me: Identity, port: int, games: dict[str, str], level: str | None,
                     name: str | None) -> Seated:
     try:
         await lobby.send(make_hello(me, port, games, level, name))

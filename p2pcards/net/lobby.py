@@ -75,20 +75,24 @@ class LobbyProtocolError(Exception):
 # ---------------------------------------------------------------------- seat specs
 @dataclass(frozen=True, slots=True)
 class SeatSpec:
-    """One seat of ``--seats``: a bot of ``level`` run by the host process, or a remote peer."""
+    """One seat of ``--seats``: a bot of ``level`` run by the host process, a remote peer,
+    or ``me``: the host's own person, who plays it on the screen (``p2pcards play --host``)."""
 
-    kind: str  # "bot" | "remote"
+    kind: str  # "bot" | "remote" | "me"
     level: str | None = None
 
 
-def parse_seat_spec(text: str | None, seats: int, default_level: str = "heuristic") -> list[SeatSpec]:
-    """Parse ``bot``, ``bot:LEVEL`` and ``remote`` separated by commas, one per seat.
+def parse_seat_spec(text: str | None, seats: int, default_level: str = "heuristic", *,
+                    person: bool = False) -> list[SeatSpec]:
+    """Parse ``bot``, ``bot:LEVEL``, ``remote`` and ``me`` separated by commas, one per seat.
 
-    ``None`` means seat 0 a bot, every other seat remote.  Raises ValueError with a
-    message for people.
+    ``None`` means seat 0 a bot (``me`` when ``person``), every other seat remote.  ``me``
+    (at most one) is allowed only when ``person`` (the host's person plays on a screen).
+    Raises ValueError with a message for people.
     """
     if text is None:
-        return [SeatSpec("bot", default_level)] + [SeatSpec("remote")] * (seats - 1)
+        first = SeatSpec("me") if person else SeatSpec("bot", default_level)
+        return [first] + [SeatSpec("remote")] * (seats - 1)
     items = [t.strip() for t in text.split(",")]
     if len(items) != seats:
         raise ValueError(f"the game has {seats} seats; --seats names {len(items)} ({text!r})")
@@ -97,13 +101,20 @@ def parse_seat_spec(text: str | None, seats: int, default_level: str = "heuristi
         kind, _, level = item.partition(":")
         if kind == "remote" and not level:
             out.append(SeatSpec("remote"))
+        elif kind == "me" and not level:
+            if not person:
+                raise ValueError("a 'me' seat is played on the screen: host with `p2pcards play GAME --host`")
+            if any(s.kind == "me" for s in out):
+                raise ValueError("--seats names 'me' twice")
+            out.append(SeatSpec("me"))
         elif kind == "bot":
             level = level or default_level
             if level not in PLAYER_LEVELS:
                 raise ValueError(f"unknown bot level {level!r} in --seats (choose from {', '.join(PLAYER_LEVELS)})")
             out.append(SeatSpec("bot", level))
         else:
-            raise ValueError(f"bad seat {item!r} in --seats: each seat is bot, bot:LEVEL or remote")
+            allowed = "bot, bot:LEVEL, remote or me" if person else "bot, bot:LEVEL or remote"
+            raise ValueError(f"bad seat {item!r} in --seats: each seat is {allowed}")
     return out
 
 

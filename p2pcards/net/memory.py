@@ -19,6 +19,7 @@ from p2pcards.identity import Identity
 from p2pcards.net.errors import single_error
 from p2pcards.net.link import Link
 from p2pcards.net.node import EventSink, LocalSeat, Node
+from p2pcards.net.store import Manifest
 from p2pcards.table.transcript import Genesis, SeatInfo, make_genesis
 
 __all__ = ["make_table", "memory_mesh", "play_in_memory"]
@@ -52,9 +53,14 @@ def memory_mesh(
     data_dir: Path | None = None,
     on_event: EventSink | None = None,
     timeout: float | None = None,
+    manifest: Manifest | None = None,
 ) -> list[Node]:
-    """One node per group of local seats, every pair of nodes joined by an in-memory link."""
-    nodes = [Node(genesis_raw, spec, g, data_dir=data_dir, on_event=on_event, timeout=timeout) for g in groups]
+    """One node per group of local seats, every pair of nodes joined by an in-memory link.
+
+    ``manifest`` (a ``local`` table's, :mod:`p2pcards.net.store`) is kept by the first node.
+    """
+    nodes = [Node(genesis_raw, spec, g, data_dir=data_dir, on_event=on_event, timeout=timeout,
+                  manifest=manifest if i == 0 else None) for i, g in enumerate(groups)]
     for i, a in enumerate(nodes):
         for j in range(i + 1, len(nodes)):
             b = nodes[j]

@@ -80,7 +80,7 @@ from p2pcards.table.wire import FrameError, unpack
 
 __all__ = [
     "LocalSeat", "Node", "TableLog", "log_path", "table_dir", "describe_table", "peek_seq", "EventSink",
-    "REMOTE_BACKLOG", "AHEAD_WINDOW",
+    "REMOTE_BACKLOG", "AHEAD_WINDOW", "LinkSink",
 ]
 
 log = logging.getLogger("p2pcards.net.node")
@@ -97,6 +97,9 @@ LINGER: Final = 30.0
 
 #: ``on_event(seat, event)``: a local Table's ``deal`` or ``final`` event.
 EventSink = Callable[[int, dict[str, Any]], None]
+#: ``on_link(seats, up)``: the link to the process of ``seats`` went down (``up`` False) in
+#: the middle of the table, or a reconnection of that process replaced it (``up`` True).
+LinkSink = Callable[[frozenset[int], bool], None]
 
 
 @dataclass
@@ -209,9 +212,11 @@ class Node:
     ``seats`` are the local peers (each must hold a seat of the genesis, or take one from
     its saved log).  ``data_dir`` (None: no files) is where the log files go, with the
     process's ``manifest`` if given (:mod:`p2pcards.net.store`).  ``on_event(seat, event)``
-    receives each local Table's events.  ``timeout`` (default: the genesis's) bounds every
-    wait for a remote seat's message.  ``bot_level`` is the level of a bot this process
-    starts for a seat voted out.
+    receives each local Table's events; ``on_link(seats, up)`` hears of links to other
+    processes lost before the table's end and of their reconnections (a screen says
+    "reconnecting").  ``timeout`` (default: the genesis's) bounds every wait for a remote
+    seat's message.  ``bot_level`` is the level of a bot this process starts for a seat
+    voted out.
     """
 
     def __init__(
@@ -225,6 +230,7 @@ class Node:
         timeout: float | None = None,
         manifest: Manifest | None = None,
         bot_level: str = "heuristic",
+        on_link: LinkSink | None = None,
     ) -> None:
         try:
             self.genesis = Genesis.from_body(parse_message(genesis_raw, None).body)
@@ -237,6 +243,7 @@ class Node:
         self.timeout = float(timeout if timeout is not None else self.genesis.timeout)
         self.data_dir = data_dir
         self._on_event = on_event
+        self._on_link = on_link
         self.manifest = manifest
         self.bot_level = bot_level
         self.seat_infos = list(self.genesis.seats)
@@ -368,7 +375,16 @@ class Node:
         self._nursery.start_soon(self._dispatch, link, frozenset(seats))
         self.request_sync(self._min_seq(), [(link, frozenset(seats))])
         log.info("seat(s) %s: link replaced by a new connection (%s)", sorted(seats), link.name)
+        self._tell_link(frozenset(seats), True)
         return True
+
+    def _tell_link(self, seats: frozenset[int], up: bool) -> None:
+        if self._on_link is None or not seats:
+            return
+        try:
+            self._on_link(seats, up)
+        except Exception:  # noqa: BLE001 -- a failing observer must not break the node
+            log.exception("the link observer failed")
 
     def may_adopt(self, link: Link, seats: frozenset[int]) -> bool:
         """Whether :meth:`adopt_link` would take ``link`` (it does not lose to a link up already)."""
@@ -542,6 +558,9 @@ class Node:
             # a clean hang-up is what a process does when its tables are over
             level = logging.INFO if link.clean_eof else logging.WARNING
             log.log(level, "link to %s closed before this process's tables ended: %s", names, link.reason)
+            current = next((s for lk, s in self.links if lk is link), frozenset())
+            if current and self._nursery is not None:  # still this process's link to them: they are gone
+                self._tell_link(current, False)
 
     async def _run_peer(self, peer: _Peer) -> None:
         table = peer.table

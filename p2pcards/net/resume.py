@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import os
 import random
 from collections.abc import Callable
@@ -26,14 +27,15 @@ from typing import Any
 import trio
 
 from p2pcards.core import GameRegistry
-from p2pcards.core.players import PLAYER_LEVELS, make_player
+from p2pcards.core.players import PLAYER_LEVELS, Player, make_player
 from p2pcards.identity import Identity
 from p2pcards.net.errors import ConnectError, ListenError, NetError, ResumeError, VotedOut, single_error
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.lobby import LobbyProtocolError, decode, make_refused
-from p2pcards.net.node import EventSink, LocalSeat, Node, describe_table
+from p2pcards.net.node import EventSink, LinkSink, LocalSeat, Node, describe_table
 from p2pcards.net.rejoin import REJOIN_TIMEOUT, answer_rejoin, dial_rejoin
 from p2pcards.net.store import (
+    PERSON,
     Manifest,
     StoreError,
     find_manifests,
@@ -63,8 +65,11 @@ class Unfinished:
 
     def describe(self) -> str:
         m = self.manifest
-        where = f"joined at {m.dial[0]}:{m.dial[1]}" if m.dial else (
-            f"hosted on port {m.listen[1]}" if m.listen else "hosted")
+        if m.role == "local":
+            where = "against the computer"
+        else:
+            where = f"joined at {m.dial[0]}:{m.dial[1]}" if m.dial else (
+                f"hosted on port {m.listen[1]}" if m.listen else "hosted")
         return f"{m.table_hex[:16]} ({m.game}, {m.role}, seat(s) {', '.join(map(str, m.seats))}, {where})"
 
 
@@ -93,9 +98,13 @@ def unfinished_tables(
     return out
 
 
-def _load_seats(manifest: Manifest, directory: Path, me: Identity, registry: GameRegistry,
-                seed: int | None) -> tuple[bytes, Genesis, Any, list[LocalSeat]]:
-    """The genesis, the game and the local peers with their saved logs (StoreError if not sound)."""
+def load_seats(manifest: Manifest, directory: Path, me: Identity, registry: GameRegistry,
+               seed: int | None, person: Player | None = None) -> tuple[bytes, Genesis, Any, list[LocalSeat]]:
+    """The genesis, the game and the local peers with their saved logs (StoreError if not sound).
+
+    A person's seat (level :data:`~p2pcards.net.store.PERSON`) is played by ``person``, or,
+    with no screen to play it on, by a heuristic bot (logged).
+    """
     logs: list[tuple[Any, list[bytes]]] = []
     genesis_raw: bytes | None = None
     for entry in manifest.peers:
@@ -129,7 +138,13 @@ def _load_seats(manifest: Manifest, directory: Path, me: Identity, registry: Gam
     for entry, messages in logs:
         ident = me if entry.identity == "user" else load_identity(directory / f"{entry.stem}.identity")
         level = entry.level if entry.level in PLAYER_LEVELS else "heuristic"
-        player = make_player(level, spec, random.Random(rng.getrandbits(64)))
+        player: Player = make_player(level, spec, random.Random(rng.getrandbits(64)))
+        if entry.level == PERSON:
+            if person is not None:
+                player = person
+            else:
+                log.warning("seat %d is a person's, who is not at a screen here: a heuristic bot plays it",
+                            entry.seat)
         seats.append(LocalSeat(ident, player, read_secret(directory / f"{entry.stem}.secret"), log=messages,
                                seat=entry.seat, stem=entry.stem))
     return genesis_raw, genesis, spec, seats
@@ -145,23 +160,29 @@ async def resume_table(
     on_table: Callable[[dict[str, Any]], None] | None = None,
     on_event: EventSink | None = None,
     seed: int | None = None,
+    person: Player | None = None,
+    on_link: LinkSink | None = None,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
 ) -> Node:
     """Take this process's seats of a table again and play it to the end; returns the node.
 
+    ``person`` plays a person's seat (a screen; without it a heuristic bot does);
+    ``on_link`` goes to the node.
+
     ``on_resumed`` gets ``{"type": "resumed", "table", "game", "role", "seats", "seq",
     "deals_done", "finished"}`` once the logs are restored; ``task_status`` reports the
-    listener's address.  Raises :class:`ResumeError` (files missing or not sound: a
-    tampered log), :class:`VotedOut`, :class:`ListenError` or another NetError.
+    listener's address (``("", 0)`` for a ``local`` table: its peers link in memory).
+    Raises :class:`ResumeError` (files missing or not sound: a tampered log),
+    :class:`VotedOut`, :class:`ListenError` or another NetError.
     """
     try:
         manifest = load_manifest(manifest_path)
         if manifest.finished:
             raise ResumeError(f"table {manifest.table_hex[:16]} is over: there is nothing to resume")
-        genesis_raw, genesis, spec, seats = _load_seats(manifest, manifest_path.parent, me, registry, seed)
+        genesis_raw, genesis, spec, seats = load_seats(manifest, manifest_path.parent, me, registry, seed, person)
     except StoreError as exc:
         raise ResumeError(f"cannot resume from {manifest_path.parent}: {exc}") from None
-    node = Node(genesis_raw, spec, seats, data_dir=data_dir, on_event=on_event, manifest=manifest)
+    node = Node(genesis_raw, spec, seats, data_dir=data_dir, on_event=on_event, manifest=manifest, on_link=on_link)
     tables = node.tables
     lead = node._lead()
     finished = all(t.finished for t in tables.values())
@@ -182,6 +203,10 @@ async def resume_table(
             assert t.match is not None
             on_event(first, {"type": "final", "winner": t.match.winner, "totals": list(t.match.totals),
                              "deals": t.deals_done, "transcript_hash": t.transcript_hash})
+        return node
+    if manifest.role == "local":  # every seat is here: the peers link up in memory again
+        task_status.started(("", 0))
+        await _resume_local(genesis_raw, spec, seats, data_dir, on_event, manifest)
         return node
     listeners = await _listen(manifest)
     address = listeners[0].socket.getsockname()
@@ -222,6 +247,21 @@ async def resume_table(
                 raise ConnectError("could not reach any other process of table "
                                    f"{genesis.table_id.hex()[:16]}: " + "; ".join(failures))
     return node
+
+
+async def _resume_local(genesis_raw: bytes, spec: Any, seats: list[LocalSeat], data_dir: Path,
+                        on_event: EventSink | None, manifest: Manifest) -> None:
+    """Play a ``local`` table on: each seat a node of its own again (the node that checked
+    the logs only did that), linked in memory; each restored node asks the others for
+    what it missed (its log may end before theirs)."""
+    from p2pcards.net.memory import memory_mesh
+
+    nodes = memory_mesh(genesis_raw, spec, [[s] for s in seats], data_dir=data_dir, on_event=on_event,
+                        timeout=math.inf, manifest=manifest)
+    with single_error():
+        async with trio.open_nursery() as nursery:
+            for n in nodes:
+                nursery.start_soon(n.run)
 
 
 def _linked(node: Node) -> bool:

@@ -11,10 +11,12 @@ voted-out seat:
 - ``<stem>.identity``: a bot's identity (its private keys), mode 0600 (a joiner's peer has
   the user's identity, ``DATA/identity.key``).
 
-and for the process, ``host.mesh`` or ``join.mesh`` (mode 0600): its :class:`Manifest` --
-the directory of processes from the lobby's ``start`` with their addresses, this
-process's listener, the address it joined, its peers -- rewritten atomically whenever it
-changes (a vote moves a seat to another process) and marked finished at the end.
+and for the process, ``host.mesh``, ``join.mesh`` or ``local.mesh`` (mode 0600): its
+:class:`Manifest` -- the directory of processes from the lobby's ``start`` with their
+addresses, this process's listener, the address it joined, its peers -- rewritten
+atomically whenever it changes (a vote moves a seat to another process) and marked
+finished at the end.  A ``local`` table (``p2pcards play`` against the computer) has every
+seat in this process, each a peer of its own over in-memory streams, and no addresses.
 ``p2pcards resume`` reads these files; nothing here does network I/O.
 """
 
@@ -33,6 +35,7 @@ from p2pcards.table.wire import FrameDecoder, FrameError, frame, pack, unpack
 
 __all__ = [
     "Manifest",
+    "PERSON",
     "PeerEntry",
     "StoreError",
     "TableLog",
@@ -51,7 +54,9 @@ __all__ = [
 ]
 
 MANIFEST_VERSION: Final = 1
-ROLES: Final = ("host", "join")
+#: The ``level`` of a peer whose decisions a person makes on a screen.
+PERSON: Final = "person"
+ROLES: Final = ("host", "join", "local")
 
 
 class StoreError(Exception):
@@ -257,7 +262,8 @@ class TableLog:
 class PeerEntry:
     """A local peer of the process: its seat, file stem, identity source and player level.
 
-    ``identity`` is ``"user"`` (the user's identity) or ``"file"`` (``<stem>.identity``).
+    ``identity`` is ``"user"`` (the user's identity) or ``"file"`` (``<stem>.identity``);
+    ``level`` is a bot level, or :data:`PERSON` for a seat a person plays on a screen.
     """
 
     seat: int

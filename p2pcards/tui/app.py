@@ -61,23 +61,26 @@ def build_app(model: TableModel, *, input: Input | None = None, output: Output |
 
 
 async def run_with_trio(
-    app: Application[Any],
+    app: Application[Any] | Callable[[], Awaitable[Any]],
     trio_main: Callable[[], Awaitable[object]],
     cancel: Callable[[], None],
     on_trio_error: Callable[[BaseException], None] | None = None,
 ) -> Any:
     """Run ``app`` on this asyncio loop with ``trio_main`` as trio's guest; return the app's result.
 
-    ``cancel()`` is called when the application ends, and this coroutine then waits for
-    trio to finish.  An exception escaping ``trio_main`` while the application runs goes
-    to ``on_trio_error`` (the application keeps running so that the person can read it).
+    ``app`` is an application, or a coroutine function that runs one or more in turn (a
+    LAN table: the lobby screen, then the table screen).  ``cancel()`` is called when it
+    ends, and this coroutine then waits for trio to finish.  An exception escaping
+    ``trio_main`` while the screens run goes to ``on_trio_error`` (the screen keeps
+    running so that the person can read it).
     """
     loop = asyncio.get_running_loop()
     trio_done: asyncio.Future[BaseException | None] = loop.create_future()
+    ui_done = False
 
     def done_callback(outcome: Any) -> None:
         error = getattr(outcome, "error", None)
-        if error is not None and on_trio_error is not None and not app.is_done:
+        if error is not None and on_trio_error is not None and not ui_done:
             on_trio_error(error)
         if not trio_done.done():
             trio_done.set_result(error)
@@ -90,8 +93,9 @@ async def run_with_trio(
         host_uses_signal_set_wakeup_fd=True,
     )
     try:
-        return await app.run_async()
+        return await (app.run_async() if isinstance(app, Application) else app())
     finally:
+        ui_done = True
         cancel()
         await trio_done
 

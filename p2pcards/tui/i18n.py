@@ -163,14 +163,28 @@ EN: dict[str, str] = {
     "lan_placeholder": "LAN discovery is not installed yet: no live list. Use “Join by address”.",
     "lan_none": "No tables seen on the LAN yet (listening…).",
     "lan_entry": "{game} hosted by {host} at {address} — {free} free seat(s)",
-    "host_unavailable": (
-        "Hosting a table with you at it needs a person's seat in p2pcards.net.host, "
-        "which is not there yet. Meanwhile: `p2pcards host GAME` in another terminal."
-    ),
-    "join_unavailable": (
-        "Joining as a person needs a person's seat in p2pcards.net.join, which is not there "
-        "yet. Meanwhile: `p2pcards join {address}` joins as a computer player."
-    ),
+    "start_remote": "Players on the LAN",
+    "start_open": "Open the table",
+    # LAN tables
+    "waiting_reconnect": "waiting for {name} (reconnecting)",
+    "reconnecting": "{names} reconnecting",
+    "offline": "disconnected",
+    "lobby_title": "p2pcards — table on the LAN",
+    "lobby_hosting": "You host {game}; you sit at seat {seat}.",
+    "lobby_listening": "Players join from the start screen, or with: p2pcards join {address}",
+    "lobby_address_hint": "(ADDRESS is this machine's address on the LAN; port {port})",
+    "lobby_announced": "Announced on the LAN as “{name}”.",
+    "lobby_seats": "Seats taken: {taken} of {total}.",
+    "lobby_fill": "Waiting for players…",
+    "lobby_connecting": "Connecting to {address}…",
+    "lobby_locating": "Looking for “{name}” on the LAN…",
+    "lobby_seated": "Seated at seat {seat} of {game}, hosted by {host}.",
+    "lobby_start": "Waiting for the table to start…",
+    "lobby_failed": "Could not play: {reason}",
+    "lobby_resumed": "Taking up table {table} of {game} again ({deals} deal(s) done).",
+    "lobby_reconnecting": "Reconnecting to the other players…",
+    "lobby_keys": " q or Esc: leave ",
+    "lobby_keys_failed": " any key: back ",
 }
 
 PT: dict[str, str] = {
@@ -312,14 +326,28 @@ PT: dict[str, str] = {
     "lan_placeholder": "A descoberta na rede local ainda não está instalada: sem lista. Use “Entrar por endereço”.",
     "lan_none": "Ainda não se vê nenhuma mesa na rede local (a escutar…).",
     "lan_entry": "{game} aberta por {host} em {address} — {free} lugar(es) livre(s)",
-    "host_unavailable": (
-        "Abrir uma mesa onde você joga precisa de um lugar de pessoa em p2pcards.net.host, "
-        "que ainda não existe. Entretanto: `p2pcards host JOGO` noutro terminal."
-    ),
-    "join_unavailable": (
-        "Entrar como pessoa precisa de um lugar de pessoa em p2pcards.net.join, que ainda "
-        "não existe. Entretanto: `p2pcards join {address}` entra como computador."
-    ),
+    "start_remote": "Jogadores na rede",
+    "start_open": "Abrir a mesa",
+    # mesas na rede local
+    "waiting_reconnect": "à espera de {name} (a religar)",
+    "reconnecting": "{names} a religar",
+    "offline": "desligado",
+    "lobby_title": "p2pcards — mesa na rede local",
+    "lobby_hosting": "Abriu uma mesa de {game}; está no lugar {seat}.",
+    "lobby_listening": "Os jogadores entram pelo ecrã inicial, ou com: p2pcards join {address}",
+    "lobby_address_hint": "(ENDEREÇO é o endereço desta máquina na rede; porta {port})",
+    "lobby_announced": "Anunciada na rede local como “{name}”.",
+    "lobby_seats": "Lugares ocupados: {taken} de {total}.",
+    "lobby_fill": "À espera de jogadores…",
+    "lobby_connecting": "A ligar a {address}…",
+    "lobby_locating": "À procura de “{name}” na rede local…",
+    "lobby_seated": "Sentado no lugar {seat} de {game}, mesa de {host}.",
+    "lobby_start": "À espera que a mesa comece…",
+    "lobby_failed": "Não foi possível jogar: {reason}",
+    "lobby_resumed": "A retomar a mesa {table} de {game} ({deals} mão(s) jogada(s)).",
+    "lobby_reconnecting": "A religar aos outros jogadores…",
+    "lobby_keys": " q ou Esc: sair ",
+    "lobby_keys_failed": " qualquer tecla: voltar ",
 }
 
 STRINGS: Mapping[str, Mapping[str, str]] = {"en": EN, "pt": PT}

@@ -17,7 +17,7 @@ prompt_toolkit or trio, so all of it is tested without a terminal.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -272,6 +272,8 @@ class TableModel:
         self.final: dict[str, Any] | None = None
         self.history: list[dict[str, Any]] = []
         self.error: str | None = None
+        #: seats whose process's link is down (they may be reconnecting)
+        self.offline: set[int] = set()
         self.message = ""
         self.finished = False
         self.on_choice: Callable[[Choice], None] = lambda choice: None
@@ -320,6 +322,14 @@ class TableModel:
         self.final = event
         self.finished = True
         self.modal.append("final")
+        self._changed()
+
+    def link(self, seats: Iterable[int], up: bool) -> None:
+        """The link to the process playing ``seats`` went down, or came back (LAN tables)."""
+        if up:
+            self.offline.difference_update(seats)
+        else:
+            self.offline.update(s for s in seats if s != self.me)
         self._changed()
 
     def stopped(self, reason: str) -> None:
@@ -433,6 +443,8 @@ class TableModel:
         if isinstance(playing, list) and seat < len(playing) and playing[seat] is not None:
             active = bool(playing[seat])
             detail.append(t("plays") if active else t("sits_out"))
+        if seat in self.offline:
+            detail.append(t("offline"))
         turn = seat in snap.deciding[:1] and snap.stage == "play"
         return SeatPanel(seat, self.where(seat), self.name(seat) if not you else label.name, marker, runs, cards,
                          " · ".join(detail), turn, snap.dealer == seat and snap.in_deal, you, active)
@@ -484,19 +496,24 @@ class TableModel:
             return t("table_over")
         if self.decision is not None:
             return t("your_turn")
+        away = ""
+        if self.offline:
+            away = " · " + t("reconnecting", names=", ".join(self.name(s) for s in sorted(self.offline)))
         if snap.stage == "setup":
             if snap.phase == "commit":
-                return t("committing", k=snap.committed, n=n)
+                return t("committing", k=snap.committed, n=n) + away
             if snap.phase == "shuffle":
-                return t("shuffling", k=(snap.expected or 0) + 1, n=n)
+                return t("shuffling", k=(snap.expected or 0) + 1, n=n) + away
             if snap.phase == "lock":
-                return t("locking", k=(snap.expected or 0) + 1, n=n)
-            return t("dealing")
+                return t("locking", k=(snap.expected or 0) + 1, n=n) + away
+            return t("dealing") + away
         if snap.stage == "seeds":
-            return t("auditing")
+            return t("auditing") + away
         if snap.deciding:
             who = snap.deciding[0]
-            return t("your_turn") if who == self.me else t("waiting_for", name=self.name(who))
+            if who == self.me:
+                return t("your_turn")
+            return t("waiting_reconnect" if who in self.offline else "waiting_for", name=self.name(who))
         return t("dealing")
 
     def prompt(self) -> str:

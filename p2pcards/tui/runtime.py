@@ -31,11 +31,21 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from p2pcards.core import PLAY, Decision, GameSpec, SeatView
+from p2pcards.core import PLAY, Decision, GameRegistry, GameSpec, SeatView
 from p2pcards.core.players import Player, make_player
 from p2pcards.identity import Identity
-from p2pcards.net import LocalSeat, NetError, log_path, make_table, memory_mesh, single_error
+from p2pcards.net import LocalSeat, NetError, ResumeError, log_path, make_table, memory_mesh, single_error
 from p2pcards.net.node import table_dir
+from p2pcards.net.resume import load_seats
+from p2pcards.net.store import (
+    PERSON,
+    Manifest,
+    PeerEntry,
+    StoreError,
+    load_manifest,
+    peer_stem,
+    save_identity,
+)
 from p2pcards.table.transcript import Genesis, SeatInfo, parse_message
 from p2pcards.tui.i18n import Text
 from p2pcards.tui.model import GameInfo, SeatLabel, TableModel, snapshot_of
@@ -76,19 +86,25 @@ class Gate:
 
 
 class PersonPlayer:
-    """The person's seat: decisions come from the screen (an asynchronous player)."""
+    """The person's seat: decisions come from the screen (an asynchronous player).
 
-    def __init__(self, model: TableModel) -> None:
+    ``model`` may be set later (a LAN table's screen exists once the table starts), but
+    before the node runs: the node only observes and asks once it runs.
+    """
+
+    def __init__(self, model: TableModel | None) -> None:
         self.model = model
         self._answer: trio.Event | None = None
         self._choice: Any = None
 
     def observe(self, table: Any) -> None:
         """Called by the node after every change of the person's replica."""
-        self.model.update(snapshot_of(table))
+        if self.model is not None:
+            self.model.update(snapshot_of(table))
 
     async def achoose(self, view: SeatView, decision: Decision) -> Any:
         """Show the decision on the screen and wait for the person's answer."""
+        assert self.model is not None, "the person's screen is set before the table runs"
         self._answer = trio.Event()
         self.model.ask(decision, view.legal)
         await self._answer.wait()
@@ -162,10 +178,6 @@ class LocalTable:
         speed: float = 0.8,
         data_dir: Path | None = None,
     ) -> None:
-        self.spec = spec
-        self.me = me
-        self.seat = 0
-        self.data_dir = data_dir
         n = spec.seats
         names = [me.name] + [BOT_NAMES[s] if s < len(BOT_NAMES) else f"bot{s}" for s in range(1, n)]
         if seed is None:
@@ -187,19 +199,61 @@ class LocalTable:
                 bump += 1
                 genesis = make_table(me, spec, infos, options=options, deals=deals, timeout=3600.0,
                                      nonce=_derive(seed, "nonce", bump)[:16])
+        self.person = PersonPlayer(None)
+        self.gate = Gate()
+        seats = [LocalSeat(me, self.person, secrets[0])]
+        seats += [LocalSeat(bot_ids[s - 1], self._pace(make_player(bots, spec, rngs[s])), secrets[s])
+                  for s in range(1, n)]
+        self._setup(spec, genesis, seats, me=me, text=text, speed=speed, data_dir=data_dir)
+        if data_dir is not None:  # what `p2pcards resume` needs to take the table up again
+            directory = table_dir(data_dir, self.table_id)
+            for s in range(1, n):
+                save_identity(directory / f"{peer_stem(s)}.identity", bot_ids[s - 1])
+            self.manifest = Manifest("local", self.table_id, me.fingerprint, spec.name, (),
+                                     (PeerEntry(0, peer_stem(0), "user", PERSON),
+                                      *(PeerEntry(s, peer_stem(s), "file", bots) for s in range(1, n))))
+
+    @classmethod
+    def resume(cls, path: Path, registry: GameRegistry, *, me: Identity, text: Text, speed: float = 0.8) -> LocalTable:
+        """The unfinished local table whose manifest is ``path`` (``local.mesh``), taken up
+        again from its saved transcripts (every message verified again); raises
+        :class:`~p2pcards.net.ResumeError` when the files are missing or not sound."""
+        self = cls.__new__(cls)
+        self.person = PersonPlayer(None)
+        self.gate = Gate()
+        try:
+            manifest = load_manifest(path)
+            if manifest.role != "local" or manifest.finished:
+                raise StoreError("it is not an unfinished table against the computer")
+            genesis, _, spec, seats = load_seats(manifest, path.parent, me, registry, None, self.person)
+        except StoreError as exc:
+            raise ResumeError(f"cannot resume from {path.parent}: {exc}") from None
+        for local in seats:
+            if local.player is not self.person:
+                local.player = self._pace(local.player)
+        self._setup(spec, genesis, seats, me=me, text=text, speed=speed, data_dir=path.parent.parent.parent)
+        self.manifest = manifest
+        return self
+
+    def _pace(self, player: Player) -> PacedBot:
+        return PacedBot(player, lambda: self.model.speed, self.gate)
+
+    def _setup(self, spec: GameSpec, genesis: bytes, seats: list[LocalSeat], *, me: Identity, text: Text,
+               speed: float, data_dir: Path | None) -> None:
+        self.spec = spec
+        self.me = me
+        self.seat = 0
+        self.data_dir = data_dir
         self.genesis = genesis
         self.table_id = self._table_id(genesis)
-        resolved = spec.resolve_options({k: str(v) for k, v in options.items()})
-        labels = [SeatLabel(s, i.name, i.bot, i.runs_on) for s, i in enumerate(infos)]
+        info = Genesis.from_body(parse_message(genesis, None).body)
+        labels = [SeatLabel(s, i.name, i.bot, i.runs_on) for s, i in enumerate(info.seats)]
         path = str(log_path(data_dir, self.table_id, self.seat)) if data_dir is not None else None
-        self.model = TableModel(GameInfo.of(spec, resolved), labels, self.seat, text, speed=speed,
+        self.model = TableModel(GameInfo.of(spec, info.options), labels, self.seat, text, speed=speed,
                                 here=me.fingerprint, log_path=path)
-        self.person = PersonPlayer(self.model)
-        self.gate = Gate()
-        pace = lambda: self.model.speed  # noqa: E731 -- read at each decision: +/- change it live
-        self.seats = [LocalSeat(me, self.person, secrets[0])]
-        self.seats += [LocalSeat(bot_ids[s - 1], PacedBot(make_player(bots, spec, rngs[s]), pace, self.gate),
-                                 secrets[s]) for s in range(1, n)]
+        self.person.model = self.model
+        self.seats = seats
+        self.manifest: Manifest | None = None
         self.model.on_choice = lambda choice: self.soon(self.person.deliver, choice)
         self.model.on_continue = lambda: self.soon(self.gate.open)
         self._token: trio.lowlevel.TrioToken | None = None
@@ -246,7 +300,7 @@ class LocalTable:
         with trio.CancelScope() as scope:
             self._scope = scope
             nodes = memory_mesh(self.genesis, self.spec, [[s] for s in self.seats], data_dir=self.data_dir,
-                                on_event=self._on_event, timeout=math.inf)
+                                on_event=self._on_event, timeout=math.inf, manifest=self.manifest)
             try:
                 with single_error():
                     async with trio.open_nursery() as nursery:

@@ -3,11 +3,9 @@ that opens the chosen table.
 
 The LAN list is fed by :mod:`p2pcards.discovery` (DNS-SD over multicast DNS) in a trio task
 running as a guest of the screen's asyncio loop, as the table screen does
-(:func:`p2pcards.tui.app.run_with_trio`).  Playing against the computer opens the table
-screen and comes back here when it ends.  Hosting a table with the person at it, and
-joining one as a person, need a person's seat in :mod:`p2pcards.net` (``host_table`` and
-``join_table`` seat only computer players today): those entries say so and show the
-command that works meanwhile.
+(:func:`p2pcards.tui.app.run_with_trio`).  Playing against the computer, hosting a LAN table
+with the person at it, or joining one (from the list or by address) opens the table
+screen (:mod:`p2pcards.tui.lan` for the LAN) and comes back here when it ends.
 """
 
 from __future__ import annotations
@@ -33,8 +31,10 @@ from prompt_toolkit.styles import Style
 
 from p2pcards.core import GameRegistry
 from p2pcards.identity import Identity
+from p2pcards.net.lobby import SeatSpec
 from p2pcards.tui.app import play_local, run_with_trio
 from p2pcards.tui.i18n import Text
+from p2pcards.tui.lan import HostPlan, JoinPlan, hosting_announcer, play_lan
 from p2pcards.tui.start_model import MENU, LanEntry, StartChoice, StartModel
 
 __all__ = ["build_start_app", "run_start_screen", "start_fragments", "lan_entry"]
@@ -81,6 +81,7 @@ def lan_entry(table: Any, reason: str | None) -> LanEntry:
         port=table.port,
         free=ann.seats_free if ann else 0,
         reason=reason,
+        fingerprint=ann.host_fingerprint if ann else None,
     )
 
 
@@ -108,8 +109,8 @@ def start_fragments(model: StartModel) -> StyleAndTextTuples:
                 model.enter()
 
             line(style, f"  {i + 1}. {labels[item]}  ", choose)
-    elif view == "play":
-        form = model.form
+    elif view in ("play", "host"):
+        form = model.active_form
         for i, row in enumerate(form.rows()):
             style = "class:item.cursor" if i == model.row else "class:item"
             if row == "start":
@@ -119,9 +120,9 @@ def start_fragments(model: StartModel) -> StyleAndTextTuples:
                     model.row = i
                     model.enter()
 
-                line(style, f"  [ {t('start_go')} ]  ", start)
+                line(style, f"  [ {t('start_open' if view == 'host' else 'start_go')} ]  ", start)
                 continue
-            label = {"game": t("start_game"), "level": t("start_level")}.get(row, row)
+            label = {"game": t("start_game"), "level": t("start_level"), "remote": t("start_remote")}.get(row, row)
 
             def bump(i: int = i) -> None:
                 model.row = i
@@ -310,5 +311,13 @@ def run_start_screen(
             options = spec.resolve_options({k: str(v) for k, v in choice.options.items()})
             play_local(spec, options, me=me, lang=lang, bots=choice.level, speed=speed, data_dir=data_dir,
                        input=input, output=output)
+        elif choice.kind == "host":
+            spec = registry.get(choice.game)
+            options = spec.resolve_options({k: str(v) for k, v in choice.options.items()})
+            seats = [SeatSpec("me")] + [SeatSpec("remote")] * choice.remote
+            seats += [SeatSpec("bot", choice.level)] * (spec.seats - len(seats))
+            plan = HostPlan(spec, options, seats, announce=hosting_announcer(spec, options, seats, me))
+            play_lan(registry, plan, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input, output=output)
         elif choice.kind == "join":
-            pending = text("join_unavailable", address=f"{choice.host}:{choice.port}")
+            join = JoinPlan(choice.host, choice.port, expect_host=choice.fingerprint)
+            play_lan(registry, join, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input, output=output)

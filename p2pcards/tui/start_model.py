@@ -2,7 +2,9 @@
 form, the live list of LAN tables, join by address -- no terminal, no trio.
 
 Views: ``menu`` (play, host, LAN tables, join, quit), ``play`` (game, each table option of
-that game, the computer players' level, start), ``lan`` (tables seen by discovery, live),
+that game, the computer players' level, start), ``host`` (the same form with how many
+seats are for players on the LAN; the person takes seat 0, LAN players the next seats,
+computer players run by this machine the rest), ``lan`` (tables seen by discovery, live),
 ``join`` (an address typed in), ``message`` (a paragraph and a key to go back).  Keys
 arrive as method calls; the screen ends through ``on_exit(result)`` with a
 :class:`StartChoice` (or None to quit).
@@ -39,7 +41,9 @@ def parse_address(text: str) -> tuple[str, int] | None:
 
 @dataclass(frozen=True)
 class StartChoice:
-    """What the person chose: ``play`` (game, options, level) or ``join`` (host, port)."""
+    """What the person chose: ``play`` (game, options, level), ``host`` (the same and how
+    many ``remote`` seats) or ``join`` (host, port, and the announced host's fingerprint
+    when the table was picked from the LAN list)."""
 
     kind: str
     game: str = ""
@@ -47,30 +51,44 @@ class StartChoice:
     level: str = "heuristic"
     host: str = ""
     port: int = 0
+    remote: int = 0
+    fingerprint: str | None = None
 
 
 @dataclass
 class PlayForm:
-    """The "play against the computer" form: a game, its options, the bots' level."""
+    """The "play against the computer" form: a game, its options, the bots' level; with
+    ``hosting``, also how many seats are for players on the LAN (``remote``, 1 to seats-1;
+    0 until set: all but the person's)."""
 
     games: list[GameSpec]
     game: int = 0
     values: dict[str, int] = field(default_factory=dict)  # option name -> index in allowed
     level: int = PLAYER_LEVELS.index("heuristic") if "heuristic" in PLAYER_LEVELS else 0
+    hosting: bool = False
+    remote: int = 0
 
     @property
     def spec(self) -> GameSpec:
         return self.games[self.game]
 
+    @property
+    def remotes(self) -> int:
+        """Seats for players on the LAN (hosting)."""
+        most = self.spec.seats - 1
+        return most if not 0 < self.remote <= most else self.remote
+
     def rows(self) -> list[str]:
-        """Row names: ``game``, one per option of the game, ``level``, ``start``."""
-        return ["game", *(o.name for o in self.spec.options), "level", "start"]
+        """Row names: ``game``, one per option of the game, ``remote`` (hosting), ``level``, ``start``."""
+        return ["game", *(o.name for o in self.spec.options), *(["remote"] if self.hosting else []), "level", "start"]
 
     def value(self, row: str) -> str:
         if row == "game":
             return self.spec.title
         if row == "level":
             return PLAYER_LEVELS[self.level]
+        if row == "remote":
+            return str(self.remotes)
         for o in self.spec.options:
             if o.name == row:
                 return str(o.allowed[self.values.get(row, 0)])
@@ -81,6 +99,10 @@ class PlayForm:
         if row == "game":
             self.game = (self.game + step) % len(self.games)
             self.values = {}
+            self.remote = 0
+        elif row == "remote":
+            most = self.spec.seats - 1
+            self.remote = (self.remotes - 1 + step) % most + 1
         elif row == "level":
             self.level = (self.level + step) % len(PLAYER_LEVELS)
         else:
@@ -105,6 +127,7 @@ class LanEntry:
     port: int
     free: int
     reason: str | None
+    fingerprint: str | None = None
 
 
 class StartModel:
@@ -119,6 +142,7 @@ class StartModel:
         self.view = "menu"
         self.cursor = 0
         self.form = PlayForm(list(ordered))
+        self.host_form = PlayForm(list(ordered), hosting=True)
         self.row = 0
         #: whether LAN discovery is available (False: the list is a labelled placeholder)
         self.discovery = discovery
@@ -153,6 +177,11 @@ class StartModel:
     def tables(self) -> list[LanEntry]:
         return sorted(self.lan.values(), key=lambda e: (e.name.lower(), e.service))
 
+    @property
+    def active_form(self) -> PlayForm:
+        """The form of the ``play`` or ``host`` view."""
+        return self.host_form if self.view == "host" else self.form
+
     # ------------------------------------------------------------------ keys
     def up(self) -> None:
         self._move(-1)
@@ -163,8 +192,8 @@ class StartModel:
     def _move(self, step: int) -> None:
         if self.view == "menu":
             self.cursor = (self.cursor + step) % len(MENU)
-        elif self.view == "play":
-            self.row = (self.row + step) % len(self.form.rows())
+        elif self.view in ("play", "host"):
+            self.row = (self.row + step) % len(self.active_form.rows())
         elif self.view == "lan" and self.lan:
             self.lan_cursor = (self.lan_cursor + step) % len(self.lan)
 
@@ -175,12 +204,12 @@ class StartModel:
         self._change(+1)
 
     def _change(self, step: int) -> None:
-        if self.view == "play":
-            rows = self.form.rows()
-            row = rows[self.row]
+        if self.view in ("play", "host"):
+            form = self.active_form
+            row = form.rows()[self.row]
             if row != "start":
-                self.form.change(row, step)
-                self.row = min(self.row, len(self.form.rows()) - 1)
+                form.change(row, step)
+                self.row = min(self.row, len(form.rows()) - 1)
 
     def enter(self) -> None:
         view = self.view
@@ -188,18 +217,19 @@ class StartModel:
             item = MENU[self.cursor]
             if item == "quit":
                 self.on_exit(None)
-            elif item == "host":
-                self._say(self.text("host_unavailable"))
             else:
                 self.view = item
                 self.error = ""
-        elif view == "play":
-            rows = self.form.rows()
+                self.row = 0
+        elif view in ("play", "host"):
+            form = self.active_form
+            rows = form.rows()
             if rows[self.row] == "start":
-                self.on_exit(StartChoice("play", self.form.spec.name, self.form.options(),
-                                         self.form.value("level")))
+                self.on_exit(StartChoice(view, form.spec.name, form.options(), form.value("level"),
+                                         remote=form.remotes if view == "host" else 0))
             else:
-                self.form.change(rows[self.row], +1)
+                form.change(rows[self.row], +1)
+                self.row = min(self.row, len(form.rows()) - 1)
         elif view == "lan":
             tables = self.tables()
             if tables:
@@ -207,19 +237,19 @@ class StartModel:
                 if entry.reason is not None:
                     self.error = entry.reason
                 else:
-                    self._join(f"{entry.address}:{entry.port}")
+                    self._join(f"{entry.address}:{entry.port}", entry.fingerprint)
         elif view == "join":
             self._join(self.address)
         elif view == "message":
             self.view = "menu"
 
-    def _join(self, text: str) -> None:
+    def _join(self, text: str, fingerprint: str | None = None) -> None:
         where = parse_address(text)
         if where is None:
             self.error = self.text("start_bad_address")
             return
         self.error = ""
-        self.on_exit(StartChoice("join", host=where[0], port=where[1]))
+        self.on_exit(StartChoice("join", host=where[0], port=where[1], fingerprint=fingerprint))
 
     def _say(self, message: str) -> None:
         self.message = message
