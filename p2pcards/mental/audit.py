@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from p2pcards.mental.errors import DeckFault, FaultKind, GroupError
+from p2pcards.mental.errors import DeckFault, FaultKind, GroupError, LocalError
 from p2pcards.mental.kdf import (
     SeatSecrets,
     SeedKdf,
@@ -57,11 +57,15 @@ from p2pcards.mental.messages import (
     Shuffle,
     decode,
 )
-from p2pcards.mental.party import expected_entries
-from p2pcards.mental.seal import SealedPayload, hpke_open_as_sender, verify_plaintext
+from p2pcards.mental.party import LiveRecord, expected_entries
+from p2pcards.mental.seal import SealedPayload, ephemeral_public, hpke_open_as_sender, verify_plaintext
 from p2pcards.mental.setup import DealSetup
 
 __all__ = ["AuditReport", "Fault", "audit", "seeds_from_messages", "verify_evidence"]
+
+
+_ENC_SIZE = 32
+_NOT_SEED_EPHEMERAL = "sealed payload is not sealed with the seed's ephemeral key"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -114,7 +118,12 @@ def seeds_from_messages(setup: DealSetup, messages: Sequence[object]) -> dict[in
 
 
 def audit(
-    setup: DealSetup, messages: Sequence[object], seeds: Mapping[int, bytes], trusted: int | None = None
+    setup: DealSetup,
+    messages: Sequence[object],
+    seeds: Mapping[int, bytes],
+    trusted: int | None = None,
+    *,
+    live: LiveRecord | None = None,
 ) -> AuditReport:
     """Verify a deal's record against the revealed seeds (see the module docstring).
 
@@ -123,11 +132,40 @@ def audit(
     other seat's are, which is what the others check of ours).  An offline audit trusts
     nobody (the default).
 
+    ``live`` (:meth:`Party.live_record <p2pcards.mental.party.Party.live_record>`, implies
+    ``trusted=live.seat``): that party's own audit does not do again what the party already
+    did while it played -- every check is still made once, live or here:
+
+    * decoding: a message the party decoded (sent, or received and checked) is not decoded
+      again (matched by identity of the wire object, never by equality);
+    * the party's own secrets and the card encodings are taken from it, provided the seed
+      revealed for its seat is its seed and the deal id computed here is its deal id;
+    * the keys of a ``reveal`` or ``share`` message are not checked against the key
+      commitments again if the party received that message (:meth:`Party.receive` checked
+      every key against the same lock messages' commitments and the same deal id) or sent
+      it (its own keys, and others' keys it only holds after checking them on receipt);
+    * a sealed payload to the party's seat, which it opened and checked on receipt
+      (signature, frame, every key against the commitments), is checked here only for what
+      the party could not see: that its HPKE ``enc`` is the sender's seed-derived ephemeral
+      key (with the same ``enc``, opening as sender gives the shared secret, hence the
+      plaintext, that the party opened);
+    * the elements of the last lock that the party opened to the right card with every
+      seat's seed-derived keys are not recomputed: the opening proves them (see
+      ``_Auditor._opened_right``).
+
+    Only the messages the party itself sent are trusted as its own (a record that is not
+    of this very transcript trusts nothing and spares nothing).  Everything else is
+    checked here as offline; the offline audit (``live`` None) checks everything.
+
     Raises :class:`~p2pcards.mental.errors.MalformedMessage` for a message that names no
     seat of the deal (the transcript should never hold one).
     """
+    if live is not None:
+        if trusted is not None and trusted != live.seat:
+            raise LocalError("trusted and live name different seats")
+        trusted = live.seat
     try:
-        return _Auditor(setup, messages, seeds, trusted).run()
+        return _Auditor(setup, messages, seeds, trusted, live).run()
     except _Found as found:
         return AuditReport(fault=found.fault, cards=None)
 
@@ -141,13 +179,23 @@ class _Auditor:
         messages: Sequence[object],
         seeds: Mapping[int, bytes],
         trusted: int | None = None,
+        live: LiveRecord | None = None,
     ) -> None:
         self.setup = setup
         self.trusted = trusted
+        self.live = live
         self.group = setup.group
         self.n = setup.n_seats
         self.decoded: list[Message] = []
+        #: indexes of the messages the live party checked on receipt or sent (see audit())
+        self.checked_live: set[int] = set()
+        known = {} if live is None else {id(wire): (wire, message) for wire, message in live.messages}
         for index, wire in enumerate(messages):
+            hit = known.get(id(wire))
+            if hit is not None and hit[0] is wire:
+                self.decoded.append(hit[1])
+                self.checked_live.add(index)
+                continue
             try:
                 self.decoded.append(decode(setup, wire))
             except DeckFault as exc:
@@ -169,16 +217,23 @@ class _Auditor:
             setup.deck,
             [commits[s] for s in range(self.n)],
         )
+        live = self.live
         for s in range(self.n):
             seed = self.seeds.get(s)
             if seed is not None and self._seed_matches(s, seed, commits[s]):
                 kdf = SeedKdf(self.group, setup.table_id, setup.deal_number, s, seed)
                 self.kdfs[s] = kdf
-                self.secrets[s] = kdf.secrets(setup.deck_size)
-        try:
-            encodings = card_encodings(self.group, self.the_deal_id, setup.deck)
-        except GroupError as exc:  # pragma: no cover - a 2^-250 event
-            raise _fail(0, FaultKind.MALFORMED, f"card encodings unusable: {exc}") from exc
+                if live is not None and s == live.seat and seed == live.seed:
+                    self.secrets[s] = live.secrets  # derived by the party from this very seed
+                else:
+                    self.secrets[s] = kdf.secrets(setup.deck_size)
+        if live is not None and live.deal_id == self.the_deal_id and live.encodings:
+            encodings = live.encodings  # the party's, for this very deal id
+        else:
+            try:
+                encodings = card_encodings(self.group, self.the_deal_id, setup.deck)
+            except GroupError as exc:  # pragma: no cover - a 2^-250 event
+                raise _fail(0, FaultKind.MALFORMED, f"card encodings unusable: {exc}") from exc
         shuffles = self._round_messages(Shuffle, after=0)
         shuffled = self._check_round(shuffles, encodings)
         locks = self._round_messages(Lock, after=shuffles[-1][0] if shuffled is not None else None)
@@ -214,6 +269,14 @@ class _Auditor:
                 raise _fail(s, FaultKind.MISSING_COMMITMENT, "the seat never committed")
         return commits
 
+    def _mine(self, message: Message, index: int) -> bool:
+        """Whether message ``index`` is the trusted seat's own (not recomputed).
+
+        With a live record, only the very messages its party sent count: a record that is
+        not this transcript's trusts nothing.
+        """
+        return message.seat == self.trusted and (self.live is None or index in self.checked_live)
+
     def _round_messages(
         self, kind: type[Shuffle] | type[Lock], after: int | None
     ) -> list[tuple[int, Shuffle | Lock]]:
@@ -238,7 +301,7 @@ class _Auditor:
         """Check a round's outputs in turn; return its final deck, ``None`` if incomplete."""
         for index, message in outputs:
             assert deck is not None  # a round is non-empty only after a complete one
-            if message.seat == self.trusted:
+            if self._mine(message, index):
                 pass  # our own output, computed from our own seed
             elif message.seat in self.secrets:
                 self._check_output(message, deck, index)
@@ -262,14 +325,18 @@ class _Auditor:
             raise _fail(message.seat, FaultKind.BAD_ELEMENT, "an element repeats", index)
 
     def _check_output(self, message: Shuffle | Lock, deck: tuple[bytes, ...], index: int) -> None:
-        """With the seed: recompute the seat's output from its input and compare."""
+        """With the seed: recompute the seat's output from its input and compare.
+
+        The elements of the last lock that the live party opened (see :meth:`_opened_right`)
+        are not recomputed: the opening proved them.
+        """
         secrets = self.secrets[message.seat]
         mult = self.group.mult
+        expected: list[bytes | None]
         if isinstance(message, Shuffle):
             expected = [mult(secrets.shuffle_scalar, deck[i]) for i in secrets.permutation]
             kind = FaultKind.BAD_SHUFFLE
         else:
-            expected = [mult(f, e) for f, e in zip(secrets.lock_factors, deck, strict=True)]
             kind = FaultKind.BAD_LOCK
             for j, key in enumerate(secrets.keys):
                 if message.key_commitments[j] != key_commitment(
@@ -281,11 +348,46 @@ class _Auditor:
                         f"key commitment {j} does not follow from the seed",
                         index,
                     )
+            proven = self._opened_right(message)
+            expected = [
+                None if j in proven else mult(f, e)
+                for j, (f, e) in enumerate(zip(secrets.lock_factors, deck, strict=True))
+            ]
         for i, (got, want) in enumerate(zip(message.deck, expected, strict=True)):
-            if got != want:
+            if want is not None and got != want:
                 raise _fail(
                     message.seat, kind, f"output element {i} does not follow from the seed", index
                 )
+
+    def _opened_right(self, message: Lock) -> set[int]:
+        """Positions of the last lock whose element the live party's openings prove right.
+
+        The live party opened position ``j`` of the final deck ``L`` (this very message's
+        deck) by checking ``K · L[j] = E(c)`` with ``K`` the product of the keys it held
+        and ``E`` the card encodings of this deal id.  When those keys are every seat's
+        seed-derived ``k_s[j]`` and ``c`` is the card the permutations put at ``j``, then
+        ``L[j] = (∏ k_s[j])⁻¹ · E(c)``, which is exactly ``f · input[j]`` for the seat's
+        lock factor ``f``: every earlier output was checked equal to its recomputation
+        (the checks run in order and stop at the first fault), so ``input[j] =
+        (∏_{s<last} f_s[j]) · (∏_s σ_s) · E(c)``, and ``f_s[j] = (σ_s · k_s[j])⁻¹``.
+        Other positions are recomputed.
+        """
+        live = self.live
+        if (
+            live is None
+            or message.seat != self.n - 1
+            or live.deal_id != self.the_deal_id
+            or live.locked != message.deck
+            or len(self.secrets) != self.n
+        ):
+            return set()
+        cards = self._cards()
+        keys = [self.secrets[s].keys for s in range(self.n)]
+        return {
+            j
+            for j, (held, card) in live.opened.items()
+            if 0 <= j < len(cards) and card == cards[j] and held == tuple(k[j] for k in keys)
+        }
 
     def _operations(self, after: int | None) -> None:
         """Check every operation message in transcript order."""
@@ -301,6 +403,8 @@ class _Auditor:
                 )
             if isinstance(message, Sealed):
                 self._check_sealed(message, index)
+            elif index in self.checked_live:
+                pass  # every key was checked against the commitments live (see audit())
             elif isinstance(message, Reveal):
                 for p, keys in zip(message.positions, message.keys, strict=True):
                     for s, key in enumerate(keys):
@@ -332,11 +436,17 @@ class _Auditor:
         """Open a sealed payload with the sender's seed and check it (skipped without seed)."""
         sender = message.seat
         kdf = self.kdfs.get(sender)
-        if kdf is None or sender == self.trusted:
+        if kdf is None or self._mine(message, index):
             return  # no seed to open it with, or sealed by ourselves
         setup = self.setup
+        ikm = kdf.hpke_ikm(message.kind, message.step, message.to)
+        if self.live is not None and message.to == self.live.seat and index in self.checked_live:
+            # the party opened and checked it on receipt; what it could not see is the enc
+            if message.sealed[:_ENC_SIZE] != ephemeral_public(ikm):
+                raise _fail(sender, FaultKind.BAD_SEAL, _NOT_SEED_EPHEMERAL, index)
+            return
         plaintext = hpke_open_as_sender(
-            kdf.hpke_ikm(message.kind, message.step, message.to),
+            ikm,
             setup.sealing_keys[message.to],
             hpke_info(
                 setup.table_id, setup.deal_number, message.kind, message.step, sender, message.to
@@ -344,12 +454,7 @@ class _Auditor:
             message.sealed,
         )
         if plaintext is None:
-            raise _fail(
-                sender,
-                FaultKind.BAD_SEAL,
-                "sealed payload is not sealed with the seed's ephemeral key",
-                index,
-            )
+            raise _fail(sender, FaultKind.BAD_SEAL, _NOT_SEED_EPHEMERAL, index)
         payload = verify_plaintext(plaintext, setup.signing_keys[sender])
         if payload is None:
             raise _fail(

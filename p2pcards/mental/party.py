@@ -61,7 +61,7 @@ the same messages again, so the others can drop them as duplicates.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -77,6 +77,7 @@ from p2pcards.mental.errors import (
     UnattributedFault,
 )
 from p2pcards.mental.kdf import (
+    SeatSecrets,
     SeedKdf,
     card_encodings,
     commitment,
@@ -108,7 +109,7 @@ from p2pcards.mental.seal import (
 )
 from p2pcards.mental.setup import DealSetup
 
-__all__ = ["Awaited", "Party", "Phase", "expected_entries"]
+__all__ = ["Awaited", "LiveRecord", "Party", "Phase", "expected_entries"]
 
 
 class Phase(StrEnum):
@@ -132,6 +133,32 @@ class Awaited:
     step: int | None = None
     to: int | None = None
     positions: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class LiveRecord:
+    """What a party derived and checked while it played its deal (:meth:`Party.live_record`).
+
+    Its own audit (:func:`p2pcards.mental.audit` with ``live=``) takes these instead of
+    doing the work again: ``secrets`` (derived from ``seed``), ``deal_id`` and
+    ``encodings`` (the card encodings of that deal id), ``messages``: every wire message
+    this party sent, or received and checked on receipt, each with its decoded form, and
+    its openings of the final deck.  The audit uses a message entry only for the very wire
+    object it holds (identity, not equality), and the derivations only when the seed and
+    the deal id it computes itself are the same.
+    """
+
+    seat: int
+    seed: bytes
+    secrets: SeatSecrets
+    deal_id: bytes | None
+    encodings: tuple[bytes, ...]
+    messages: tuple[tuple[object, Message], ...]
+    #: the deck after the lock round (empty before), which the positions were opened in
+    locked: tuple[bytes, ...] = ()
+    #: by position opened: the keys (in seat order) whose product times ``locked[p]`` gave
+    #: the encoding of the card, and the card
+    opened: Mapping[int, tuple[tuple[bytes, ...], str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -201,6 +228,10 @@ class Party:
         self._known: dict[int, str] = {}
         self._positions_of_card: dict[str, int] = {}
         self._operations: list[_Operation] = []
+        self._encodings: tuple[bytes, ...] = ()
+        self._opened: dict[int, tuple[tuple[bytes, ...], str]] = {}
+        #: every message sent, or received and checked, with its decoded form (LiveRecord)
+        self._record: list[tuple[object, Message]] = []
 
     @classmethod
     def with_random_seed(
@@ -259,6 +290,23 @@ class Party:
         """Seeds revealed so far (checked against their commitments), by seat."""
         return dict(self._seeds)
 
+    def live_record(self) -> LiveRecord:
+        """What this party derived and checked so far, for its own audit (:class:`LiveRecord`).
+
+        Refused once a remote error stopped the party: the checks did not all pass.
+        """
+        self._check_alive()
+        return LiveRecord(
+            seat=self.seat,
+            seed=self._seed,
+            secrets=self._secrets,
+            deal_id=self._deal_id,
+            encodings=self._encodings,
+            messages=tuple(self._record),
+            locked=self._deck if self._phase is Phase.READY else (),
+            opened=dict(self._opened),
+        )
+
     def awaiting(self) -> tuple[Awaited, ...]:
         """Every message from another seat that the deal is still waiting for."""
         if self._phase is Phase.COMMIT:
@@ -297,7 +345,9 @@ class Party:
             raise
         if message.seat == self.seat:
             raise LocalError("receive() got a message authored by this seat")
-        return self._guarded(lambda: self._apply(message))
+        out = self._guarded(lambda: self._apply(message))
+        self._record.append((wire, message))
+        return out
 
     def deal(self, positions: Iterable[int], to_seat: int) -> list[Wire]:
         """Deal stock ``positions`` to ``to_seat``; returns this seat's sealed keys, if any."""
@@ -395,7 +445,9 @@ class Party:
 
     def _wire(self, message: Message) -> Wire:
         """The wire form of one of our messages."""
-        return encode(self.setup, message)
+        wire = encode(self.setup, message)
+        self._record.append((wire, message))
+        return wire
 
     def _check_alive(self) -> None:
         """Refuse every call once a remote error killed the party."""
@@ -472,6 +524,7 @@ class Party:
         except GroupError as exc:
             raise UnattributedFault(f"card encodings unusable: {exc}") from exc
         self._cards_by_element = dict(zip(encodings, setup.deck, strict=True))
+        self._encodings = encodings
         self._deck = encodings
         self._phase = Phase.SHUFFLE
         self._turn = 0
@@ -726,6 +779,7 @@ class Party:
             )
         self._positions_of_card[card] = position
         self._known[position] = card
+        self._opened[position] = (tuple(keys), card)
 
     # sending
 

@@ -42,6 +42,7 @@ __all__ = [
     "KeyEntry",
     "SealedPayload",
     "derive_ephemeral",
+    "ephemeral_public",
     "hpke_open",
     "hpke_open_as_sender",
     "hpke_seal",
@@ -190,6 +191,11 @@ def derive_ephemeral(ikm: bytes) -> X25519PrivateKey:
     dkp_prk = _labeled_extract(_KEM_SUITE_ID, b"", b"dkp_prk", ikm)
     secret = _labeled_expand(_KEM_SUITE_ID, dkp_prk, b"sk", b"", 32)
     return X25519PrivateKey.from_private_bytes(secret)
+
+
+def ephemeral_public(ikm: bytes) -> bytes:
+    """The HPKE ``enc`` of a payload sealed with the ephemeral ``DeriveKeyPair(ikm)``."""
+    return derive_ephemeral(ikm).public_key().public_bytes_raw()
 
 
 def _key_schedule(

@@ -19,6 +19,7 @@ from p2pcards.core import DealState, Decision, End, GameRegistry, GameSpec, Ille
 from p2pcards.mental import DealSetup, DeckFault, Group, Ristretto255, audit, verify_evidence
 from p2pcards.mental.kdf import deal_id
 from p2pcards.mental.messages import Commit, decode
+from p2pcards.mental.party import LiveRecord
 from p2pcards.table.transcript import (
     Envelope,
     Genesis,
@@ -82,17 +83,20 @@ def audit_deal(
     match: Match,
     choices: Sequence[tuple[int, Any]],
     trusted: int | None = None,
+    *,
+    live: LiveRecord | None = None,
 ) -> tuple[DealState | None, Verdict]:
     """Deck audit then rules replay: the replayed deal (None on a deck fault) and a verdict.
 
-    ``trusted``: the seat of the replica auditing its own record (see
-    :func:`p2pcards.mental.audit`); None offline.
+    ``trusted``: the seat of the replica auditing its own record; ``live``: what its party
+    derived and checked while it played (see :func:`p2pcards.mental.audit`).  Both None
+    offline, where everything is checked here.
 
     The verdict is ``clean``, ``renuncia`` (the replay found a seat breaking a play rule;
     the deal's result then carries the penalty) or ``fault`` (a deck fault: the deal is
     void and ``seat`` is to blame).
     """
-    report = audit(setup, deck_msgs, seeds, trusted)
+    report = audit(setup, deck_msgs, seeds, trusted, live=live)
     if report.fault is not None:
         f = report.fault
         return None, {"verdict": "fault", "seat": f.seat, "kind": str(f.kind), "reason": f.reason}

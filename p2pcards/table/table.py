@@ -880,8 +880,10 @@ class Table:
 
     def _audit(self) -> None:
         assert self.match is not None
+        # the live audit: what the party derived and checked on receipt is not done again
+        # (p2pcards.mental.audit, ``live``); the offline audit (replay_transcript) does it all
         replay, verdict = audit_deal(self.setup, self.deck_msgs, self.party.revealed_seeds(), self.match,
-                                     self.choices, trusted=self.seat)
+                                     self.choices, live=self.party.live_record())
         self._finish_deal(replay, verdict)
 
     def _finish_deal(self, replay: DealState | None, verdict: dict[str, Any]) -> None:

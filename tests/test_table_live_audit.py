@@ -1,0 +1,52 @@
+"""Each replica audits a deal with what its party derived and checked while it played
+(``live``); over several deals it reaches, deal by deal, what the offline audit reaches."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import pytest
+
+from p2pcards.table.audit import replay_transcript
+from tests.table_helpers import REGISTRY, make_net, run
+
+# the module, not the function p2pcards.mental re-exports under the same name
+mental_audit = importlib.import_module("p2pcards.mental.audit")
+
+
+@pytest.fixture
+def proven(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int | None, int, int]]:
+    """(trusted seat, locking seat, how many of its elements the openings proved), per lock checked."""
+    out: list[tuple[int | None, int, int]] = []
+    opened_right = mental_audit._Auditor._opened_right
+
+    def spy(self: Any, message: Any) -> set[int]:
+        positions: set[int] = opened_right(self, message)
+        out.append((self.trusted, message.seat, len(positions)))
+        return positions
+
+    monkeypatch.setattr(mental_audit._Auditor, "_opened_right", spy)
+    return out
+
+
+def test_every_deal_of_a_match_is_audited_live_as_offline(proven: list[tuple[int | None, int, int]]) -> None:
+    net = run(make_net("sueca", deals=3))
+    deals = [[e for e in events if e["type"] == "deal"] for events in net.events]
+    assert len(deals[0]) >= 2 and all(d == deals[0] for d in deals)  # a match may end early
+    proven.clear()
+    offline = replay_transcript(net.tables[0].log, REGISTRY)
+    assert offline.error is None and proven and all(trusted is None and n == 0 for trusted, _, n in proven)
+    for events in net.events:
+        assert [e for e in events if e["type"] == "deal"] == offline.events
+    assert offline.events == deals[0]
+
+
+def test_the_last_lock_is_proven_by_the_openings_elsewhere(proven: list[tuple[int | None, int, int]]) -> None:
+    run(make_net("sueca", deals=2))
+    # seat 3 locks last (its replica does not check its own lock at all); every other
+    # replica saw all 40 cards opened, so none of the last lock's elements is recomputed
+    # there, and every element of the other locks is
+    last = sorted(p for p in proven if p[1] == 3)
+    assert last == sorted([(s, 3, 40) for s in (0, 1, 2)] * 2)
+    assert all(n == 0 for _, seat, n in proven if seat != 3)
