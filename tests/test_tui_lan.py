@@ -210,3 +210,44 @@ def test_a_dropped_link_shows_reconnecting_until_it_is_back():
     assert model.status() == "shuffling… 3/4"
     model.update(replace(model.snap, stage="play", in_deal=True, deciding=(1,)))
     assert model.status() == "waiting for Bot1" and "disconnected" not in model.seat_panel(1).detail
+
+
+def test_a_player_who_drops_is_shown_reconnecting_and_plays_on_after_resume(tmp_path):
+    from p2pcards.net import resume_table
+
+    spec = REGISTRY.get("bisca")
+    plan = HostPlan(spec, spec.resolve_options({}), parse_seat_spec("me,remote", 2, person=True), bind="127.0.0.1",
+                    deals=1)
+    table = lan_table(plan, tmp_path)
+    ana = Identity.generate("Ana")
+    seen: dict[str, Any] = {}
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(table.run)
+            _, port = await wait_for_address(table)
+            with trio.CancelScope() as joiner:  # Ana's process, until it "dies"
+                async def watch() -> None:
+                    with trio.fail_after(30):
+                        while table.model is None or table.model.asked < 3:
+                            await trio.sleep(0.01)
+                    joiner.cancel()
+
+                async with trio.open_nursery() as inner:
+                    inner.start_soon(watch)
+                    await join_table("127.0.0.1", port, me=ana, registry=REGISTRY, data_dir=tmp_path / "ana",
+                                     level="random", seed=3)
+            assert table.model is not None
+            with trio.fail_after(20):
+                while 1 not in table.model.offline:
+                    await trio.sleep(0.01)
+            seen["offline"] = table.model.seat_panel(1).detail
+            assert table.table_id is not None
+            path = manifest_path(tmp_path / "ana", bytes.fromhex(table.table_id), "join")
+            await resume_table(path, me=ana, registry=REGISTRY, data_dir=tmp_path / "ana")
+            seen["back"] = set(table.model.offline)
+
+    typists, out, code = drive_lan(table, main, timeout=90)
+    assert code == 0 and table.outcome == "over", out.drawn()
+    assert "disconnected" in seen["offline"] and "disconnected" in out.drawn()
+    assert seen["back"] == set() and typists[0].summaries == 1 and "✓ Deal verified" in typists[0].log[0]
