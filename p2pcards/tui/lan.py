@@ -40,7 +40,7 @@ from p2pcards.tui.app import build_app, run_with_trio
 from p2pcards.tui.i18n import Text
 from p2pcards.tui.lobby import LobbyModel, build_lobby_app, end_if_ended
 from p2pcards.tui.model import GameInfo, SeatLabel, TableModel
-from p2pcards.tui.runtime import Gate, PacedBot, PersonPlayer
+from p2pcards.tui.runtime import PacedBot, ScreenTable
 
 __all__ = ["HostPlan", "JoinPlan", "LanTable", "ResumePlan", "PERSON_TIMEOUT", "hosting_announcer", "local_addresses",
            "lan_screens", "play_lan", "run_lan_async", "run_lan_table"]
@@ -127,7 +127,7 @@ def hosting_announcer(spec: GameSpec, options: Mapping[str, Any], seats: Sequenc
     return lambda line: hosting(settings, announcement, remote, line)
 
 
-class LanTable:
+class LanTable(ScreenTable):
     """The person at a LAN table (module docstring): ``plan`` says host or join."""
 
     def __init__(
@@ -147,34 +147,12 @@ class LanTable:
         self.data_dir = data_dir
         self.speed = speed
         self.lobby = LobbyModel(text)
+        super().__init__()
         self.model: TableModel | None = None
         self.seat: int | None = None
-        self.person = PersonPlayer(None)
-        self.gate = Gate()
-        self.outcome = "running"
         self.table_id: str | None = None
         #: where the hosted table listens, once it does
         self.address: tuple[str, int] | None = None
-        self._token: trio.lowlevel.TrioToken | None = None
-        self._scope: trio.CancelScope | None = None
-
-    # ------------------------------------------------------------------ from the screen
-    def soon(self, fn: Callable[..., object], *args: Any) -> None:
-        """Run ``fn(*args)`` in trio as soon as possible (safe from the screen's callbacks)."""
-        if self._token is None:
-            return
-        try:
-            self._token.run_sync_soon(fn, *args)
-        except trio.RunFinishedError:
-            pass
-
-    def cancel(self) -> None:
-        """Leave the table: stop this process's peers (their logs are closed and kept)."""
-        self.soon(self._cancel)
-
-    def _cancel(self) -> None:
-        if self._scope is not None:
-            self._scope.cancel()
 
     # ------------------------------------------------------------------ in trio
     def _pace(self, player: Player) -> Player:
@@ -189,25 +167,10 @@ class LanTable:
         labels = [SeatLabel(s["seat"], s["name"], s["bot"], s["runs_on"]) for s in info["seats"]]
         self.table_id = info["table"]
         path = str(log_path(self.data_dir, bytes.fromhex(info["table"]), seat))
-        model = TableModel(GameInfo.of(spec, info["options"]), labels, seat, self.text, speed=self.speed,
-                           here=self.me.fingerprint, log_path=path)
-        model.on_choice = lambda choice: self.soon(self.person.deliver, choice)
-        model.on_continue = lambda: self.soon(self.gate.open)
-        self.model = model
+        self._attach(TableModel(GameInfo.of(spec, info["options"]), labels, seat, self.text, speed=self.speed,
+                                here=self.me.fingerprint, log_path=path))
         self.seat = seat
-        self.person.model = model
         self.lobby.started()
-
-    def _on_event(self, seat: int, event: dict[str, Any]) -> None:
-        if seat != self.seat or self.model is None:
-            return
-        if event["type"] == "deal":
-            if not event.get("match_over"):
-                self.gate.close()
-            self.model.deal_over(event)
-        elif event["type"] == "final":
-            self.outcome = "over"
-            self.model.table_over(event)
 
     def _on_link(self, seats: frozenset[int], up: bool) -> None:
         if self.model is not None:

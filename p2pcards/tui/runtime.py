@@ -50,7 +50,7 @@ from p2pcards.table.transcript import Genesis, SeatInfo, parse_message
 from p2pcards.tui.i18n import Text
 from p2pcards.tui.model import GameInfo, SeatLabel, TableModel, snapshot_of
 
-__all__ = ["BOT_NAMES", "Gate", "LocalTable", "PacedBot", "PersonPlayer"]
+__all__ = ["BOT_NAMES", "Gate", "LocalTable", "PacedBot", "PersonPlayer", "ScreenTable"]
 
 log = logging.getLogger("p2pcards.tui")
 
@@ -155,7 +155,64 @@ def _seeded_identity(seed: int, seat: int, name: str) -> Identity:
                     X25519PrivateKey.from_private_bytes(_derive(seed, "seal", seat)), name)
 
 
-class LocalTable:
+class ScreenTable:
+    """What a table on screen shares, against the computer or on the LAN: the person's
+    seat and the computer players' gate, the trio token and cancel scope the screen
+    reaches trio through, and the events that end a deal or the table.
+
+    Subclasses set ``model`` and ``seat`` (once the table is known) and ``_token`` and
+    ``_scope`` in their ``run``.
+    """
+
+    model: TableModel | None
+    seat: int | None
+
+    def __init__(self) -> None:
+        self.person = PersonPlayer(None)
+        self.gate = Gate()
+        self.outcome = "running"
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._scope: trio.CancelScope | None = None
+
+    def _attach(self, model: TableModel) -> None:
+        """The person's screen: choices go to the person's seat, "continue" opens the gate."""
+        model.on_choice = lambda choice: self.soon(self.person.deliver, choice)
+        model.on_continue = lambda: self.soon(self.gate.open)
+        self.person.model = model
+        self.model = model
+
+    # ------------------------------------------------------------------ from the screen
+    def soon(self, fn: Callable[..., object], *args: Any) -> None:
+        """Run ``fn(*args)`` in trio as soon as possible (safe from the screen's callbacks)."""
+        if self._token is None:
+            return
+        try:
+            self._token.run_sync_soon(fn, *args)
+        except trio.RunFinishedError:
+            pass
+
+    def cancel(self) -> None:
+        """Leave the table: stop this process's peers (their logs are closed and kept)."""
+        self.soon(self._cancel)
+
+    def _cancel(self) -> None:
+        if self._scope is not None:
+            self._scope.cancel()
+
+    # ------------------------------------------------------------------ in trio
+    def _on_event(self, seat: int, event: dict[str, Any]) -> None:
+        if seat != self.seat or self.model is None:
+            return
+        if event["type"] == "deal":
+            if not event.get("match_over"):
+                self.gate.close()
+            self.model.deal_over(event)
+        elif event["type"] == "final":
+            self.outcome = "over"
+            self.model.table_over(event)
+
+
+class LocalTable(ScreenTable):
     """A match against the computer (``p2pcards play``): the person in seat 0, computer
     players of ``bots`` level in the other seats, each a peer of its own.
 
@@ -199,8 +256,7 @@ class LocalTable:
                 bump += 1
                 genesis = make_table(me, spec, infos, options=options, deals=deals, timeout=3600.0,
                                      nonce=_derive(seed, "nonce", bump)[:16])
-        self.person = PersonPlayer(None)
-        self.gate = Gate()
+        ScreenTable.__init__(self)
         seats = [LocalSeat(me, self.person, secrets[0])]
         seats += [LocalSeat(bot_ids[s - 1], self._pace(make_player(bots, spec, rngs[s])), secrets[s])
                   for s in range(1, n)]
@@ -219,8 +275,7 @@ class LocalTable:
         again from its saved transcripts (every message verified again); raises
         :class:`~p2pcards.net.ResumeError` when the files are missing or not sound."""
         self = cls.__new__(cls)
-        self.person = PersonPlayer(None)
-        self.gate = Gate()
+        ScreenTable.__init__(self)
         try:
             manifest = load_manifest(path)
             if manifest.role != "local" or manifest.finished:
@@ -251,48 +306,13 @@ class LocalTable:
         path = str(log_path(data_dir, self.table_id, self.seat)) if data_dir is not None else None
         self.model = TableModel(GameInfo.of(spec, info.options), labels, self.seat, text, speed=speed,
                                 here=me.fingerprint, log_path=path)
-        self.person.model = self.model
+        self._attach(self.model)
         self.seats = seats
         self.manifest: Manifest | None = None
-        self.model.on_choice = lambda choice: self.soon(self.person.deliver, choice)
-        self.model.on_continue = lambda: self.soon(self.gate.open)
-        self._token: trio.lowlevel.TrioToken | None = None
-        self._scope: trio.CancelScope | None = None
-        self.outcome: str = "running"
 
     @staticmethod
     def _table_id(genesis: bytes) -> bytes:
         return Genesis.from_body(parse_message(genesis, None).body).table_id
-
-    # ------------------------------------------------------------------ from the screen
-    def soon(self, fn: Callable[..., object], *args: Any) -> None:
-        """Run ``fn(*args)`` in trio as soon as possible (safe from the screen's callbacks)."""
-        if self._token is None:
-            return
-        try:
-            self._token.run_sync_soon(fn, *args)
-        except trio.RunFinishedError:
-            pass
-
-    def cancel(self) -> None:
-        """Leave the table: stop every peer (their logs are closed and kept)."""
-        self.soon(self._cancel)
-
-    def _cancel(self) -> None:
-        if self._scope is not None:
-            self._scope.cancel()
-
-    # ------------------------------------------------------------------ in trio
-    def _on_event(self, seat: int, event: dict[str, Any]) -> None:
-        if seat != self.seat:
-            return
-        if event["type"] == "deal":
-            if not event.get("match_over"):
-                self.gate.close()
-            self.model.deal_over(event)
-        elif event["type"] == "final":
-            self.outcome = "over"
-            self.model.table_over(event)
 
     async def run(self) -> None:
         """Play the table to its end (or until cancelled); a failure is shown on the screen."""
