@@ -15,6 +15,11 @@ It checks, in this order, and reports the first fault:
    ``s · input[π[i]]`` (``bad-shuffle``); the output of a seat without one must at least
    be valid, distinct elements (``bad-element``), as it is the next seat's input;
 3. the lock round likewise (``bad-lock``), including the key commitments;
+
+   (steps 2 and 3 first take a shortcut: with every seed good, the final deck is a
+   function of the seeds, one multiplication per position; when it is exact, the rounds'
+   outputs are not recomputed one by one, see ``_Auditor._final_deck_follows``; any
+   difference falls back to the recomputation, so a fault is reported as above);
 4. every operation message in transcript order: sealed payloads of seats with a good seed
    must open with the seed's ephemeral key and carry the sender's signature
    (``bad-seal``) over exactly the committed keys (``bad-key``); revealed and shared keys
@@ -235,9 +240,13 @@ class _Auditor:
             except GroupError as exc:  # pragma: no cover - a 2^-250 event
                 raise _fail(0, FaultKind.MALFORMED, f"card encodings unusable: {exc}") from exc
         shuffles = self._round_messages(Shuffle, after=0)
-        shuffled = self._check_round(shuffles, encodings)
-        locks = self._round_messages(Lock, after=shuffles[-1][0] if shuffled is not None else None)
-        locked = self._check_round(locks, shuffled)
+        locks = self._final_deck_follows(shuffles, encodings)
+        if locks is None:  # recompute seat by seat, to name the first seat at fault
+            shuffled = self._check_round(shuffles, encodings)
+            locks = self._round_messages(Lock, after=shuffles[-1][0] if shuffled is not None else None)
+            locked = self._check_round(locks, shuffled)
+        else:
+            shuffled = locked = locks[-1][1].deck
         self._operations(after=locks[-1][0] if locked is not None else None)
         for s in range(self.n):
             if s not in self.seeds:
@@ -312,6 +321,60 @@ class _Auditor:
             deck = message.deck
         return deck if len(outputs) == self.n else None
 
+    def _final_deck_follows(
+        self, shuffles: list[tuple[int, Shuffle | Lock]], encodings: Sequence[bytes]
+    ) -> list[tuple[int, Shuffle | Lock]] | None:
+        """The lock round's messages if the final deck is exactly what the seeds give;
+        ``None`` (recompute round by round) otherwise.
+
+        With every seed good, the final deck is determined: position ``j`` holds
+        ``(∏_s k_s[j])⁻¹ · E(c_j)``, ``c_j`` being the card the permutations put there.
+        One multiplication per position (none for a position the live party opened to that
+        card with those keys, see :meth:`_opened_right`) replaces the recomputation of
+        every output of both rounds.  What the rounds must still satisfy is checked as
+        there: the order of the lock round and the key commitments following from the
+        seeds.  An output in between that differs from its recomputation yet leaves the
+        final deck exact can only be undone by seats that know the factor (a scaling of
+        the whole deck, or of one position in the lock round): it changes no card, no
+        opening and nothing an honest seat could learn, so it is not looked for.  Any
+        difference, or any fault found here, falls back to the recomputation, which
+        reports the first fault in order exactly as before.
+        """
+        n = self.n
+        if len(self.secrets) != n or len(shuffles) != n:
+            return None
+        try:
+            locks = self._round_messages(Lock, after=shuffles[-1][0])
+        except _Found:
+            return None
+        if len(locks) != n:
+            return None
+        for index, message in locks:
+            assert isinstance(message, Lock)
+            if self._mine(message, index):
+                continue
+            keys = self.secrets[message.seat].keys
+            for j, key in enumerate(keys):
+                if message.key_commitments[j] != key_commitment(self.the_deal_id, message.seat, j, key):
+                    return None
+        final = locks[-1][1]
+        assert isinstance(final, Lock)
+        proven = self._opened_right(final)
+        origins = self._origins()
+        group = self.group
+        todo = [j for j in range(len(origins)) if j not in proven]
+        if todo:
+            inverses = group.batch_invert(
+                [group.scalar_product([self.secrets[s].keys[j] for s in range(n)]) for j in todo]
+            )
+            for j, inverse in zip(todo, inverses, strict=True):
+                if final.deck[j] != group.mult(inverse, encodings[origins[j]]):
+                    return None
+        for _, message in locks:
+            assert isinstance(message, Lock)
+            self.key_commitments[message.seat] = message.key_commitments
+        return locks
+
     def _check_elements(self, message: Shuffle | Lock, index: int) -> None:
         """Without the seed: the output must still be valid, distinct elements."""
         for i, element in enumerate(message.deck):
@@ -366,11 +429,12 @@ class _Auditor:
         deck) by checking ``K · L[j] = E(c)`` with ``K`` the product of the keys it held
         and ``E`` the card encodings of this deal id.  When those keys are every seat's
         seed-derived ``k_s[j]`` and ``c`` is the card the permutations put at ``j``, then
-        ``L[j] = (∏ k_s[j])⁻¹ · E(c)``, which is exactly ``f · input[j]`` for the seat's
-        lock factor ``f``: every earlier output was checked equal to its recomputation
-        (the checks run in order and stop at the first fault), so ``input[j] =
-        (∏_{s<last} f_s[j]) · (∏_s σ_s) · E(c)``, and ``f_s[j] = (σ_s · k_s[j])⁻¹``.
-        Other positions are recomputed.
+        ``L[j] = (∏ k_s[j])⁻¹ · E(c)``: the very check of :meth:`_final_deck_follows`; and,
+        when the rounds are recomputed, exactly ``f · input[j]`` for the seat's lock factor
+        ``f``: every earlier output was checked equal to its recomputation (the checks run
+        in order and stop at the first fault), so ``input[j] = (∏_{s<last} f_s[j]) ·
+        (∏_s σ_s) · E(c)``, and ``f_s[j] = (σ_s · k_s[j])⁻¹``.  Other positions are
+        computed.
         """
         live = self.live
         if (
@@ -485,16 +549,21 @@ class _Auditor:
                     index,
                 )
 
-    def _cards(self) -> tuple[str, ...]:
-        """The card at every final position, following every seat's permutation back."""
-        deck = self.setup.deck
-        cards = []
+    def _origins(self) -> tuple[int, ...]:
+        """The deck index of the card at every final position, following every seat's
+        permutation back."""
+        origins = []
         for j in range(self.setup.deck_size):
             index = j
             for s in range(self.n - 1, -1, -1):
                 index = self.secrets[s].permutation[index]
-            cards.append(deck[index])
-        return tuple(cards)
+            origins.append(index)
+        return tuple(origins)
+
+    def _cards(self) -> tuple[str, ...]:
+        """The card at every final position."""
+        deck = self.setup.deck
+        return tuple(deck[i] for i in self._origins())
 
 
 def verify_evidence(
