@@ -234,7 +234,7 @@ class TableLog:
         return len(self._sizes)
 
     def append(self, messages: Sequence[bytes]) -> None:
-        """Append ``messages`` as frames and fsync (blocking: call it from a thread)."""
+        """Append ``messages`` as frames and fsync (blocking)."""
         data = b"".join(frame(m) for m in messages)
         view = memoryview(data)
         while view:
