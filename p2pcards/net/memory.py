@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import trio
-import trio.testing
 
 from p2pcards.core import GameSpec
 from p2pcards.identity import Identity
@@ -59,12 +58,14 @@ def memory_mesh(
 
     ``manifest`` (a ``local`` table's, :mod:`p2pcards.net.store`) is kept by the first node.
     """
+    from trio.testing import memory_stream_pair  # here: trio.testing imports pytest when it is there
+
     nodes = [Node(genesis_raw, spec, g, data_dir=data_dir, on_event=on_event, timeout=timeout,
                   manifest=manifest if i == 0 else None) for i, g in enumerate(groups)]
     for i, a in enumerate(nodes):
         for j in range(i + 1, len(nodes)):
             b = nodes[j]
-            left, right = trio.testing.memory_stream_pair()
+            left, right = memory_stream_pair()
             a.attach(Link(left, f"node{j}"), set(b.peers))
             b.attach(Link(right, f"node{i}"), set(a.peers))
     return nodes
