@@ -155,6 +155,11 @@ def _seeded_identity(seed: int, seat: int, name: str) -> Identity:
                     X25519PrivateKey.from_private_bytes(_derive(seed, "seal", seat)), name)
 
 
+#: Seconds the peers of a table that is over may still take (hanging up, marking their
+#: manifest finished) once the screen closes; a table not over is left at once.
+FINISH_GRACE = 5.0
+
+
 class ScreenTable:
     """What a table on screen shares, against the computer or on the LAN: the person's
     seat and the computer players' gate, the trio token and cancel scope the screen
@@ -196,7 +201,11 @@ class ScreenTable:
         self.soon(self._cancel)
 
     def _cancel(self) -> None:
-        if self._scope is not None:
+        if self._scope is None:
+            return
+        if self.outcome == "over":  # the peers are finishing: let them hang up and mark the table done
+            self._scope.deadline = min(self._scope.deadline, trio.current_time() + FINISH_GRACE)
+        else:
             self._scope.cancel()
 
     # ------------------------------------------------------------------ in trio
