@@ -213,15 +213,16 @@ was away...); 2 for bad options (several unfinished tables and no TABLE prefix).
 
 BENCH_TABLE_EPILOG = """\
 A host with one random bot and three `p2pcards join --bot random` processes play Sueca
-deals over TCP on 127.0.0.1: wall time per audited deal (first commitment to audited
-result, as the host reports them), bytes each seat sends per deal, peak memory of each
-process; the baseline, measured in the same run, is the same deals among four replicas
-in one process with no sockets.
+deals over TCP on 127.0.0.1 (a match to 8 game points, which may end before --deals:
+the figures are then over the deals played): wall time per audited deal (first
+commitment to audited result, as the host reports them), bytes each seat sends per
+deal, peak memory of each process; the baseline, measured in the same run, is as many
+deals among four replicas in one process with no sockets.
 
-JSON output (--json): one object
+JSON output (--json): one object ("deals": the deals played)
   {"deals": N, "ms_per_deal": [..], "ms_per_deal_mean": MS,
    "bytes_sent_per_seat": [4 ints, per deal], "peak_rss_mb_per_process": [4 floats],
-   "baseline": {"ms_per_deal": MS, "note": ...}, "ratio_to_baseline": X,
+   "baseline": {"ms_per_deal": MS, "deals": N, "note": ...}, "ratio_to_baseline": X,
    "aims": {"ms_per_deal": 150, "rss_mb": 60, "met": BOOL}, "self_rss_mb": MB}
 """
 
@@ -923,7 +924,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print one JSON object")
     b = bsub.add_parser("table", help="audited deals among four processes on loopback", epilog=BENCH_TABLE_EPILOG,
                         formatter_class=raw)
-    b.add_argument("--deals", type=int, default=3, help="Sueca deals to play (default 3)")
+    b.add_argument("--deals", type=int, default=3, help="Sueca deals to play, at most (default 3)")
     b.add_argument("--json", action="store_true", help="print one JSON object (format below)")
     p.set_defaults(func=cmd_bench)
 
