@@ -873,9 +873,10 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
 
 
 # ---------------------------------------------------------------------- parser
-def _lan_options(p: argparse.ArgumentParser) -> None:
+def _lan_options(p: argparse._ActionsContainer) -> None:
     from p2pcards.discovery.commands import add_lan_options
 
+    # a parser or, for `play`, an argument group: add_lan_options only calls add_argument
     add_lan_options(p)
 
 

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import msgpack
+import msgpack  # type: ignore[import-untyped]
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
@@ -72,7 +72,7 @@ class Identity:
         return self.signing_key.sign(data)
 
     def to_bytes(self) -> bytes:
-        return msgpack.packb(
+        packed: bytes = msgpack.packb(
             {
                 "v": _VERSION,
                 "ed25519": self.signing_key.private_bytes_raw(),
@@ -80,6 +80,7 @@ class Identity:
                 "name": self.name,
             }
         )
+        return packed
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Identity:

@@ -66,7 +66,7 @@ interface that is up and multicast-capable...); 2 for bad options.
 """
 
 
-def add_lan_options(parser: argparse.ArgumentParser) -> None:
+def add_lan_options(parser: argparse._ActionsContainer) -> None:
     """``--interface`` and ``--ip-version``, shared by tables, host and join."""
     parser.add_argument("--interface", action="append", default=[], metavar="IFACE",
                         help="network interface for multicast DNS (repeatable; default: every interface "

@@ -169,6 +169,9 @@ def seed_for(secret: bytes, table_id: bytes, deal: int) -> bytes:
 class Table:
     """A peer's replica of one table (module docstring)."""
 
+    #: This peer's deck messages not sent yet (set for each deal by :meth:`_start_deal`).
+    outbox: list[dict[str, Any]]
+
     def __init__(
         self,
         genesis_raw: bytes,
@@ -264,9 +267,10 @@ class Table:
         if self.vote is not None:
             return self.vote.next_voter
         if self.stage == "play":
-            step = self.game.step()
+            game = self._playing()
+            step = game.step()
             if isinstance(step, Decision):
-                return self.game.undecided()[0]
+                return game.undecided()[0]
             if isinstance(step, Locate) and not self._declared:
                 return self._locate_turn
         authors = self._owing()
@@ -276,8 +280,9 @@ class Table:
         """The decision this peer's seat must make now, if any (none while a vote is under way)."""
         if self.finished or self.stage != "play" or self.vote is not None:
             return None
-        step = self.game.step()
-        if isinstance(step, Decision) and self.game.undecided()[:1] == (self.seat,):
+        game = self._playing()
+        step = game.step()
+        if isinstance(step, Decision) and game.undecided()[:1] == (self.seat,):
             return step
         return None
 
@@ -336,7 +341,7 @@ class Table:
         if self.decision() is None:
             raise LocalError("this seat has no decision to make now")
         try:
-            self.game.apply(self.seat, choice)
+            self._playing().apply(self.seat, choice)
         except IllegalChoice as exc:
             raise LocalError(f"illegal choice: {exc}") from None
         self.choices.append((self.seat, _plain(choice)))
@@ -448,6 +453,11 @@ class Table:
     def _check_ready(self) -> None:
         if self._takeover:
             raise LocalError("a replica that takes a voted-out seat starts with restore()")
+
+    def _playing(self) -> DealState:
+        """The deal in play: called only while ``stage`` is "play", when ``game`` is set."""
+        assert self.game is not None, "no deal in play"
+        return self.game
 
     def _accept(self, env: Envelope, vote: VoteBody | None) -> list[bytes]:
         """Apply a message that passed the envelope and turn checks, all or nothing."""
@@ -640,7 +650,7 @@ class Table:
         self._declared = False
         self._locate_turn = 0
         self._locate_claim: tuple[int, int] | None = None
-        self.outbox: list[dict[str, Any]] = list(self.party.start())
+        self.outbox = list(self.party.start())
 
     def _owing(self) -> set[int]:
         """Seats whose message the current round or operation waits for.
@@ -677,7 +687,7 @@ class Table:
             if self.vote is not None:  # this seat's turn to vote
                 raw = self._sign("vote", VoteBody(self.vote.against, None).to_body())
                 self._record_vote(raw, self.vote.against, None)
-            elif self.stage == "play" and isinstance(self.game.step(), Locate) and not self._declared:
+            elif self.stage == "play" and isinstance(self._playing().step(), Locate) and not self._declared:
                 raw = self._claim_locate()
             elif self.outbox:
                 msgs, self.outbox = self.outbox, []
@@ -693,7 +703,7 @@ class Table:
         return not self.finished and (self._hold_from is None or self.seq < self._hold_from)
 
     def _claim_locate(self) -> bytes:
-        step = self.game.step()
+        step = self._playing().step()
         assert isinstance(step, Locate)
         mine = [p for p, c in self.party.hand().items() if c == step.card]
         if not mine:
@@ -723,7 +733,7 @@ class Table:
             if set(body) != {"choice", "msgs"}:
                 raise Rejected("malformed choice", env.author)
             try:
-                self.game.apply(env.author, body["choice"])
+                self._playing().apply(env.author, body["choice"])
             except IllegalChoice as exc:
                 raise Rejected(f"illegal choice: {exc}", env.author) from None
             self.choices.append((env.author, body["choice"]))
@@ -737,7 +747,7 @@ class Table:
                     raise Rejected("a refusal to locate carries no keys", env.author)
                 self._locate_turn += 1
             else:
-                deck = self.game.deck
+                deck = self._playing().deck
                 if type(pos) is not int or not 0 <= pos < deck.size or deck.owner[pos] != env.author:
                     raise Rejected(f"seat {env.author} does not hold position {pos!r}", env.author)
                 self._declared = True
@@ -770,7 +780,7 @@ class Table:
     def _waiting_kind(self) -> str:
         """The kind of message the transcript expects next."""
         if self.stage == "play":
-            step = self.game.step()
+            step = self._playing().step()
             if isinstance(step, Decision):
                 return "choice"
             if isinstance(step, Locate) and not self._declared:
@@ -836,7 +846,8 @@ class Table:
                     return
                 self._audit()
                 continue
-            step = self.game.step()
+            game = self._playing()
+            step = game.step()
             if isinstance(step, Decision):
                 return
             if isinstance(step, End):
@@ -853,17 +864,17 @@ class Table:
             if self.party.awaiting() or self.outbox:
                 return
             for pos, card in self.party.known().items():
-                if self.game.deck.cards[pos] is None:
-                    self.game.deck.learn(pos, card)
+                if game.deck.cards[pos] is None:
+                    game.deck.learn(pos, card)
             if isinstance(step, Locate):
                 assert self._locate_claim is not None
                 seat, pos = self._locate_claim
-                if self.game.deck.cards[pos] != step.card:
+                if game.deck.cards[pos] != step.card:
                     self._deck_fault(seat, f"seat {seat} claimed {step.card} and showed another card")
                     return
             self._declared = False
             try:
-                self.game.complete()
+                game.complete()
             except IllegalChoice as exc:
                 self._deck_fault(None, f"the deck did not open a card: {exc}")
                 return

@@ -205,10 +205,10 @@ def parse_message(raw: bytes, signing_keys: Sequence[bytes] | None, host_key: by
         raise TranscriptError("not canonical msgpack")
     if msg["v"] != VERSION:
         raise TranscriptError(f"protocol version {msg['v']!r} is not {VERSION}")
-    for key, typ in (("table", bytes), ("deal", int), ("seq", int), ("prev", bytes), ("author", int),
-                     ("kind", str), ("body", dict), ("sig", bytes)):
-        if type(msg[key]) is not typ:
-            raise TranscriptError(f"field {key} has the wrong type")
+    for field, typ in (("table", bytes), ("deal", int), ("seq", int), ("prev", bytes), ("author", int),
+                       ("kind", str), ("body", dict), ("sig", bytes)):
+        if type(msg[field]) is not typ:
+            raise TranscriptError(f"field {field} has the wrong type")
     if len(msg["prev"]) != 32 or len(msg["sig"]) != 64 or msg["seq"] < 0 or msg["deal"] < 0:
         raise TranscriptError("malformed prev, sig, seq or deal")
     author = msg["author"]

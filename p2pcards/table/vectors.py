@@ -242,9 +242,11 @@ class WrongKeySender(Table):
 def _fault() -> str:
     t = _setup("bisca", 1, "fault/nonce")
     tables = [t.table(0), t.table(1, WrongKeySender)]
+    sender = tables[1]
+    assert isinstance(sender, WrongKeySender)
     run_local(tables, t.players())
     log = tables[0].log
-    cheated = tables[1].cheated
+    cheated = sender.cheated
     assert tables[1].log == log and all(table.finished for table in tables) and cheated is not None
     claim_seq = next(i for i, m in enumerate(log) if unpack(m)["kind"] == "fault")
     claim = unpack(log[claim_seq])

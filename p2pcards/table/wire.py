@@ -10,7 +10,7 @@ from __future__ import annotations
 import struct
 from typing import Any, Final
 
-import msgpack
+import msgpack  # type: ignore[import-untyped]
 
 __all__ = ["FrameError", "FrameDecoder", "frame", "pack", "unpack", "MAX_FRAME"]
 
@@ -26,7 +26,8 @@ class FrameError(Exception):
 
 def pack(obj: Any) -> bytes:
     """Canonical msgpack: the same object always gives the same bytes (bin type for bytes)."""
-    return msgpack.packb(obj, use_bin_type=True)
+    packed: bytes = msgpack.packb(obj, use_bin_type=True)
+    return packed
 
 
 def unpack(data: bytes) -> Any:

@@ -231,6 +231,10 @@ class LocalTable(ScreenTable):
     secret, as ``p2pcards host`` does.  ``deals`` stops the table after that many deals.
     """
 
+    model: TableModel  # known from the start (set by _setup), unlike a LAN table's
+    #: What ``p2pcards resume`` needs to take the table up again (None: no files kept).
+    manifest: Manifest | None
+
     def __init__(
         self,
         spec: GameSpec,
@@ -317,7 +321,7 @@ class LocalTable(ScreenTable):
                                 here=me.fingerprint, log_path=path)
         self._attach(self.model)
         self.seats = seats
-        self.manifest: Manifest | None = None
+        self.manifest = None
 
     @staticmethod
     def _table_id(genesis: bytes) -> bytes:
