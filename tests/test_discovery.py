@@ -68,7 +68,7 @@ def txt(*items: bytes) -> bytes:
     return b"".join(bytes([len(i)]) + i for i in items)
 
 
-GOOD = [b"txtvers=1", b"proto=1", b"game=sueca", b"rules=1", b"seats=1/4", "host=Zé".encode(),
+GOOD = [b"txtvers=1", b"proto=2", b"game=sueca", b"rules=1", b"seats=1/4", "host=Zé".encode(),
         b"fp=abcd-efgh-ijkl-mn23", b"o.target=4"]
 GOOD_TXT = txt(*GOOD)
 

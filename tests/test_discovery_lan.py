@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from p2pcards.identity import load_or_create
+from p2pcards.net import PROTO
 from tests.lan import Lan, skip_reason
 
 TTL = 3  # seconds: the --mdns-ttl of the crashing host
@@ -48,10 +49,11 @@ import sys, trio
 from zeroconf import ServiceInfo
 from p2pcards.discovery import Announcement, open_discovery
 from p2pcards.discovery.record import SERVICE_TYPE
+from p2pcards.net import PROTO
 
 async def main():
     async with open_discovery(ttl=5) as disco:
-        chess = Announcement(proto=1, game="chess", rules_version="1", seats_taken=1, seats_total=2,
+        chess = Announcement(proto=PROTO, game="chess", rules_version="1", seats_taken=1, seats_total=2,
                              host_name="kasparov", host_fingerprint="aaaa-bbbb-cccc-dddd")
         await disco.announce("chess-table", 4444, chess, ["10.213.0.3"])
         info = ServiceInfo(SERVICE_TYPE, "garbage." + SERVICE_TYPE, port=4445, properties=b"\\x09txtvers=9\\x03???",
@@ -207,7 +209,7 @@ def test_avahi_browse_sees_the_table_and_its_goodbye(lan: Lan, tmp_path: Path) -
     entry = entries[0]  # =;IFACE;PROTO;NAME;TYPE;DOMAIN;HOST;ADDRESS;PORT;TXT
     assert entry[4] == "_p2pcards._tcp" and entry[7] == lan.address(1) and entry[8] == str(port)
     txt = entry[9]
-    for item in ('"txtvers=1"', '"game=bisca"', '"seats=1/2"', '"proto=1"'):
+    for item in ('"txtvers=1"', '"game=bisca"', '"seats=1/2"', f'"proto={PROTO}"'):
         assert item in txt, txt
 
     host.interrupt()  # Ctrl-C: the host withdraws the table with a goodbye

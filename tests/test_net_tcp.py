@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -18,6 +19,7 @@ from p2pcards.core import load_games
 from p2pcards.identity import Identity, data_dir, load_or_create
 from p2pcards.net import (
     LobbyTimeout,
+    MeshError,
     Refused,
     host_table,
     join_table,
@@ -25,7 +27,7 @@ from p2pcards.net import (
     parse_seat_spec,
     single_error,
 )
-from p2pcards.net.lobby import decode, make_hello, parse_seated_or_refused
+from p2pcards.net.lobby import PROTO, decode, make_hello, parse_greeting, parse_seated_or_refused
 from p2pcards.table.wire import MAX_FRAME, FrameDecoder, frame, pack
 
 REGISTRY = load_games()
@@ -63,11 +65,23 @@ async def _closed_by_peer(stream: trio.SocketStream) -> bool:
             return True
 
 
+async def _greeted(port: int) -> tuple[trio.SocketStream, bytes]:
+    """A raw connection to a listener, and the nonce of its greeting."""
+    stream = await _raw(port)
+    greeting = await _read_frame(stream)
+    assert greeting is not None
+    return stream, parse_greeting(decode(greeting))
+
+
+def _games() -> dict[str, str]:
+    return {n: s.rules_version for n, s in REGISTRY.games.items()}
+
+
 async def _hello(port: int, ident: Identity, games: dict[str, str] | None = None,
                  payload: bytes | None = None) -> tuple[trio.SocketStream, Any]:
-    stream = await _raw(port)
-    games = {n: s.rules_version for n, s in REGISTRY.games.items()} if games is None else games
-    await stream.send_all(frame(payload or make_hello(ident, 4000, games, None)))
+    """Greeted, send a hello (``payload``, or ``ident``'s over this greeting's nonce), read the answer."""
+    stream, nonce = await _greeted(port)
+    await stream.send_all(frame(payload or make_hello(ident, nonce, 4000, _games() if games is None else games, None)))
     answer = await _read_frame(stream)
     assert answer is not None
     return stream, parse_seated_or_refused(decode(answer))
@@ -171,7 +185,7 @@ async def test_lobby_refuses_clearly_frees_seats_and_times_out(tmp_path):
         _, answers["version"] = await _hello(port, me, payload=pack(body))
         _, answers["game"] = await _hello(port, me, games={"bisca": "1"})
         _, answers["old rules"] = await _hello(port, me, games={"sueca": "0"})
-        garbage = await _raw(port)
+        garbage, _ = await _greeted(port)
         await garbage.send_all(frame(b"\xc1 garbage"))
         answers["garbage"] = await _read_frame(garbage)
         first, answers["first"] = await _hello(port, me)
@@ -181,6 +195,11 @@ async def test_lobby_refuses_clearly_frees_seats_and_times_out(tmp_path):
         _, answers["twice"] = await _hello(port, me)
         bob, answers["bob"] = await _hello(port, Identity.generate("bob"))
         keep.extend([second, bob])
+        # carol's hello to another connection's greeting, captured and sent here, takes no seat
+        elsewhere, nonce = await _greeted(port)
+        carol = Identity.generate("carol")
+        _, answers["replayed"] = await _hello(port, carol, payload=make_hello(carol, nonce, 4000, _games(), None))
+        await elsewhere.aclose()
 
     with trio.fail_after(20), pytest.raises(LobbyTimeout) as info:
         with single_error():
@@ -189,13 +208,14 @@ async def test_lobby_refuses_clearly_frees_seats_and_times_out(tmp_path):
                     spec, seats=seats, host=host_id, data_dir=tmp_path, bind=LOOPBACK, lobby_timeout=3,
                     task_status=task_status))
                 nursery.start_soon(clients, port)
-    assert answers["version"][0] == "version" and "protocol 1" in answers["version"][1]
+    assert answers["version"][0] == "version" and f"protocol {PROTO}" in answers["version"][1]
     assert answers["game"][0] == "game" and "sueca" in answers["game"][1]
     assert answers["old rules"][0] == "game" and "version 0" in answers["old rules"][1]
     assert answers["garbage"] is not None and decode(answers["garbage"])["code"] == "protocol"
     assert answers["first"].seat == 1 and answers["again"].seat == 1
     assert answers["twice"][0] == "seated"
     assert answers["bob"].seat == 2
+    assert answers["replayed"][0] == "hello" and "replayed" in answers["replayed"][1]
     assert answers["first"].host_signing == host_id.signing_public
     assert "seat(s) 3 still free" in str(info.value)
 
@@ -248,4 +268,25 @@ async def test_joining_a_full_table_is_refused(tmp_path):
                                  data_dir=tmp_path / "b")
             assert info.value.code == "full"
             assert "every seat at this table is taken" in str(info.value)
+            nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize(("first", "said"), [
+    ({"type": "greeting", "proto": 1, "nonce": bytes(32)}, "speaks lobby protocol 2, the listener 1"),
+    ({"type": "seated", "seat": 1}, "expected the listener's greeting, got a 'seated'"),
+])
+async def test_a_joiner_says_when_the_host_speaks_another_protocol(first, said, tmp_path):
+    assert PROTO == 2  # the cases are written for version 2
+
+    async def other_version(stream: trio.SocketStream) -> None:
+        await stream.send_all(frame(pack(first)))
+        await trio.sleep(10)
+
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            listeners = await nursery.start(functools.partial(trio.serve_tcp, other_version, 0, host=LOOPBACK))
+            port = listeners[0].socket.getsockname()[1]
+            with pytest.raises(MeshError) as info:
+                await join_table(LOOPBACK, port, me=Identity.generate("a"), registry=REGISTRY, data_dir=tmp_path)
+            assert "does not speak this peer's protocol" in str(info.value) and said in str(info.value)
             nursery.cancel_scope.cancel()

@@ -24,12 +24,20 @@ from p2pcards.core.players import make_player
 from p2pcards.identity import Identity, load_or_create
 from p2pcards.net import LocalSeat, log_path, make_table, play_in_memory
 from p2pcards.net.lobby import (
+    DIALLER,
+    LISTENER,
     LobbyProtocolError,
     Process,
     make_challenge,
+    make_greeting,
+    make_hello,
+    make_mesh_hello,
     make_proof,
     make_rejoin,
     parse_challenge,
+    parse_greeting,
+    parse_hello,
+    parse_mesh_hello,
     parse_proof,
     parse_rejoin,
 )
@@ -259,13 +267,48 @@ def test_resume_refuses_a_tampered_log_and_cuts_a_torn_write(tmp_path, monkeypat
 
 
 # ---------------------------------------------------------------- the handshake
+def test_hellos_are_bound_to_the_greeting_of_their_connection():
+    """A hello or mesh hello recorded on one connection answers no other; a listener's
+    mesh signatures do not pass for a dialler's."""
+    table = os.urandom(32)
+    ids = [Identity.generate(f"p{i}") for i in range(3)]
+    keys = [i.signing_public for i in ids]
+    n_l = parse_greeting(unpack(make_greeting(os.urandom(32))))
+    hello = unpack(make_hello(ids[1], n_l, 4000, {"sueca": "1"}, None))
+    assert parse_hello(hello, n_l).signing == keys[1]
+    with pytest.raises(LobbyProtocolError) as info:
+        parse_hello(hello, os.urandom(32))  # another connection's greeting
+    assert info.value.code == "hello"
+    changed = os.urandom(32)
+    with pytest.raises(LobbyProtocolError) as info:  # the nonce changed to match: the signature no longer does
+        parse_hello(hello | {"nonce": changed}, changed)
+    assert info.value.code == "hello"
+    # the mesh: seat 2's process dials seat 1's, greeted with n_l
+    n_d = os.urandom(32)
+    dialled = unpack(make_mesh_hello(DIALLER, table, {2: ids[2]}, n_l, n_d))
+    assert parse_mesh_hello(dialled, DIALLER, table, keys, n_l).seats == (2,)
+    answer = unpack(make_mesh_hello(LISTENER, table, {1: ids[1]}, n_d, n_l))
+    assert parse_mesh_hello(answer, LISTENER, table, keys, n_d, n_l).nonce == n_l
+    with pytest.raises(LobbyProtocolError) as info:  # replayed to a listener that greeted with another nonce
+        parse_mesh_hello(dialled, DIALLER, table, keys, os.urandom(32))
+    assert info.value.code == "signature"
+    with pytest.raises(LobbyProtocolError):  # an answer recorded for another dialler's nonce
+        parse_mesh_hello(answer, LISTENER, table, keys, os.urandom(32), n_l)
+    with pytest.raises(LobbyProtocolError):  # an answer that is not of the greeting's listener
+        parse_mesh_hello(answer, LISTENER, table, keys, n_d, os.urandom(32))
+    reflected = unpack(make_mesh_hello(LISTENER, table, {2: ids[2]}, n_l, n_d))
+    with pytest.raises(LobbyProtocolError):  # seat 2's signature as a listener, offered as a dialler's
+        parse_mesh_hello(reflected, DIALLER, table, keys, n_l)
+
+
 def test_the_reconnection_handshake_resists_replays_and_names_a_voted_out_seat():
     table = os.urandom(32)
     ids = [Identity.generate(f"p{i}") for i in range(4)]
     keys = [i.signing_public for i in ids]
     n_d, n_l = os.urandom(32), os.urandom(32)
     rejoin = parse_rejoin(unpack(make_rejoin(table, [1], n_d)), table, 4)
-    challenge = parse_challenge(unpack(make_challenge(table, {0: ids[0], 2: ids[2]}, n_d, n_l)), table, keys, n_d)
+    challenge = parse_challenge(unpack(make_challenge(table, {0: ids[0], 2: ids[2]}, n_d, n_l)), table, keys, n_d,
+                                n_l)
     assert challenge.seats == (0, 2) and rejoin.seats == (1,)
     proof = unpack(make_proof(table, {1: ids[1]}, n_d, n_l))
     parse_proof(proof, table, rejoin, keys, n_l)
@@ -277,9 +320,13 @@ def test_the_reconnection_handshake_resists_replays_and_names_a_voted_out_seat()
     forged = {"type": "proof", "seats": [0], "sigs": [unpack(make_challenge(table, {0: ids[0]}, n_d, n_l))["sigs"][0]]}
     with pytest.raises(LobbyProtocolError):
         parse_proof(forged, table, parse_rejoin(unpack(make_rejoin(table, [0], n_d)), table, 4), keys, n_l)
-    # a challenge for another dialler nonce, and a rejoin of another table, are refused
+    # a challenge for another dialler nonce or with another nonce than the greeting's, and a
+    # rejoin of another table, are refused
     with pytest.raises(LobbyProtocolError):
-        parse_challenge(unpack(make_challenge(table, {0: ids[0]}, os.urandom(32), n_l)), table, keys, n_d)
+        parse_challenge(unpack(make_challenge(table, {0: ids[0]}, os.urandom(32), n_l)), table, keys, n_d, n_l)
+    with pytest.raises(LobbyProtocolError) as info:
+        parse_challenge(unpack(make_challenge(table, {0: ids[0]}, n_d, n_l)), table, keys, n_d, os.urandom(32))
+    assert info.value.code == "signature"
     with pytest.raises(LobbyProtocolError) as info:
         parse_rejoin(unpack(make_rejoin(os.urandom(32), [1], n_d)), table, 4)
     assert info.value.code == "table"

@@ -31,12 +31,14 @@ from p2pcards.identity import Identity
 from p2pcards.net.errors import ListenError, LobbyTimeout, MeshError, single_error
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.lobby import (
+    NONCE_SIZE,
     Hello,
     LobbyProtocolError,
     Process,
     Seated,
     SeatSpec,
     decode,
+    make_greeting,
     make_refused,
     make_seated,
     make_start,
@@ -145,7 +147,13 @@ class _Lobby:
         try:
             async with trio.open_nursery() as nursery:
                 await nursery.start(link.run)
-                joiner = await self._admit(link, addr)
+                nonce = os.urandom(NONCE_SIZE)
+                try:
+                    await link.send(make_greeting(nonce))
+                except LinkClosed:
+                    await link.aclose()
+                    return
+                joiner = await self._admit(link, addr, nonce)
                 if joiner is _REJOINED:
                     return  # the link is the node's now; its reader goes on in this nursery
                 if joiner is None:
@@ -166,7 +174,7 @@ class _Lobby:
             log.exception("lobby connection %s failed", name)
             await link.aclose("failed")
 
-    async def _admit(self, link: Link, addr: str) -> _Joiner | object | None:
+    async def _admit(self, link: Link, addr: str, nonce: bytes) -> _Joiner | object | None:
         with trio.move_on_after(HELLO_TIMEOUT):
             try:
                 payload = await link.receive()
@@ -176,8 +184,8 @@ class _Lobby:
             try:
                 obj = decode(payload)
                 if obj.get("type") == "rejoin":  # a process of this table comes back
-                    return _REJOINED if await answer_rejoin(self.node, link, obj) else None
-                hello = parse_hello(obj)
+                    return _REJOINED if await answer_rejoin(self.node, link, obj, nonce) else None
+                hello = parse_hello(obj, nonce)
             except LobbyProtocolError as exc:
                 log.warning("%s: refused (%s): %s", link.name, exc.code, exc.reason)
                 await self._refuse(link, exc.code, exc.reason)

@@ -30,13 +30,18 @@ from p2pcards.identity import Identity, fingerprint
 from p2pcards.net.errors import ConnectError, LobbyTimeout, MeshError, Refused, single_error
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.lobby import (
+    DIALLER,
+    LISTENER,
+    NONCE_SIZE,
     LobbyProtocolError,
     Process,
     Seated,
     Start,
     decode,
+    make_greeting,
     make_hello,
     make_mesh_hello,
+    parse_greeting,
     parse_mesh_hello,
     parse_seated_or_refused,
     parse_start,
@@ -69,6 +74,11 @@ class _Mesh:
     def _notify(self) -> None:
         self.changed.set()
         self.changed = trio.Event()
+
+    def identities(self) -> dict[int, Identity]:
+        """This process's seats and their identities, for its mesh hellos."""
+        assert self.node is not None
+        return {s: self.node.peers[s].table.me for s in self.my_seats}
 
     def add(self, seats: tuple[int, ...], link: Link) -> None:
         assert self.node is not None
@@ -168,10 +178,23 @@ async def _receive(link: Link, what: str) -> dict[str, Any]:
         raise MeshError(f"{link.name} broke the lobby protocol: {exc}") from None
 
 
+async def _greeting(link: Link, what: str) -> bytes:
+    """The nonce of the listener's greeting (bounded by :data:`CONNECT_TIMEOUT`)."""
+    with trio.move_on_after(CONNECT_TIMEOUT):
+        obj = await _receive(link, f"{what}'s greeting")
+        try:
+            return parse_greeting(obj)
+        except LobbyProtocolError as exc:
+            raise MeshError(f"{link.name} does not speak this peer's protocol: {exc.reason}") from None
+    raise ConnectError(f"{link.name} sent no greeting within {CONNECT_TIMEOUT:g} s (it may run an older "
+                       "p2pcards, which waits for the joiner to speak first)")
+
+
 async def _get_seat(lobby: Link, me: Identity, port: int, games: dict[str, str], level: str | None,
                     name: str | None) -> Seated:
+    nonce = await _greeting(lobby, "the host")
     try:
-        await lobby.send(make_hello(me, port, games, level, name))
+        await lobby.send(make_hello(me, nonce, port, games, level, name))
     except LinkClosed as exc:
         raise ConnectError(str(exc)) from None
     with trio.move_on_after(CONNECT_TIMEOUT):
@@ -269,8 +292,15 @@ async def _dial(proc: Process, mesh: _Mesh, nursery: trio.Nursery) -> Link:
         link = Link(stream, f"seat {'+'.join(map(str, proc.seats))} ({proc.addr}:{proc.port})")
         await nursery.start(link.run)
         try:
-            await link.send(make_mesh_hello(node.table_id, {s: node.peers[s].table.me for s in mesh.my_seats}))
-            hello = parse_mesh_hello(await _receive(link, "a mesh hello"), node.table_id, node.keys)
+            theirs = await _greeting(link, "the peer")
+            mine = os.urandom(NONCE_SIZE)
+            await link.send(make_mesh_hello(DIALLER, node.table_id, mesh.identities(), theirs, mine))
+            obj: dict[str, Any] | None = None
+            with trio.move_on_after(CONNECT_TIMEOUT):
+                obj = await _receive(link, "a mesh hello")
+            if obj is None:
+                raise ConnectError(f"no mesh hello within {CONNECT_TIMEOUT:g} s")
+            hello = parse_mesh_hello(obj, LISTENER, node.table_id, node.keys, mine, theirs)
         except (LinkClosed, LobbyProtocolError, ConnectError, MeshError) as exc:
             await link.aclose(str(exc))
             raise MeshError(f"the process of seat(s) {proc.seats} at {proc.addr}:{proc.port} "
@@ -296,6 +326,8 @@ async def _inbound(stream: trio.SocketStream, mesh: _Mesh) -> None:
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(link.run)
+            nonce = os.urandom(NONCE_SIZE)
+            await link.send(make_greeting(nonce))
             with trio.move_on_after(CONNECT_TIMEOUT) as scope:
                 await mesh.ready.wait()
                 payload = await link.receive()
@@ -307,13 +339,13 @@ async def _inbound(stream: trio.SocketStream, mesh: _Mesh) -> None:
             assert node is not None
             obj = decode(payload)
             if obj.get("type") == "rejoin":  # a process of this table comes back after a crash
-                if not await answer_rejoin(node, link, obj):
+                if not await answer_rejoin(node, link, obj, nonce):
                     await link.aclose("reconnection refused")
                 return  # else the link is the node's; its reader goes on in this nursery
-            hello = parse_mesh_hello(obj, node.table_id, node.keys)
+            hello = parse_mesh_hello(obj, DIALLER, node.table_id, node.keys, nonce)
             if hello.seats not in mesh.expected_inbound or hello.seats in mesh.links:
                 raise LobbyProtocolError(f"seat(s) {hello.seats} are not expected to dial this peer", "mesh")
-            await link.send(make_mesh_hello(node.table_id, {s: node.peers[s].table.me for s in mesh.my_seats}))
+            await link.send(make_mesh_hello(LISTENER, node.table_id, mesh.identities(), hello.nonce, nonce))
             link.name = f"seat {'+'.join(map(str, hello.seats))} ({peer})"
             mesh.add(hello.seats, link)
     except (LobbyProtocolError, LinkClosed) as exc:

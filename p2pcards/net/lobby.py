@@ -18,9 +18,12 @@ from p2pcards.table.wire import FrameError, pack, unpack
 
 __all__ = [
     "PROTO",
+    "NONCE_SIZE",
     "SeatSpec",
     "parse_seat_spec",
     "LobbyProtocolError",
+    "make_greeting",
+    "parse_greeting",
     "Hello",
     "Seated",
     "Process",
@@ -52,10 +55,13 @@ __all__ = [
     "parse_control",
 ]
 
-#: Version of the lobby and mesh protocol (``proto`` in ``hello`` and ``mesh``).
-PROTO: Final = 1
-_HELLO_DOMAIN: Final = b"p2pcards/lobby-hello/v1\x00"
-_MESH_DOMAIN: Final = b"p2pcards/mesh-hello/v1\x00"
+#: Version of the lobby and mesh protocol (``proto`` in ``greeting``, ``hello``, ``mesh``
+#: and ``rejoin``).  2: the listener greets every connection with a fresh nonce, which the
+#: ``hello`` and both ``mesh`` hellos sign.
+PROTO: Final = 2
+_HELLO_DOMAIN: Final = b"p2pcards/lobby-hello/v2\x00"
+_MESH_DOMAIN: Final = b"p2pcards/mesh-hello/v2\x00"
+NONCE_SIZE: Final = 32
 _MAX_GAMES: Final = 256
 _MAX_TEXT: Final = 64
 
@@ -149,6 +155,30 @@ def _port(value: Any) -> int:
     return value
 
 
+def _nonce(value: Any, code: str = "protocol") -> bytes:
+    if type(value) is not bytes or len(value) != NONCE_SIZE:
+        raise LobbyProtocolError(f"a nonce is {NONCE_SIZE} bytes", code)
+    return value
+
+
+# ---------------------------------------------------------------------- greeting
+def make_greeting(nonce: bytes) -> bytes:
+    """The listener's first frame on every connection: its protocol and a fresh nonce."""
+    return pack({"type": "greeting", "proto": PROTO, "nonce": nonce})
+
+
+def parse_greeting(obj: dict[str, Any]) -> bytes:
+    """The listener's nonce from its ``greeting``; the code is ``version`` for another protocol."""
+    if obj.get("type") != "greeting":
+        raise LobbyProtocolError(f"expected the listener's greeting, got a {obj.get('type')!r} "
+                                 f"(it may run another version of p2pcards)", "version")
+    if obj.get("proto") != PROTO:
+        raise LobbyProtocolError(f"this peer speaks lobby protocol {PROTO}, the listener {obj.get('proto')!r}",
+                                 "version")
+    _expect(obj, "greeting", {"proto", "nonce"})
+    return _nonce(obj["nonce"])
+
+
 # ---------------------------------------------------------------------- hello
 @dataclass(frozen=True, slots=True)
 class Hello:
@@ -162,10 +192,12 @@ class Hello:
     bot: str | None
 
 
-def make_hello(me: Identity, port: int, games: Mapping[str, str], bot: str | None, name: str | None = None) -> bytes:
-    """The joiner's ``hello``, signed with its signing key (proof that it holds the key)."""
+def make_hello(me: Identity, nonce: bytes, port: int, games: Mapping[str, str], bot: str | None,
+               name: str | None = None) -> bytes:
+    """The joiner's ``hello``, signed with its signing key over the host's fresh ``nonce``
+    (proof that it holds the key, now: a recorded hello answers no other greeting)."""
     body: dict[str, Any] = {
-        "type": "hello", "proto": PROTO, "name": (name or me.name)[:MAX_NAME] or "player",
+        "type": "hello", "proto": PROTO, "nonce": nonce, "name": (name or me.name)[:MAX_NAME] or "player",
         "signing": me.signing_public, "sealing": me.sealing_public, "port": port,
         "games": dict(games), "bot": bot,
     }
@@ -173,16 +205,20 @@ def make_hello(me: Identity, port: int, games: Mapping[str, str], bot: str | Non
     return pack(body)
 
 
-def parse_hello(obj: dict[str, Any]) -> Hello:
-    """Check a ``hello``; the error's ``code`` is ``version`` for another protocol version."""
+def parse_hello(obj: dict[str, Any], nonce: bytes) -> Hello:
+    """Check a ``hello`` answering the greeting of ``nonce``; the error's ``code`` is
+    ``version`` for another protocol version, ``hello`` for anything else wrong."""
     if obj.get("type") != "hello":
         raise LobbyProtocolError(f"expected a 'hello', got {obj.get('type')!r}", "hello")
     if obj.get("proto") != PROTO:
         raise LobbyProtocolError(
             f"this host speaks lobby protocol {PROTO}, the peer {obj.get('proto')!r}", "version")
-    keys = {"type", "proto", "name", "signing", "sealing", "port", "games", "bot", "sig"}
+    keys = {"type", "proto", "nonce", "name", "signing", "sealing", "port", "games", "bot", "sig"}
     if set(obj) != keys:
         raise LobbyProtocolError(f"a hello has the fields {sorted(keys)}", "hello")
+    if obj["nonce"] != nonce:
+        raise LobbyProtocolError("the hello does not answer this connection's greeting (a replayed hello?)",
+                                 "hello")
     name = obj["name"]
     if type(name) is not str or not 0 < len(name) <= MAX_NAME or not name.isprintable():
         raise LobbyProtocolError(f"a name is 1..{MAX_NAME} printable characters", "hello")
@@ -314,45 +350,61 @@ def parse_start(obj: dict[str, Any], seats: int) -> Start:
 
 
 # ---------------------------------------------------------------------- mesh hello
+#: The two sides of a mesh link, as their signatures name them.
+DIALLER: Final = "dialler"
+LISTENER: Final = "listener"
+
+
 @dataclass(frozen=True, slots=True)
 class MeshHello:
-    """A process introducing itself on a mesh link: its seats, each proven by a signature."""
+    """A process introducing itself on a mesh link: its seats, each proven by a signature
+    over both sides' nonces, and its own nonce."""
 
     table: bytes
     seats: tuple[int, ...]
+    nonce: bytes
 
 
-def _mesh_bytes(table: bytes, seat: int) -> bytes:
-    return _MESH_DOMAIN + pack([table, seat])
+def _mesh_bytes(role: str, table: bytes, seat: int, theirs: bytes, mine: bytes) -> bytes:
+    return _MESH_DOMAIN + pack([role, table, seat, theirs, mine])
 
 
-def make_mesh_hello(table: bytes, seats: Mapping[int, Identity]) -> bytes:
+def make_mesh_hello(role: str, table: bytes, seats: Mapping[int, Identity], theirs: bytes, mine: bytes) -> bytes:
+    """The ``mesh`` hello of the ``role`` side (:data:`DIALLER` or :data:`LISTENER`): each seat
+    signs the other side's nonce ``theirs`` and this side's ``mine``, which it carries.  The
+    listener's nonce is the one of its greeting; the dialler's is fresh for its hello."""
     order = sorted(seats)
-    return pack({"type": "mesh", "proto": PROTO, "table": table, "seats": order,
-                 "sigs": [seats[s].sign(_mesh_bytes(table, s)) for s in order]})
+    return pack({"type": "mesh", "proto": PROTO, "table": table, "seats": order, "nonce": mine,
+                 "sigs": [seats[s].sign(_mesh_bytes(role, table, s, theirs, mine)) for s in order]})
 
 
-def parse_mesh_hello(obj: dict[str, Any], table: bytes, keys: Sequence[bytes]) -> MeshHello:
-    """Check a ``mesh`` hello against this table's id and seat keys."""
+def parse_mesh_hello(obj: dict[str, Any], role: str, table: bytes, keys: Sequence[bytes], mine: bytes,
+                     theirs: bytes | None = None) -> MeshHello:
+    """Check the other side's ``mesh`` hello (it is the ``role`` side) against this table's id,
+    its seat keys and this side's nonce ``mine``; ``theirs``, when known (the listener's
+    greeting, for a dialler), is the nonce it must carry."""
     if obj.get("type") == "mesh" and obj.get("proto") != PROTO:
         raise LobbyProtocolError(f"mesh protocol {obj.get('proto')!r} is not {PROTO}", "version")
-    _expect(obj, "mesh", {"proto", "table", "seats", "sigs"})
+    _expect(obj, "mesh", {"proto", "table", "seats", "nonce", "sigs"})
     if obj["table"] != table:
         raise LobbyProtocolError("a mesh hello for another table", "table")
+    nonce = _nonce(obj["nonce"])
+    if theirs is not None and nonce != theirs:
+        raise LobbyProtocolError("the mesh hello does not carry the nonce of the listener's greeting", "signature")
     seats, sigs = obj["seats"], obj["sigs"]
     if (not isinstance(seats, list) or not isinstance(sigs, list) or not seats or len(seats) != len(sigs)
             or not all(type(s) is int and 0 <= s < len(keys) for s in seats) or len(set(seats)) != len(seats)):
         raise LobbyProtocolError("a mesh hello lists seats and one signature per seat")
     for s, sig in zip(seats, sigs):
-        if type(sig) is not bytes or not verify(keys[s], sig, _mesh_bytes(table, s)):
-            raise LobbyProtocolError(f"the mesh hello is not signed by seat {s}", "signature")
-    return MeshHello(table, tuple(sorted(seats)))
+        if type(sig) is not bytes or not verify(keys[s], sig, _mesh_bytes(role, table, s, mine, nonce)):
+            raise LobbyProtocolError(f"the mesh hello is not signed by seat {s} over this connection's nonces",
+                                     "signature")
+    return MeshHello(table, tuple(sorted(seats)), nonce)
 
 
 # ---------------------------------------------------------------------- rejoin
 #: Domain of the signatures of a reconnection, and the role of each side in them.
-_REJOIN_DOMAIN: Final = b"p2pcards/rejoin/v1\x00"
-NONCE_SIZE: Final = 32
+_REJOIN_DOMAIN: Final = b"p2pcards/rejoin/v2\x00"
 
 
 def _rejoin_bytes(role: str, table: bytes, seat: int, dialler_nonce: bytes, listener_nonce: bytes) -> bytes:
@@ -390,12 +442,6 @@ def _seats_and_sigs(obj: Mapping[str, Any], n_seats: int) -> tuple[tuple[int, ..
     return seats, sigs
 
 
-def _nonce(value: Any) -> bytes:
-    if type(value) is not bytes or len(value) != NONCE_SIZE:
-        raise LobbyProtocolError(f"a nonce is {NONCE_SIZE} bytes", "protocol")
-    return value
-
-
 def make_rejoin(table: bytes, seats: Sequence[int], nonce: bytes) -> bytes:
     """The first frame of a reconnecting process (it proves its seats after the challenge)."""
     return pack({"type": "rejoin", "proto": PROTO, "table": table, "seats": sorted(seats), "nonce": nonce})
@@ -413,17 +459,22 @@ def parse_rejoin(obj: dict[str, Any], table: bytes, n_seats: int) -> Rejoin:
 
 
 def make_challenge(table: bytes, seats: Mapping[int, Identity], dialler_nonce: bytes, listener_nonce: bytes) -> bytes:
-    """The listener's answer: its seats, each signed over both nonces, and its fresh nonce."""
+    """The listener's answer: its seats, each signed over both nonces, and its nonce (the one
+    of its greeting)."""
     order = sorted(seats)
     return pack({"type": "challenge", "nonce": listener_nonce, "seats": order,
                  "sigs": [seats[s].sign(_rejoin_bytes("listener", table, s, dialler_nonce, listener_nonce))
                           for s in order]})
 
 
-def parse_challenge(obj: dict[str, Any], table: bytes, keys: Sequence[bytes], dialler_nonce: bytes) -> Challenge:
-    """Check the listener's ``challenge`` against the seats' current keys (the dialler's side)."""
+def parse_challenge(obj: dict[str, Any], table: bytes, keys: Sequence[bytes], dialler_nonce: bytes,
+                    greeted: bytes) -> Challenge:
+    """Check the listener's ``challenge`` against the seats' current keys and the nonce of its
+    greeting ``greeted`` (the dialler's side)."""
     _expect(obj, "challenge", {"nonce", "seats", "sigs"})
     nonce = _nonce(obj["nonce"])
+    if nonce != greeted:
+        raise LobbyProtocolError("the challenge does not carry the nonce of the listener's greeting", "signature")
     seats, sigs = _seats_and_sigs(obj, len(keys))
     for s, sig in zip(seats, sigs):
         if not verify(keys[s], sig, _rejoin_bytes("listener", table, s, dialler_nonce, nonce)):

@@ -4,9 +4,10 @@ A process that comes back after a crash dials every other process (the host's lo
 the joiners' mesh listeners), which keep listening for the whole table.  The exchange
 (``protocol/TRANSPORT.md``, "Reconnecting"):
 
+0. listener -> ``greeting`` {nonce_l} (as on every connection to a listener)
 1. dialler -> ``rejoin`` {table, seats, nonce_d}
-2. listener -> ``challenge`` {nonce_l, its seats, each seat's signature over both nonces}
-   (or ``refused``)
+2. listener -> ``challenge`` {nonce_l again, its seats, each seat's signature over both
+   nonces} (or ``refused``)
 3. dialler -> ``proof`` {its seats' signatures over both nonces}
 4. listener -> ``welcome`` {seq}, or ``refused`` (code ``voted-out`` when the proof is by a
    key a vote took from the seat)
@@ -36,6 +37,7 @@ from p2pcards.net.lobby import (
     make_refused,
     make_rejoin,
     parse_challenge,
+    parse_greeting,
     parse_proof,
     parse_rejoin,
     parse_seated_or_refused,
@@ -65,20 +67,21 @@ async def _receive(link: Link, what: str) -> dict[str, Any]:
     raise ConnectError(f"{link.name} sent no {what} within {REJOIN_TIMEOUT:g} s")
 
 
-async def answer_rejoin(node: Node | None, link: Link, obj: dict[str, Any]) -> bool:
-    """The listener's side, ``obj`` being the ``rejoin`` already read from ``link``.
+async def answer_rejoin(node: Node | None, link: Link, obj: dict[str, Any], nonce: bytes) -> bool:
+    """The listener's side, ``obj`` being the ``rejoin`` already read from ``link``, whose
+    greeting carried ``nonce``.
 
     On success the link is the node's (True); otherwise the dialler was told why
     (``refused``) and the caller closes the link.  Never raises for what the remote side sends;
     the whole exchange is bounded (twice :data:`REJOIN_TIMEOUT`).
     """
     with trio.move_on_after(2 * REJOIN_TIMEOUT):
-        return await _answer(node, link, obj)
+        return await _answer(node, link, obj, nonce)
     log.info("%s: reconnection took too long; abandoned", link.name)
     return False
 
 
-async def _answer(node: Node | None, link: Link, obj: dict[str, Any]) -> bool:
+async def _answer(node: Node | None, link: Link, obj: dict[str, Any], nonce: bytes) -> bool:
     try:
         if node is None:
             raise LobbyProtocolError("the table has not started here", "table")
@@ -89,7 +92,6 @@ async def _answer(node: Node | None, link: Link, obj: dict[str, Any]) -> bool:
         if set(rejoin.seats) & set(mine):
             raise LobbyProtocolError(f"seat(s) {sorted(set(rejoin.seats) & set(mine))} are this process's own",
                                      "seats")
-        nonce = os.urandom(NONCE_SIZE)
         await link.send(make_challenge(node.table_id, mine, rejoin.nonce, nonce))
         proof = await _receive(link, "a proof")
         parse_proof(proof, node.table_id, rejoin, node.current_keys(), nonce, node.former_keys())
@@ -136,11 +138,12 @@ async def dial_rejoin(node: Node, addr: str, port: int, *, deadline: float, nurs
     mine = node.local_identities()
     nonce = os.urandom(NONCE_SIZE)
     try:
+        greeted = parse_greeting(await _receive(link, "a greeting"))
         await link.send(make_rejoin(node.table_id, sorted(mine), nonce))
         obj = await _receive(link, "a challenge")
         if obj.get("type") == "refused":
             raise Refused(*_refusal(obj))
-        challenge = parse_challenge(obj, node.table_id, node.current_keys(), nonce)
+        challenge = parse_challenge(obj, node.table_id, node.current_keys(), nonce, greeted)
         if set(challenge.seats) & set(mine):
             raise MeshError(f"{addr}:{port} claims seat(s) {sorted(set(challenge.seats) & set(mine))} of this process")
         await link.send(make_proof(node.table_id, mine, nonce, challenge.nonce))

@@ -31,7 +31,7 @@ from p2pcards.core.players import PLAYER_LEVELS, Player, make_player
 from p2pcards.identity import Identity
 from p2pcards.net.errors import ConnectError, ListenError, NetError, ResumeError, VotedOut, single_error
 from p2pcards.net.link import Link, LinkClosed
-from p2pcards.net.lobby import LobbyProtocolError, decode, make_refused
+from p2pcards.net.lobby import NONCE_SIZE, LobbyProtocolError, decode, make_greeting, make_refused
 from p2pcards.net.node import EventSink, LinkSink, LocalSeat, Node, describe_table
 from p2pcards.net.rejoin import REJOIN_TIMEOUT, answer_rejoin, dial_rejoin
 from p2pcards.net.store import (
@@ -301,14 +301,16 @@ async def _serve(stream: trio.SocketStream, node: Node) -> None:
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(link.run)
+            nonce = os.urandom(NONCE_SIZE)
             with trio.move_on_after(REJOIN_TIMEOUT):
                 try:
+                    await link.send(make_greeting(nonce))
                     obj = decode(await link.receive())
                 except (LinkClosed, LobbyProtocolError) as exc:
                     await link.aclose(str(exc))
                     return
                 if obj.get("type") == "rejoin":
-                    if not await answer_rejoin(node, link, obj):
+                    if not await answer_rejoin(node, link, obj, nonce):
                         await link.aclose("reconnection refused")
                     return  # else the node reads the link; this nursery keeps its reader
                 try:
