@@ -6,6 +6,7 @@ from __future__ import annotations
 import msgpack
 import pytest
 
+from p2pcards.core.game import Deal, Reveal
 from p2pcards.table.audit import audit_transcript
 from p2pcards.table.table import Rejected, Table
 from p2pcards.table.transcript import parse_message, sign_message
@@ -335,3 +336,49 @@ def test_a_fault_claim_without_proof_is_refused():
 
 class _Handled(Exception):
     pass
+
+
+def _keys_messages(table: Table, deal: int = 0) -> list[tuple[int, list[tuple[int, int]]]]:
+    """Per table message of ``deal`` that carries sealed keys: its author and (step, to) of each."""
+    keys = [s["signing"] for s in parse_message(table.log[0], None).body["seats"]]
+    out = []
+    for raw in table.log[1:]:
+        env = parse_message(raw, keys)
+        sealed = [(m["step"], m["to"]) for m in env.body.get("msgs", []) if m.get("kind") == "keys"]
+        if env.deal == deal and sealed:
+            out.append((env.author, sealed))
+    return out
+
+
+@pytest.mark.parametrize(("game", "hands"), [("sueca", 4), ("copas", 4)])
+def test_an_opening_deal_of_several_hands_is_one_round_of_keys(game, hands):
+    """Each seat sends its keys for every hand in one message, in seat order: 4 hops, not 12."""
+    net = run(make_net(game))
+    assert_agree(net)
+    opening = _keys_messages(net.tables[0])[:hands]
+    assert [author for author, _ in opening] == list(range(hands))
+    for author, sealed in opening:
+        assert len(sealed) == hands - 1 and author not in {to for _, to in sealed}
+        assert [step for step, _ in sealed] == sorted(step for step, _ in sealed)
+
+
+def test_only_deals_that_do_not_depend_on_each_other_are_dealt_ahead():
+    """DealState.deals_ahead: the stock deals queued after the pending one, up to the first
+    other step, a pass, or a deal whose handler may change what follows."""
+    spec = REGISTRY.get("sueca")
+    state = spec.new_match(spec.resolve_options({}), 0).new_deal(None)
+    opening = state.deals_ahead()
+    assert len(opening) == 3 and all(isinstance(d, Deal) for d in opening)
+    queue = state._queue
+    cases = [
+        ([(Deal(1, (0,)), None), (Deal(2, (1,)), "_on_draw"), (Deal(3, (2,)), None)], 2),
+        ([(Deal(1, (0,)), None), (Deal(2, (1,)), "_on_dealt"), (Deal(3, (2,)), None)], 1),
+        ([(Deal(1, (0,)), None), (Reveal((0,), 1), None), (Deal(3, (2,)), None)], 0),
+        ([(Deal(1, (0,)), None), (Deal(2, (1,), source=1), None)], 0),
+        ([(Deal(1, (0,)), "_on_dealt"), (Deal(2, (1,)), None)], 0),
+        ([(Reveal((0,), 1), None), (Deal(2, (1,)), None)], 0),
+    ]
+    for steps, ahead in cases:
+        queue.clear()
+        queue.extend(steps)
+        assert len(state.deals_ahead()) == ahead, steps

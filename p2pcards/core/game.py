@@ -39,7 +39,7 @@ import random
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from p2pcards.core.cards import Card, Suit
 from p2pcards.core.deck import PLAYED, STOCK, Deck
@@ -68,6 +68,8 @@ __all__ = [
 ]
 
 Choice = Any
+#: Handlers of queued steps that change nothing that follows them (see DealState.deals_ahead).
+_PLAIN_HANDLERS: Final = (None, "_on_draw")
 PLAY = "play"
 TRUMP = "trump"
 PASS = "pass"
@@ -234,6 +236,30 @@ class DealState:
     @property
     def over(self) -> bool:
         return self.result is not None
+
+    def deals_ahead(self) -> tuple[Deal, ...]:
+        """The deals from the stock queued right after the pending one, which the deal will
+        carry out whatever the cards turn out to be (an opening deal of several hands).
+
+        A table may deal them together with the pending deal: each seat then sends its
+        keys for all of them at once, one message instead of one per deal.  Empty unless
+        the pending step is a deal from the stock.  The run stops at the first step that is
+        not a deal from the stock, and after a deal whose handler may change what follows
+        (any handler but the draw's, :meth:`_on_draw`, which only records an event).
+        """
+        if not self._queue:
+            return ()
+        head, handler = self._queue[0]
+        if not (isinstance(head, Deal) and head.source == STOCK) or handler not in _PLAIN_HANDLERS:
+            return ()
+        out: list[Deal] = []
+        for step, handler in list(self._queue)[1:]:
+            if not (isinstance(step, Deal) and step.source == STOCK):
+                break
+            out.append(step)
+            if handler not in _PLAIN_HANDLERS:
+                break
+        return tuple(out)
 
     def complete(self) -> None:
         """Fulfil the pending :class:`Deal`, :class:`Reveal` or :class:`Locate` step."""

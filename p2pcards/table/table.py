@@ -648,6 +648,8 @@ class Table:
         self.deck_msgs: list[dict[str, Any]] = []
         self.choices: list[tuple[int, Any]] = []
         self._declared = False
+        #: deals declared to the party ahead of the pending one (DealState.deals_ahead)
+        self._declared_ahead = 0
         self._locate_turn = 0
         self._locate_claim: tuple[int, int] | None = None
         self.outbox = list(self.party.start())
@@ -666,6 +668,8 @@ class Table:
         if not self.outbox:
             return {a.seat for a in awaiting}
         first = self.outbox[0]
+        if first.get("step") is not None:  # operations declared together are one round
+            return {a.seat for a in awaiting if a.step is not None} | {self.seat}
         same_round = {a.seat for a in awaiting if a.kind == first["kind"] and a.step == first.get("step")}
         return same_round | {self.seat}
 
@@ -859,7 +863,10 @@ class Table:
                     self._deck_fault(None, f"nobody claimed {step.card}")
                 return
             if not self._declared:
-                self._declare(step)
+                if self._declared_ahead:  # the party has it already, with the deal before it
+                    self._declared_ahead -= 1
+                else:
+                    self._declare(step)
                 self._declared = True
             if self.party.awaiting() or self.outbox:
                 return
@@ -880,10 +887,18 @@ class Table:
                 return
 
     def _declare(self, step: Any) -> None:
+        """Declare the pending step to the party; a deal from the stock together with the
+        deals queued after it that the game will carry out whatever the cards
+        (:meth:`DealState.deals_ahead`): each seat owes its keys for all of them in one
+        message, in seat order, so the opening deal takes one message per seat."""
         party = self.party
         if isinstance(step, Deal):
             if step.source < 0:
                 self.outbox.extend(party.deal(step.positions, step.seat))
+                ahead = self._playing().deals_ahead()
+                for later in ahead:
+                    self.outbox.extend(party.deal(later.positions, later.seat))
+                self._declared_ahead = len(ahead)
             else:
                 self.outbox.extend(party.transfer(step.positions, step.source, step.seat))
         elif isinstance(step, Reveal):
