@@ -36,3 +36,4 @@ def test_bench_table_runs_four_processes_and_reports():
     assert report["baseline"]["ms_per_deal"] > 0 and report["ratio_to_baseline"] > 0
     assert report["baseline"]["deals"] == 1  # as many deals as over the network
     assert isinstance(report["aims"]["met"], bool)
+    assert report["messages_per_deal"] > 40 and report["fsync_ms"] > 0

@@ -59,7 +59,8 @@ def _baseline(deals: int) -> dict[str, Any]:
             "note": "4 replicas in one process, no sockets"}
 
 
-def _bytes_per_seat(log: Path) -> list[int]:
+def _traffic(log: Path) -> tuple[list[int], int]:
+    """Bytes each seat sent (its messages, once to each other process), and the messages."""
     frames = FrameDecoder().feed(log.read_bytes())
     sent = [0] * 4
     genesis = parse_message(frames[0], None)
@@ -67,7 +68,25 @@ def _bytes_per_seat(log: Path) -> list[int]:
     for raw in frames[1:]:
         env = parse_message(raw, keys)
         sent[env.author] += (len(raw) + 4) * 3  # one copy to each other process
-    return sent
+    return sent, len(frames) - 1
+
+
+def _fsync_ms(directory: Path, rounds: int = 50) -> float:
+    """Median time of a 500-byte append and fsync in ``directory``: every table message
+    waits for one before it is sent, so it is a floor of each message's latency here."""
+    path = directory / "fsync-probe"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    times = []
+    try:
+        for _ in range(rounds):
+            start = time.perf_counter()
+            os.write(fd, bytes(500))
+            os.fsync(fd)
+            times.append(time.perf_counter() - start)
+    finally:
+        os.close(fd)
+        path.unlink()
+    return round(1000 * sorted(times)[len(times) // 2], 3)
 
 
 def run_table_bench(deals: int = 3) -> dict[str, Any]:
@@ -119,7 +138,8 @@ def run_table_bench(deals: int = 3) -> dict[str, Any]:
             raise RuntimeError("the benchmark table did not report its deals")
         played = len(times)
         per_deal = [round(1000 * (b - a), 1) for a, b in zip([started, *times[:-1]], times, strict=True)]
-        sent = _bytes_per_seat(Path(final["log"]))
+        sent, messages = _traffic(Path(final["log"]))
+        fsync_ms = _fsync_ms(Path(tmp))
     baseline = _baseline(played)
     mean = sum(per_deal) / len(per_deal)
     return {
@@ -133,4 +153,6 @@ def run_table_bench(deals: int = 3) -> dict[str, Any]:
         "aims": {"ms_per_deal": AIM_MS, "rss_mb": AIM_MB,
                  "met": mean <= AIM_MS and max(peaks) <= AIM_MB},
         "self_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "messages_per_deal": round(messages / played, 1),
+        "fsync_ms": fsync_ms,
     }
