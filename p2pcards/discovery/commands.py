@@ -32,6 +32,7 @@ from p2pcards.discovery.record import (
 
 __all__ = [
     "TABLES_EPILOG", "add_lan_options", "run_tables", "hosting", "hosting_defaults", "make_announcement", "locate",
+    "NoAnnouncer",
     "LISTING_WAIT", "JOIN_WAIT",
 ]
 
@@ -169,7 +170,7 @@ def _is_loopback(bind: str) -> bool:
         return False
 
 
-class _NoLan:
+class NoAnnouncer:
     """Stands for the announcer when the table is not announced: every hook does nothing."""
 
     def listening(self, port: int) -> None:
@@ -184,7 +185,7 @@ class _NoLan:
 
 @asynccontextmanager
 async def hosting(args: argparse.Namespace, announcement: Announcement, remote_seats: int,
-                  line: Callable[[dict[str, Any], str], None]) -> AsyncIterator[TableAnnouncer | _NoLan]:
+                  line: Callable[[dict[str, Any], str], None]) -> AsyncIterator[TableAnnouncer | NoAnnouncer]:
     """Announce the hosted table for the body's duration, unless ``--no-announce``, a
     loopback ``--bind`` (no other machine could reach it) or no remote seat.
 
@@ -194,7 +195,7 @@ async def hosting(args: argparse.Namespace, announcement: Announcement, remote_s
     name = args.table_name or default_table_name(announcement.game, announcement.host_name,
                                                  announcement.host_fingerprint)
     if args.no_announce or remote_seats == 0 or _is_loopback(args.bind):
-        yield _NoLan()
+        yield NoAnnouncer()
         return
 
     def announced(reg: Registration) -> None:
@@ -207,7 +208,7 @@ async def hosting(args: argparse.Namespace, announcement: Announcement, remote_s
 
     async with announcing(lambda: _open(args, args.mdns_ttl), name, announcement, bind=args.bind,
                           on_announced=announced, on_problem=problem) as announcer:
-        yield announcer if announcer is not None else _NoLan()
+        yield announcer if announcer is not None else NoAnnouncer()
 
 
 # ---------------------------------------------------------------------- join

@@ -33,6 +33,7 @@ from prompt_toolkit.output import Output
 
 from p2pcards.core import GameRegistry, GameSpec
 from p2pcards.core.players import Player
+from p2pcards.discovery.commands import NoAnnouncer
 from p2pcards.identity import Identity
 from p2pcards.net import NetError, host_table, join_table, log_path, resume_table, single_error
 from p2pcards.net.lobby import SeatSpec
@@ -88,17 +89,6 @@ class ResumePlan:
     """Take the person's seat of an unfinished LAN table again (``path``: its manifest)."""
 
     path: Path
-
-
-class _NoAnnouncer:
-    def listening(self, port: int) -> None:
-        pass
-
-    def seats(self, taken: int, total: int) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
 
 
 def local_addresses() -> list[str]:
@@ -209,7 +199,7 @@ class LanTable(ScreenTable):
         me_seat = [i for i, s in enumerate(plan.seats) if s.kind == "me"][0]
         self.lobby.say("what", t("lobby_hosting", game=plan.spec.title, seat=me_seat + 1))
         self.lobby.wait(t("lobby_fill"))
-        opener = plan.announce(self._line) if plan.announce is not None else nullcontext(_NoAnnouncer())
+        opener = plan.announce(self._line) if plan.announce is not None else nullcontext(NoAnnouncer())
         async with opener as lan:
 
             def on_listening(address: str, port: int) -> None:
