@@ -183,6 +183,15 @@ def test_status_line_says_what_happens_now():
     assert pt.status() == "à espera de Bot1"
 
 
+def test_your_turn_is_said_once_the_table_asks():
+    """Between the table seeing it is this seat's turn and asking, keys are ignored: the
+    status must not say "your turn" yet."""
+    model, chosen = make_model(deciding=(0,), decision_kind=PLAY, hand=HAND)
+    assert model.status() == "your turn next…" and model.mode != PLAY
+    model.ask(Decision((0,), PLAY), [7, 3])
+    assert model.status() == "your turn" and model.mode == PLAY
+
+
 def test_header_shows_trump_and_public_trump_card():
     model, _ = make_model(trump="H", trump_card="7H", trump_holder=3)
     left, trump = model.header()

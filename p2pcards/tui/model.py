@@ -511,8 +511,8 @@ class TableModel:
             return t("auditing") + away
         if snap.deciding:
             who = snap.deciding[0]
-            if who == self.me:
-                return t("your_turn")
+            if who == self.me:  # the table has not asked yet: keys would be ignored for that moment
+                return t("your_turn_next")
             return t("waiting_reconnect" if who in self.offline else "waiting_for", name=self.name(who))
         return t("dealing")
 
