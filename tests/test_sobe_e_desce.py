@@ -28,7 +28,7 @@ from p2pcards.core import (
     load_games,
     riscos,
 )
-from p2pcards.core.arena import run_arena
+from p2pcards.core.arena import deal_record, run_arena
 from p2pcards.core.players import RandomPlayer
 from p2pcards_sobe_e_desce.game import SPEC, SobeEDesceDeal, SobeEDesceMatch, match_winner
 from p2pcards_sobe_e_desce.heuristic import SobeEDesceHeuristic
@@ -852,22 +852,9 @@ def test_rulecheck_accepts_a_renuncia_deal() -> None:
     play(deal, 0, "5D")
     play(deal, 1, "3H")
     assert deal.over and deal.renuncia == 1
-    rec = {
-        "dealer": deal.dealer,
-        "trump": deal.trump,
-        "hands": deal.hands_at_start,
-        "events": deal.events,
-        "tricks": [
-            {
-                "leader": t.leader,
-                "seats": [s for s, _ in t.plays],
-                "cards": [deal.deck.cards[p] for _, p in t.plays],
-                "winner": t.winner,
-            }
-            for t in deal.tricks
-        ],
-        "result": deal.result,
-    }
+    rec = deal_record(SPEC, 0, 0, deal, SobeEDesceMatch(SPEC, SPEC.resolve_options({}), deal.dealer))
+    for key in ("totals", "match_over", "winner"):  # a deal on its own: no match to check it against
+        del rec[key]
     rulecheck(rec, {})
 
 
@@ -955,28 +942,7 @@ def test_random_playouts_keep_every_rule(seed: int, first_dealer: int, cheat: fl
             assert result["scores"][s] == before[s] + want
         assert sum(result["tricks"]) <= 5
         match.record(deal)
-        rulecheck(
-            {
-                "dealer": deal.dealer,
-                "trump": deal.trump,
-                "hands": deal.hands_at_start,
-                "events": deal.events,
-                "tricks": [
-                    {
-                        "leader": t.leader,
-                        "seats": [s for s, _ in t.plays],
-                        "cards": [deal.deck.cards[p] for _, p in t.plays],
-                        "winner": t.winner,
-                    }
-                    for t in deal.tricks
-                ],
-                "result": result,
-                "totals": match.totals,
-                "match_over": match.finished,
-                "winner": match.winner,
-            },
-            {},
-        )
+        rulecheck(deal_record(SPEC, 0, deal.number, deal, match), {})
         # the match ends exactly when someone is at 0 or below
         assert match.finished == (min(match.totals) <= 0)
         if match.finished:
