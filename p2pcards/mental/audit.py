@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from p2pcards.mental.errors import DeckFault, FaultKind, GroupError, LocalError
 from p2pcards.mental.kdf import (
@@ -360,7 +361,7 @@ class _Auditor:
         final = locks[-1][1]
         assert isinstance(final, Lock)
         proven = self._opened_right(final)
-        origins = self._origins()
+        origins = self._origins
         group = self.group
         todo = [j for j in range(len(origins)) if j not in proven]
         if todo:
@@ -549,9 +550,10 @@ class _Auditor:
                     index,
                 )
 
+    @cached_property
     def _origins(self) -> tuple[int, ...]:
         """The deck index of the card at every final position, following every seat's
-        permutation back."""
+        permutation back (asked for once every seed is known)."""
         origins = []
         for j in range(self.setup.deck_size):
             index = j
@@ -563,7 +565,7 @@ class _Auditor:
     def _cards(self) -> tuple[str, ...]:
         """The card at every final position."""
         deck = self.setup.deck
-        return tuple(deck[i] for i in self._origins())
+        return tuple(deck[i] for i in self._origins)
 
 
 def verify_evidence(

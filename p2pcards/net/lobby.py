@@ -155,9 +155,9 @@ def _port(value: Any) -> int:
     return value
 
 
-def _nonce(value: Any, code: str = "protocol") -> bytes:
+def _nonce(value: Any) -> bytes:
     if type(value) is not bytes or len(value) != NONCE_SIZE:
-        raise LobbyProtocolError(f"a nonce is {NONCE_SIZE} bytes", code)
+        raise LobbyProtocolError(f"a nonce is {NONCE_SIZE} bytes", "protocol")
     return value
 
 

@@ -659,7 +659,8 @@ class Table:
 
         This peer's own pending messages (its outbox) belong to the round the party has
         just completed locally, so they come first unless a lower seat still owes a
-        message of that same round.
+        message of that same round.  The operations declared together (:meth:`_declare`)
+        are one round.
         """
         if self.stage == "seeds":
             have = self.party.revealed_seeds()
