@@ -43,6 +43,7 @@ from p2pcards.core.game import (
     Reveal,
     Step,
 )
+from p2pcards.core.players import dummy_choice
 from p2pcards.core.plugins import (
     GameRegistry,
     PluginProblem,
@@ -70,6 +71,7 @@ __all__ = [
     "GO_IN", "PASS", "PLAY", "SWAP", "TRUMP", "Choice", "Deal", "DealState", "Decision",
     "End", "GameSpec", "IllegalChoice", "Locate", "Match", "Option", "OptionError",
     "Reveal", "Step",
+    "dummy_choice",
     "GameRegistry", "PluginProblem", "get_plugin_manager", "hookimpl", "hookspec",
     "load_games",
     "bandeira_winner", "copas_site_tally", "game_points", "next_dealer", "riscos",

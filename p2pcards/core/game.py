@@ -12,6 +12,9 @@ contract").  The driver asks :meth:`DealState.step` for the pending step and ful
   choices of a seat whose hand this observer knows, :meth:`~DealState.apply` takes one.
 * :class:`End` -- the deal is over; ``result`` is its JSON-ready result.
 
+At any point the driver may end the deal with :meth:`DealState.forfeit` (a seat blamed for
+cheating or voted out loses it as for a renúncia), computed from public information only.
+
 In full information (:meth:`Deck.full`) every card is known and each step takes effect at
 once; distributed, the runtime turns the same steps into mental-deck operations.  The
 sequence of steps depends only on public information, so every peer computes the same one.
@@ -322,6 +325,25 @@ class DealState:
             choices = dict(sorted(self._pending.items()))
             self._pending = {}
             self._run(handler, choices)
+
+    def forfeit(self, seat: int) -> None:
+        """End the deal at once as lost by ``seat`` (blamed for cheating, or voted out).
+
+        Rule (RULES.md, "Renúncia"): the seat is the offender of a renúncia, whatever point
+        the deal has reached -- before anything is dealt, mid-trick, during a non-play
+        decision, or after the deal has ended (its result is then replaced).  Pending steps
+        and undecided choices are dropped, ``renuncia`` becomes ``seat`` and the game's
+        :meth:`_result` gives the penalty result, which :class:`End` carries.
+
+        The result depends only on public information (the decisions taken and the cards
+        in tricks), never on cards this observer happens to know: an observer, a seat and
+        a full-information replay of the same public history compute the same result.
+        """
+        if type(seat) is not int or not 0 <= seat < self.seats:
+            raise ValueError(f"{seat!r} is not a seat of this deal")
+        self._pending = {}
+        self.renuncia = seat
+        self._end()
 
     def _run(self, handler: str, *args: Any) -> None:
         """Pop the pending decision and run its handler; a handler raises

@@ -3,17 +3,19 @@
 A player is given a :class:`~p2pcards.core.view.SeatView` and the pending
 :class:`~p2pcards.core.game.Decision` and returns a choice (formats in
 :mod:`p2pcards.core.game`).  Bots see exactly what a person in the seat would.
+:func:`dummy_choice` decides for a network table's dummy, the same on every peer.
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 from typing import Protocol
 
-from p2pcards.core.game import Choice, Decision, GameSpec
+from p2pcards.core.game import Choice, DealState, Decision, GameSpec
 from p2pcards.core.view import SeatView
 
-__all__ = ["Player", "RandomPlayer", "make_player", "PLAYER_LEVELS"]
+__all__ = ["Player", "RandomPlayer", "make_player", "PLAYER_LEVELS", "dummy_choice", "dummy_rng", "DUMMY_DOMAIN"]
 
 #: Names accepted by :func:`make_player` (and the CLI's ``--players``).
 PLAYER_LEVELS = ("random", "heuristic")
@@ -56,3 +58,37 @@ def make_player(level: str, spec: GameSpec, rng: random.Random) -> Player:
         player: Player = spec.heuristic(rng)
         return player
     raise ValueError(f"unknown player {level!r} (choose from {', '.join(PLAYER_LEVELS)})")
+
+
+#: Domain tag of the dummy's random stream (version 1 of the derivation).
+DUMMY_DOMAIN = b"p2pcards/dummy/v1\x00"
+
+
+def dummy_rng(seed: bytes) -> random.Random:
+    """The dummy's random stream for ``seed``: ``Random`` seeded with the big-endian
+    integer of ``sha256(DUMMY_DOMAIN + seed)``."""
+    return random.Random(int.from_bytes(hashlib.sha256(DUMMY_DOMAIN + bytes(seed)).digest(), "big"))
+
+
+def dummy_choice(spec: GameSpec, state: DealState, seat: int, decision: Decision, seed: bytes) -> Choice:
+    """The choice of the *dummy* in ``seat`` for the pending ``decision``.
+
+    A seat voted out of a network table becomes a dummy, like bridge's: its cards are open
+    and every peer computes its decisions itself (DESIGN.md, "A seat that left becomes a
+    dummy").  The rule: the game's heuristic player (the random player for a game without
+    one), fresh for this decision, with the random stream :func:`dummy_rng` of ``seed``,
+    choosing from the seat's dummy view (:class:`SeatView` with ``dummy=True``: public
+    facts and the dummy's current hand, nothing a peer may know privately).  Every peer
+    that knows the dummy's hand therefore computes the same choice from the same seed,
+    whatever else its deck knows.
+
+    Raises ValueError when ``decision`` is not pending for ``seat`` or when this observer
+    does not know every card the dummy holds.
+    """
+    step = state.step()
+    if step != decision or seat not in state.undecided():
+        raise ValueError(f"seat {seat} has no pending {decision.kind!r} decision")
+    if not state.deck.knows_hand(seat):
+        raise ValueError(f"the dummy's hand (seat {seat}) is not known to this observer")
+    player = make_player("heuristic", spec, dummy_rng(seed))
+    return player.choose(SeatView(state, seat, dummy=True), decision)

@@ -2,7 +2,15 @@
 
 Bots receive a :class:`SeatView` and never the state; the same view will drive the
 distributed runtime and the terminal UI.  Everything here is either the seat's own hand
-or public: the trump, face-up cards, tricks, known voids, events, match scores.
+or public: the trump, face-up cards, tricks, known voids, events, match scores.  A card
+is read from the deck only at a position the seat holds or one shown to everyone, so,
+given the seat's own cards, the view is the same whatever else the observer's deck knows
+(full information, another seat's hand, or nothing but public cards).
+
+A *dummy* view (``dummy=True``, a seat voted out of a network table whose cards are open)
+is the seat's information set as every peer can compute it: public facts and the cards it
+holds now, but none of its earlier private cards (what it passed, discarded or drew), which
+not every peer may have seen.
 """
 
 from __future__ import annotations
@@ -18,14 +26,20 @@ __all__ = ["SeatView"]
 
 
 class SeatView:
-    """Read-only view of ``state`` for ``seat`` (lazy: computed on access)."""
+    """Read-only view of ``state`` for ``seat`` (lazy: computed on access).
 
-    __slots__ = ("_state", "seat", "match_totals")
+    ``dummy``: the view of a dummy seat (module docstring): events carry no cards.
+    """
 
-    def __init__(self, state: DealState, seat: int, match_totals: Sequence[int] = ()) -> None:
+    __slots__ = ("_state", "seat", "match_totals", "dummy")
+
+    def __init__(
+        self, state: DealState, seat: int, match_totals: Sequence[int] = (), *, dummy: bool = False
+    ) -> None:
         self._state = state
         self.seat = seat
         self.match_totals = tuple(match_totals)
+        self.dummy = dummy
 
     # -- the seat's own cards
     @property
@@ -78,7 +92,7 @@ class SeatView:
         """The face-up trump card while it is still public and unplayed, else None."""
         st = self._state
         pos = st.trump_card_pos
-        if pos is None or st.deck.owner[pos] in (PLAYED, DISCARD):
+        if pos is None or pos not in st.shown or st.deck.owner[pos] in (PLAYED, DISCARD):
             return None
         return st.deck.cards[pos]
 
@@ -145,11 +159,13 @@ class SeatView:
     @property
     def events(self) -> list[dict[str, Any]]:
         """Public events (plays, trump choices, going in...).  Pass, draw and exchange
-        events carry their cards only for the seat that gave or received them."""
+        events carry their cards only for the seat that gave or received them, and never
+        in a dummy view (those cards were private when the event happened)."""
         out = []
         me = self.seat
+        dummy = self.dummy
         for ev in self._state.events:
-            if "cards" in ev and ev["seat"] != me and ev.get("to") != me:
+            if "cards" in ev and (dummy or (ev["seat"] != me and ev.get("to") != me)):
                 ev = {k: v for k, v in ev.items() if k != "cards"}
             out.append(ev)
         return out

@@ -14,6 +14,8 @@
   game point, 91-119 two, all the tricks four, 120 without all the tricks two; 60:60 none.
   The match goes to 4 game points (option ``target=8``: eight).
 * Renúncia (only possible once the stock is empty): the opponent scores 4 game points.
+  A forfeit (a player blamed for cheating or voted out, at any point of the deal) is
+  scored the same way.
 """
 
 from __future__ import annotations
@@ -148,6 +150,8 @@ class BiscaDeal(DealState):
         return {"stock": len(self.stock)}
 
     def _result(self) -> dict[str, Any]:
+        """Card points, tricks and game points per player; after a renúncia or forfeit the
+        opponent of the offender scores 4.  Only won tricks are read: public cards."""
         pts = [self.taken_points(0), self.taken_points(1)]
         tricks = self.trick_counts()
         gp = [0, 0]

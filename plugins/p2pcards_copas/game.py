@@ -24,6 +24,8 @@ of taking as few hearts as possible and not the queen of spades (RULES.md, "Copa
   is shared another deal is played, and totals keep adding up).
 * Renúncia (revoke): the offender scores 26 for the deal and everyone else 0.  A revoke
   that is evident from public facts ends the deal at once (RULES.md, "Common ground").
+  A forfeit (a player blamed for cheating or voted out, at any point of the deal, passing
+  included) is scored the same way.
 
 Public inferences beyond the core's must-follow voids: a player who, on the first trick,
 cannot follow clubs and plays a point card shows it holds no card without points; a
@@ -249,7 +251,8 @@ class CopasDeal(DealState):
         return sum(CARD_POINTS[cards[p]] for p in self.won[seat])  # type: ignore[index,misc]
 
     def _result(self) -> dict[str, Any]:
-        """``points`` after the moon rule (or the renúncia penalty), raw ``taken``, ``moon``."""
+        """``points`` after the moon rule (or the renúncia or forfeit penalty: 26 for the
+        offender, 0 for the others), raw ``taken``, ``moon``.  Only won tricks are read."""
         taken = [self.taken_points(s) for s in range(4)]
         moon: int | None = None
         if self.renuncia is not None:

@@ -30,6 +30,13 @@ tricks to come down from 20 to 0 (RULES.md, "Sobe e Desce" and "Common ground").
 * Renúncia: the offender adds 10 for the deal and is credited with no tricks; the others
   score the deal as played (when it ended early on an evident renúncia, with the tricks
   taken so far -- a player who played and has none then adds 5, or 10 with clubs).
+* Forfeit (a seat blamed for cheating or voted out, :meth:`DealState.forfeit`): scored as
+  a renúncia of that seat at whatever point the deal has reached.  The offender adds 10
+  even if it sat out.  This project's decision for a forfeit before everyone has gone in
+  (while dealing, choosing trumps or going in; "everyone has gone in" includes the draws
+  after the last exchange): the others are unchanged -- nobody played a trick, so nobody
+  took one or failed to.  ``played`` still says who had gone in, and the match's count of
+  deals sat out follows it (a seat that had not decided yet counts as not having played).
 
 Public inferences (for the evident renúncia of RULES.md, "Common ground"): a seat that
 cannot follow and does not play a higher trump holds no trump above the trick's highest
@@ -313,7 +320,23 @@ class SobeEDesceDeal(DealState):
             "stock": self.deck.owner.count(STOCK),
         }
 
+    @property
+    def gone_in(self) -> bool:
+        """Whether every player has said whether it plays (the deal reached trick play,
+        or its end for a player left alone)."""
+        return None not in self.playing
+
     def _result(self) -> dict[str, Any]:
+        """The deal's scoring (RULES.md, "Scoring" and "Renúncia"), from public facts only.
+
+        ``played`` says who went in, ``tricks`` the tricks each took (five for a player
+        left alone), ``delta`` what each adds to its score, ``scores`` the scores after it.
+        The offender of a renúncia or forfeit (``renuncia``) adds 10 and is credited with
+        no tricks, whether or not it went in.  The others score the deal as played once
+        everyone has gone in; a forfeit before then (during the deal, the trump choice or
+        the going in) leaves the others unchanged -- nobody has played a trick, so nobody
+        took one or failed to (this project's decision).
+        """
         played = [bool(p) for p in self.playing]
         if len(self.active) == 1 and not self.tricks:
             tricks = [0] * 4
@@ -323,11 +346,11 @@ class SobeEDesceDeal(DealState):
         mult = self.multiplier
         delta = [0] * 4
         for s in range(4):
-            if not played[s]:
-                continue
             if s == self.renuncia:
                 tricks[s] = 0
                 delta[s] = RENUNCIA_PENALTY
+            elif not played[s] or not self.gone_in:
+                continue
             elif tricks[s]:
                 delta[s] = -tricks[s] * mult
             else:

@@ -10,6 +10,8 @@ dealer's card (RULES.md, "Sueca").
   60:60 scores nothing (``tie=double``: the next deal counts double).
 * A match (bandeira) goes to 4 game points (``target=8``: eight).
 * Renúncia: the offending team loses the deal and the opponents score 4 game points.
+  A forfeit (a seat blamed for cheating or voted out, at any point of the deal) is
+  scored the same way, its team being the offending team.
 """
 
 from __future__ import annotations
@@ -86,6 +88,9 @@ class SuecaDeal(DealState):
         return same if same else list(hand)
 
     def _result(self) -> dict[str, Any]:
+        """Card points and tricks per team (0+2, 1+3) and the game points they earn; after a
+        renúncia or forfeit the offending team (``renuncia % 2``) loses the deal and the
+        opponents score 4 (not multiplied).  Only won tricks are read: public cards."""
         per_seat = [self.taken_points(s) for s in range(4)]
         counts = self.trick_counts()
         pts = [per_seat[0] + per_seat[2], per_seat[1] + per_seat[3]]
