@@ -6,7 +6,11 @@ Modelled on h11's ``LocalProtocolError`` / ``RemoteProtocolError``:
   position that is not held by the seat named, a message of our own fed back).  Nothing
   was changed; the party stays usable.
 * :class:`RemoteError` -- something another seat sent is wrong.  The party that raised it
-  is dead afterwards (every later call raises :class:`LocalError`).
+  is dead afterwards (every later call raises :class:`LocalError`), unless the error is
+  ``private``: a fault only this seat can see (keys sealed to it that do not open or are
+  wrong, a card of its own that does not open).  Such a party carries on with the deal's
+  structure (the faulty message counts as received, its keys as missing), so that its
+  table can still follow whose turn it is and raise a dispute in its own turn.
 
   - :class:`DeckFault` names the seat whose message proves it misbehaved, with a
     :class:`FaultKind` and, for a bad key inside a sealed payload, the signed plaintext
@@ -77,13 +81,16 @@ class GroupError(MentalError):
 
 
 class RemoteError(MentalError):
-    """Something received from another seat is wrong; the party is dead afterwards."""
+    """Something received from another seat is wrong; the party is dead afterwards unless
+    ``private`` (seen by this seat alone: see the module docstring)."""
 
     reason: str
+    private: bool
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, private: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.private = private
 
 
 class DeckFault(RemoteError):
@@ -99,9 +106,15 @@ class DeckFault(RemoteError):
     evidence: bytes | None
 
     def __init__(
-        self, seat: int, kind: FaultKind, reason: str, evidence: bytes | None = None
+        self,
+        seat: int,
+        kind: FaultKind,
+        reason: str,
+        evidence: bytes | None = None,
+        *,
+        private: bool = False,
     ) -> None:
-        super().__init__(reason)
+        super().__init__(reason, private=private)
         self.seat = seat
         self.kind = kind
         self.evidence = evidence

@@ -183,6 +183,13 @@ class _Operation:
 class Party:
     """One seat's state machine for one deal (see the module docstring)."""
 
+    seat: int | None
+    _seed: bytes | None
+    _kdf: SeedKdf | None
+    _secrets: SeatSecrets | None
+    _signing_key: Ed25519PrivateKey | None
+    _sealing_key: X25519PrivateKey | None
+
     def __init__(
         self,
         setup: DealSetup,
@@ -198,20 +205,43 @@ class Party:
             raise LocalError("the signing key is not this seat's")
         if sealing_key.public_key().public_bytes_raw() != setup.sealing_keys[seat]:
             raise LocalError("the sealing key is not this seat's")
-        self.setup = setup
-        self.seat = seat
-        self._group = setup.group
+        self._init_state(setup, seat)
         self._seed = seed
         self._kdf = SeedKdf(setup.group, setup.table_id, setup.deal_number, seat, seed)
         self._secrets = self._kdf.secrets(setup.deck_size)
         self._signing_key = signing_key
         self._sealing_key = sealing_key
+
+    @classmethod
+    def observer(cls, setup: DealSetup) -> Party:
+        """A party with no seat: it follows the deal as a seat would -- every public check
+        (shapes, turns, elements, revealed and shared keys against their commitments, seeds)
+        and every public opening (reveals, stock shares) -- but holds no secret, opens no
+        sealed payload and never sends anything.  :meth:`known` is then exactly the public
+        cards.  A table follows a deal with it when it has no seat (the offline audit, or a
+        seat voted out that stays to watch)."""
+        self = cls.__new__(cls)
+        self._init_state(setup, None)
+        self._started = True  # it commits nothing: the rounds start with the others' commitments
+        return self
+
+    def _init_state(self, setup: DealSetup, seat: int | None) -> None:
+        self.setup = setup
+        self.seat = seat
+        self._group = setup.group
+        self._seed = None
+        self._kdf = None
+        self._secrets = None
+        self._signing_key = None
+        self._sealing_key = None
         self._others = tuple(s for s in range(setup.n_seats) if s != seat)
 
         self._phase = Phase.COMMIT
         self._started = False
         self._seed_revealed = False
         self._failure: RemoteError | None = None
+        #: the first fault seen by this seat alone (see :attr:`private_fault`)
+        self._private: RemoteError | None = None
         self._commitments: dict[int, bytes] = {}
         self._seeds: dict[int, bytes] = {}
         self._deal_id: bytes | None = None
@@ -232,6 +262,12 @@ class Party:
         self._opened: dict[int, tuple[tuple[bytes, ...], str]] = {}
         #: every message sent, or received and checked, with its decoded form (LiveRecord)
         self._record: list[tuple[object, Message]] = []
+
+    def _mine(self) -> SeatSecrets:
+        """This seat's secrets (an observer has none)."""
+        if self._secrets is None:
+            raise LocalError("an observer holds no secret and sends nothing")
+        return self._secrets
 
     @classmethod
     def with_random_seed(
@@ -264,7 +300,30 @@ class Party:
     @property
     def seed(self) -> bytes:
         """This seat's seed (keep it secret until :meth:`reveal_seed`)."""
+        if self._seed is None:
+            raise LocalError("an observer has no seed")
         return self._seed
+
+    @property
+    def is_observer(self) -> bool:
+        """True for a party with no seat (:meth:`observer`)."""
+        return self.seat is None
+
+    @property
+    def private_fault(self) -> RemoteError | None:
+        """The first fault that this seat alone could see, if any: keys sealed to it that
+        do not open, are not signed, do not match their message or are not the committed
+        ones (a :class:`DeckFault` naming the sender, with ``evidence`` for a wrong key), or
+        a position of its own that does not open to a card or opens to a card it has seen
+        elsewhere (an :class:`UnattributedFault`).  The party carried on: the keys of that
+        message count as missing.  Nobody else can check the claim until the seeds are out
+        (or, for a wrong key, with the evidence), so the table raises a dispute."""
+        return self._private
+
+    def blocked(self) -> bool:
+        """Whether this seat owes a message it cannot build: it lacks keys it would need,
+        and they will not come (they were in a message with a private fault)."""
+        return self._private is not None and any(op.owed for op in self._operations)
 
     def known(self) -> dict[int, str]:
         """Card by position for every position this seat has opened."""
@@ -272,6 +331,8 @@ class Party:
 
     def hand(self) -> dict[int, str]:
         """Card by position for the positions this seat holds and has opened."""
+        if self.seat is None:
+            return {}
         return {p: c for p, c in self._known.items() if self._holder[p] == self.seat}
 
     def holder(self, position: int) -> int | None:
@@ -293,13 +354,18 @@ class Party:
     def live_record(self) -> LiveRecord:
         """What this party derived and checked so far, for its own audit (:class:`LiveRecord`).
 
-        Refused once a remote error stopped the party: the checks did not all pass.
+        Refused once a remote error stopped the party, or after a private fault: the checks
+        did not all pass.  An observer has none.
         """
         self._check_alive()
+        if self._private is not None:
+            raise LocalError(f"a fault was seen earlier: {self._private}")
+        secrets = self._mine()
+        assert self.seat is not None and self._seed is not None
         return LiveRecord(
             seat=self.seat,
             seed=self._seed,
-            secrets=self._secrets,
+            secrets=secrets,
             deal_id=self._deal_id,
             encodings=self._encodings,
             messages=tuple(self._record),
@@ -327,12 +393,11 @@ class Party:
         self._check_alive()
         if self._started:
             raise LocalError("start() was already called")
+        seat, seed = self._own_seat(), self.seed
         self._started = True
-        own = commitment(
-            self.setup.table_id, self.setup.deal_number, self.seat, self._group.name, self._seed
-        )
-        self._commitments[self.seat] = own
-        out = [self._wire(Commit(seat=self.seat, commitment=own))]
+        own = commitment(self.setup.table_id, self.setup.deal_number, seat, self._group.name, seed)
+        self._commitments[seat] = own
+        out = [self._wire(Commit(seat=seat, commitment=own))]
         return out + self._guarded(self._advance)
 
     def receive(self, wire: object) -> list[Wire]:
@@ -371,7 +436,7 @@ class Party:
                     op.awaiting[(s, Kind.KEYS)] = Awaited(
                         seat=s, kind=Kind.KEYS, step=op.step, to=to_seat, positions=spots
                     )
-            if self.seat != to_seat:
+            if self.seat is not None and self.seat != to_seat:
                 op.owed.append(_Emission(kind=Kind.KEYS, positions=spots, to=to_seat))
         return self._guarded(self._pump)
 
@@ -400,7 +465,8 @@ class Party:
                 )
         if stock:
             spots = tuple(stock)
-            op.owed.append(_Emission(kind=Kind.SHARE, positions=spots))
+            if self.seat is not None:
+                op.owed.append(_Emission(kind=Kind.SHARE, positions=spots))
             for s in self._others:
                 op.awaiting[(s, Kind.SHARE)] = Awaited(
                     seat=s, kind=Kind.SHARE, step=op.step, positions=spots
@@ -433,13 +499,14 @@ class Party:
     def reveal_seed(self) -> list[Wire]:
         """Reveal the seed for the audit; no operation may be declared afterwards."""
         self._check_alive()
+        seat, seed = self._own_seat(), self.seed
         if not self._started:
             raise LocalError("start() first")
         if self._seed_revealed:
             raise LocalError("the seed was already revealed")
         self._seed_revealed = True
-        self._seeds[self.seat] = self._seed
-        return [self._wire(SeedReveal(seat=self.seat, seed=self._seed))]
+        self._seeds[seat] = seed
+        return [self._wire(SeedReveal(seat=seat, seed=seed))]
 
     # ----------------------------------------------------------- internals
 
@@ -448,6 +515,12 @@ class Party:
         wire = encode(self.setup, message)
         self._record.append((wire, message))
         return wire
+
+    def _own_seat(self) -> int:
+        """This party's seat; an observer has none and sends nothing."""
+        if self.seat is None:
+            raise LocalError("an observer holds no seat and sends nothing")
+        return self.seat
 
     def _check_alive(self) -> None:
         """Refuse every call once a remote error killed the party."""
@@ -485,7 +558,11 @@ class Party:
         try:
             return action()
         except RemoteError as exc:
-            self._failure = exc
+            if exc.private:
+                if self._private is None:
+                    self._private = exc
+            else:
+                self._failure = exc
             raise
 
     # rounds
@@ -497,16 +574,17 @@ class Party:
             if not self._started or len(self._commitments) < self.setup.n_seats:
                 return out
             self._begin_shuffle()
-        while self._phase in (Phase.SHUFFLE, Phase.LOCK) and self._turn == self.seat:
+        seat = self.seat
+        while seat is not None and self._phase in (Phase.SHUFFLE, Phase.LOCK) and self._turn == seat:
             if self._phase is Phase.SHUFFLE:
                 deck = self._shuffled()
-                out.append(self._wire(Shuffle(seat=self.seat, deck=deck)))
-                self._next_turn(deck, self.seat)
+                out.append(self._wire(Shuffle(seat=seat, deck=deck)))
+                self._next_turn(deck, seat)
             else:
                 deck, commitments = self._locked()
-                out.append(self._wire(Lock(seat=self.seat, deck=deck, key_commitments=commitments)))
-                self._key_commitments[self.seat] = commitments
-                self._next_turn(deck, self.seat)
+                out.append(self._wire(Lock(seat=seat, deck=deck, key_commitments=commitments)))
+                self._key_commitments[seat] = commitments
+                self._next_turn(deck, seat)
         return out
 
     def _begin_shuffle(self) -> None:
@@ -559,17 +637,18 @@ class Party:
 
     def _shuffled(self) -> tuple[bytes, ...]:
         """This seat's shuffle: ``out[i] = s · deck[π[i]]``."""
-        secrets = self._secrets
+        secrets = self._mine()
         scalars = [secrets.shuffle_scalar] * len(secrets.permutation)
         return self._multiply(scalars, secrets.permutation)
 
     def _locked(self) -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
         """This seat's lock: ``out[j] = (s · k_j)⁻¹ · deck[j]`` and its key commitments."""
         assert self._deal_id is not None
-        secrets = self._secrets
+        secrets = self._mine()
         locked = self._multiply(secrets.lock_factors, range(len(secrets.lock_factors)))
+        seat = self._own_seat()
         commitments = tuple(
-            key_commitment(self._deal_id, self.seat, j, k) for j, k in enumerate(secrets.keys)
+            key_commitment(self._deal_id, seat, j, k) for j, k in enumerate(secrets.keys)
         )
         return locked, commitments
 
@@ -639,11 +718,14 @@ class Party:
         )
 
     def _on_sealed(self, message: Sealed) -> None:
-        """Keys sealed to a seat: the recipient opens and checks them, others only note them."""
+        """Keys sealed to a seat: the recipient opens and checks them, others only note them.
+
+        What the recipient finds wrong inside is a *private* fault (nobody else can see
+        it): the message still counts as received, its keys as missing."""
         _, awaited = self._expected(message.seat, message.kind, message.step)
         if message.positions != awaited.positions or message.to != awaited.to:
             raise DeckFault(message.seat, FaultKind.MALFORMED, "does not match the operation")
-        if message.to != self.seat:
+        if message.to != self.seat or self._sealing_key is None:
             return
         sender = message.seat
         info = hpke_info(
@@ -652,18 +734,22 @@ class Party:
             message.kind,
             message.step,
             sender,
-            self.seat,
+            message.to,
         )
         plaintext = hpke_open(self._sealing_key, info, message.sealed)
         if plaintext is None:
-            raise DeckFault(sender, FaultKind.BAD_SEAL, "sealed keys do not open")
+            raise DeckFault(sender, FaultKind.BAD_SEAL, "sealed keys do not open", private=True)
         payload = verify_plaintext(plaintext, self.setup.signing_keys[sender])
         if payload is None:
-            raise DeckFault(sender, FaultKind.BAD_SEAL, "sealed keys are not signed by the sender")
+            raise DeckFault(
+                sender, FaultKind.BAD_SEAL, "sealed keys are not signed by the sender", private=True
+            )
         if payload != self._payload_frame(message, payload.entries) or [
             (e.position, e.seat) for e in payload.entries
         ] != expected_entries(message, self.setup.n_seats):
-            raise DeckFault(sender, FaultKind.MALFORMED, "sealed keys do not match the message")
+            raise DeckFault(
+                sender, FaultKind.MALFORMED, "sealed keys do not match the message", private=True
+            )
         for entry in payload.entries:
             if not self._key_matches(entry.seat, entry.position, entry.key):
                 raise DeckFault(
@@ -671,12 +757,13 @@ class Party:
                     FaultKind.BAD_KEY,
                     f"key of seat {entry.seat} for position {entry.position} is not committed",
                     plaintext,
+                    private=True,
                 )
         for entry in payload.entries:
             self._keys.setdefault(entry.position, {})[entry.seat] = entry.key
         for p in message.positions:
             if p not in self._known:
-                self._open(p, self._held_keys(p))
+                self._open(p, self._held_keys(p), private=True)
 
     def _payload_frame(self, message: Sealed, entries: tuple[KeyEntry, ...]) -> SealedPayload:
         """The payload ``message`` must carry, with the given entries."""
@@ -744,7 +831,7 @@ class Party:
         received = self._keys.get(position, {})
         keys = []
         for s in range(self.setup.n_seats):
-            key = self._secrets.keys[position] if s == self.seat else received.get(s)
+            key = self._mine().keys[position] if s == self.seat else received.get(s)
             if key is None:
                 return None
             keys.append(key)
@@ -757,25 +844,34 @@ class Party:
             if len(shares) == self.setup.n_seats:
                 self._open(p, [shares[s] for s in range(self.setup.n_seats)])
 
-    def _open(self, position: int, keys: Sequence[bytes] | None) -> None:
-        """Multiply the product of all keys into the locked card and look it up."""
+    def _open(self, position: int, keys: Sequence[bytes] | None, *, private: bool = False) -> None:
+        """Multiply the product of all keys into the locked card and look it up.
+
+        ``private``: the keys were sealed to this seat, so only it opens the position; a
+        failure is then a private fault.  A card seen twice is private when either of the
+        two positions is not public (only this seat knows that card is there)."""
         if keys is None:
             return
         group = self._group
         try:
             element = group.mult(group.scalar_product(keys), self._deck[position])
         except GroupError as exc:
-            raise UnattributedFault(f"position {position} does not open: {exc}") from exc
+            raise UnattributedFault(f"position {position} does not open: {exc}", private=private) from exc
         card = self._cards_by_element.get(element)
         if card is None:
             raise UnattributedFault(
                 f"position {position} does not open to a card although every key is the "
-                "committed one: a lock is wrong (run the audit)"
+                "committed one: a lock is wrong (run the audit)",
+                private=private,
             )
         elsewhere = self._positions_of_card.get(card)
         if elsewhere is not None and elsewhere != position:
+            private = private or not self._public[elsewhere]
+            if private:  # the position did open: take the card, so the deal can go on to the dispute
+                self._known[position] = card
+                self._opened[position] = (tuple(keys), card)
             raise UnattributedFault(
-                f"card {card} opens at positions {elsewhere} and {position} (run the audit)"
+                f"card {card} opens at positions {elsewhere} and {position} (run the audit)", private=private
             )
         self._positions_of_card[card] = position
         self._known[position] = card
@@ -801,17 +897,18 @@ class Party:
 
     def _emit(self, op: _Operation, emission: _Emission) -> Wire | None:
         """Build an owed message, or ``None`` if this seat lacks keys for it yet."""
-        secrets = self._secrets
+        secrets = self._mine()
+        seat = self._own_seat()
         positions = emission.positions
         if emission.kind is Kind.SHARE:
             keys = tuple(secrets.keys[p] for p in positions)
             for p, key in zip(positions, keys, strict=True):
-                op.shares.setdefault(p, {})[self.seat] = key
+                op.shares.setdefault(p, {})[seat] = key
             self._open_shared(op, positions)
-            return self._wire(Share(seat=self.seat, step=op.step, positions=positions, keys=keys))
+            return self._wire(Share(seat=seat, step=op.step, positions=positions, keys=keys))
         if emission.kind is Kind.KEYS:
             entries = tuple(
-                KeyEntry(position=p, seat=self.seat, key=secrets.keys[p]) for p in positions
+                KeyEntry(position=p, seat=seat, key=secrets.keys[p]) for p in positions
             )
             assert emission.to is not None
             return self._sealed(op.step, Kind.KEYS, emission.to, positions, entries)
@@ -822,7 +919,7 @@ class Party:
         if emission.kind is Kind.REVEAL:
             return self._wire(
                 Reveal(
-                    seat=self.seat,
+                    seat=seat,
                     step=op.step,
                     positions=positions,
                     keys=tuple(tuple(full[p]) for p in positions),
@@ -848,25 +945,26 @@ class Party:
     ) -> Wire:
         """Sign the payload, seal it to ``to`` with the seed-derived ephemeral key."""
         setup = self.setup
-        assert self._deal_id is not None
+        seat = self._own_seat()
+        assert self._deal_id is not None and self._signing_key is not None and self._kdf is not None
         payload = SealedPayload(
             kind=kind,
             table_id=setup.table_id,
             deal_number=setup.deal_number,
             deal_id=self._deal_id,
             step=step,
-            sender=self.seat,
+            sender=seat,
             recipient=to,
             entries=entries,
         )
         sealed = hpke_seal(
             setup.sealing_keys[to],
-            hpke_info(setup.table_id, setup.deal_number, kind, step, self.seat, to),
+            hpke_info(setup.table_id, setup.deal_number, kind, step, seat, to),
             sign_payload(self._signing_key, payload),
             self._kdf.hpke_ikm(kind, step, to),
         )
         return self._wire(
-            Sealed(kind=kind, seat=self.seat, step=step, to=to, positions=positions, sealed=sealed)
+            Sealed(kind=kind, seat=seat, step=step, to=to, positions=positions, sealed=sealed)
         )
 
 

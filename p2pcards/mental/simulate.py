@@ -75,14 +75,14 @@ class LocalTable:
         while self._delivered < len(self.transcript):
             sent = self.transcript[self._delivered]
             self._delivered += 1
-            for party in self.parties:
-                if party.seat != sent.seat:
-                    self._call(party.seat, partial(party.receive, sent.message))
+            for seat, party in enumerate(self.parties):
+                if seat != sent.seat:
+                    self._call(seat, partial(party.receive, sent.message))
 
     def _everyone(self, action: Callable[[Party], list[Wire]], deliver: bool) -> None:
         """Call ``action`` on every party in seat order, then deliver if asked."""
-        for party in self.parties:
-            self._call(party.seat, partial(action, party))
+        for seat, party in enumerate(self.parties):
+            self._call(seat, partial(action, party))
         if deliver:
             self.deliver()
 
