@@ -107,18 +107,29 @@ then, once every seat is taken,
 then, as the first local seat sees them, one object per finished deal
   {"type": "deal", "table": HEX, "seat": I, "deal": N, "dealer": SEAT,
    "trump": SUIT-LETTER or null, "result": RESULT or null (null: the deal is void),
-   "audit": {"verdict": "clean"|"renuncia"|"fault"|"void", "seat": SEAT or null,
+   "audit": {"verdict": "clean"|"renuncia"|"fault"|"vote-out"|"void", "seat": SEAT or null,
              "kind": ... or null, "reason": TEXT or null},
    "totals": [...match totals...], "match_over": BOOL, "winner": SIDE or null}
-("void" with "kind": "vote-out": the deal was interrupted by the vote below), when the
-other seats vote out a seat that stayed silent past --timeout
+"renuncia": the rules replay found a seat breaking a play rule; "fault": a seat cheated
+(a bad shuffle, a wrong key, an equivocation, a false dispute...: "kind" says which);
+"vote-out": the seat was silent past the timeout and was voted out.  In all three the seat
+loses the deal by its game's renúncia rule, and RESULT says so ("renuncia": SEAT).
+"void": nobody can be blamed and the deal scores nothing.  When the other seats vote out
+a seat that stayed silent past --timeout
   {"type": "vote_out", "table": HEX, "seat": I, "against": SEAT, "deal": N, "seq": N,
-   "voters": [SEAT, ...], "bot": {"name": ..., "fingerprint": ..., "bot": LEVEL,
-                                  "runs_on": FINGERPRINT}}
-(from the next deal a bot with fresh keys plays that seat, run by the process of the first
-voter, the lowest other seat), and one final object
+   "voters": [SEAT, ...]}
+(from the next deal that seat is a dummy: its cards are dealt face up and every peer plays
+it with the same computer player); when a seat disputes a deal (a fault only it could see:
+the audit decides)
+  {"type": "dispute", "table": HEX, "seat": I, "accuser": SEAT, "against": SEAT or null,
+   "deal": N, "reason": TEXT}
+and when a seat is proven to have signed two different messages for one place
+  {"type": "fork", "table": HEX, "seat": I, "against": SEAT, "deal": N, "seq": N}
+then one final object
   {"type": "final", "table": HEX, "seat": I, "winner": SIDE or null, "totals": [...],
-   "deals": N, "transcript_hash": HEX, "log": PATH}
+   "deals": N, "transcript_hash": HEX, "log": PATH, "voted_out": BOOL,
+   "abandoned": null or {"by": SEAT, "waiting_for": [SEAT, ...], "deal": N}}
+("voted_out": this seat was voted out and followed the rest of the table as an observer).
 RESULT is as in `p2pcards arena --help`.  With no bot seat the host only seats the
 players: it prints "listening" and "table" and exits.
 Crashes: the host keeps listening for the whole table, and a process of the table that
@@ -153,7 +164,8 @@ JSON output (--json): one object per line.  By NAME, first the table as found
 Then, once the host gives a seat,
   {"type": "seated", "seat": I, "game": NAME, "options": {...}, "host": {"name": ...},
    "port": MESH-PORT}
-then the "table", "deal", "vote_out" and "final" objects described in `p2pcards host --help`.
+then the "table", "deal", "vote_out", "dispute", "fork" and "final" objects described in
+`p2pcards host --help`.
 Crashes: if this identity has an unfinished table joined at the same HOST:PORT (the process
 was killed), `join` takes its seat again instead, as `p2pcards resume` does (it prints the
 "resumed" object of `p2pcards resume --help` first); --new joins a new table instead.
@@ -164,22 +176,35 @@ voted out...); 2 for bad options.
 
 AUDIT_EPILOG = """\
 Reads a transcript log (DATA/tables/TABLE/seatN.log: one length-prefixed frame per
-message, the genesis first) and checks it offline: every signature and chain link, every
-deck operation, and each deal replayed through the rules with every card known.
+message, the genesis first) and checks it offline as every seated peer checks it live:
+every encoding, signature and chain link, every turn, every certificate (votes, seeds,
+equivocations), every public deck operation, and each deal audited against its seeds and
+replayed through the rules with every card known.  Messages of this seat that the table
+did not accept are not in the log: they are kept apart in seatN.rejected, and reported.
 
-JSON output (--json): one object
+Several logs of one table (e.g. every seat's): each is checked, and each must be the same
+transcript or a beginning of the longest; a log whose messages disagree with the others'
+signed messages is reported, with the first seq where they part.
+
+JSON output (--json): for one log, one object
   {"ok": BOOL, "game": NAME, "table": HEX,
-   "deals": [{"deal": N, "verdict": "clean"|"renuncia"|"fault"|"void"|"incomplete",
-              "seat": SEAT or null, "reason": TEXT or null, "result": RESULT or null}, ...],
+   "deals": [{"deal": N, "verdict": "clean"|"renuncia"|"fault"|"vote-out"|"void"|"incomplete",
+              "seat": SEAT or null, "kind": TEXT or null, "reason": TEXT or null,
+              "result": RESULT or null}, ...],
    "error": null or {"seq": N, "seat": SEAT or null, "reason": TEXT},
    "totals": [...], "winner": SIDE or null, "transcript_hash": HEX,
-   "votes": [{"seat": SEAT, "deal": N, "seq": N, "voters": [SEAT, ...],
-              "bot": {"name": ..., "fingerprint": ..., "bot": LEVEL, "runs_on": ...}}, ...]}
-A deal ended by a vote is "void" (the seat voted out is named); from the next deal that
-seat's messages are verified with the keys of the bot the vote names.  The log is sound
-("ok") when every deal is clean, void by a vote, or incomplete (the last one).
-Exit status: 0 when the log is sound; 1 when a fault or an error is found (where and whose
-is printed); 2 when the file is not a transcript log at all.
+   "votes": [{"seat": SEAT, "deal": N, "seq": N, "voters": [SEAT, ...]}, ...],
+   "dummies": [SEAT, ...], "finished": BOOL,
+   "abandoned": null or {"by": SEAT, "waiting_for": [SEAT, ...], "deal": N},
+   "rejected": N (messages of this seat the table did not accept)}
+for several, {"ok": BOOL, "logs": [{"path": PATH, ...the object above...}, ...],
+"agree": BOOL, "disagreements": [{"path": PATH, "with": PATH, "seq": N}, ...]}.
+"vote-out" is a seat voted out for its silence (it lost that deal; a dummy from then on);
+"renuncia" and "fault" name a seat that broke the rules or cheated.  A log is sound ("ok")
+when nothing is broken and every deal is clean, vote-out, void or incomplete (the last one).
+Exit status: 0 when the logs are sound and agree; 1 when a fault, an error or a
+disagreement is found (where and whose is printed); 2 when a file is not a transcript log
+at all, or a log of another protocol version.
 """
 
 RESUME_EPILOG = """Takes up again the seats of a table this process was playing when it was killed or
@@ -203,11 +228,16 @@ plays it to the end.
 JSON output (--json): one object per line.  First
   {"type": "resumed", "table": HEX, "game": NAME, "role": "host"|"join"|"local", "seats": [I, ...],
    "seq": N (messages in the saved transcript), "deals_done": N, "finished": BOOL}
-then the "table", "deal", "vote_out" and "final" objects described in
+then the "table", "deal", "vote_out", "dispute", "fork" and "final" objects described in
 `p2pcards host --help` (deals that ended before the crash are not printed again).
+Coming back late: a seat the others voted out while it was away follows the rest of the
+table as an observer and learns the outcome ("final" with "voted_out": true).  When no
+other process answers and this one has been away longer than twice the table's timeout,
+the table went on without it: resume says so, marks the table ended (outcome unknown) and
+exits 1; the log is kept for `p2pcards audit`.
 Exit status: 0 when the table is over; 1 when it cannot be resumed (no unfinished table, a
-saved log that does not verify, no other process reachable, this seat voted out while it
-was away...); 2 for bad options (several unfinished tables and no TABLE prefix).
+saved log that does not verify, of another protocol version, no other process
+reachable...); 2 for bad options (several unfinished tables and no TABLE prefix).
 """
 
 
@@ -526,6 +556,7 @@ class _TablePrinter:
         self.table: dict[str, Any] | None = None
         self.first: int | None = None
         self.data: Any = None
+        self.voted_out = False
 
     def line(self, obj: dict[str, Any], text: str) -> None:
         self.out.write((json.dumps(obj) if self.json else text) + "\n")
@@ -565,20 +596,37 @@ class _TablePrinter:
         if seat != self.first or self.table is None:
             return
         obj = {**event, "table": self.table["table"], "seat": seat}
-        if event["type"] == "vote_out":
-            bot = event["bot"]
+        kind = event["type"]
+        if kind == "vote_out":
             self.line(obj, f"seat {event['against']} was silent past the timeout and was voted out by seats "
-                           f"{', '.join(map(str, event['voters']))}; deal {event['deal']} is void, and from the next "
-                           f"deal bot {bot['name']} ({bot['fingerprint']}) run by {bot['runs_on']} plays it")
+                           f"{', '.join(map(str, event['voters']))}: it loses deal {event['deal']}, and from the next "
+                           "deal it is a dummy (its cards face up, played alike by every peer)")
             return
-        if event["type"] != "deal" and event["type"] != "final":
+        if kind == "dispute":
+            against = "" if event["against"] is None else f" against seat {event['against']}"
+            self.line(obj, f"seat {event['accuser']} disputes deal {event['deal']}{against}: {event['reason']}; "
+                           "every seat reveals its seed and the audit decides")
             return
-        if event["type"] == "final":
+        if kind == "fork":
+            self.line(obj, f"seat {event['against']} signed two different messages for seq {event['seq']}: "
+                           f"it loses deal {event['deal']}")
+            return
+        if kind == "voted_out":
+            self.voted_out = True
+            return
+        if kind != "deal" and kind != "final":
+            return
+        if kind == "final":
             from p2pcards.net.node import log_path
 
             obj["log"] = str(log_path(self.data, bytes.fromhex(self.table["table"]), seat)) if self.data else None
+            obj["voted_out"] = self.voted_out
+            obj.setdefault("abandoned", None)
             winner = "no winner yet" if event["winner"] is None else f"won by {event['winner']}"
-            self.line(obj, f"table over after {event['deals']} deal(s): {winner}, totals {event['totals']}; "
+            if obj["abandoned"]:
+                winner = f"abandoned by seat {obj['abandoned']['by']}, no winner"
+            out = " (this seat was voted out and watched the rest)" if self.voted_out else ""
+            self.line(obj, f"table over after {event['deals']} deal(s){out}: {winner}, totals {event['totals']}; "
                            f"transcript {event['transcript_hash'][:16]}, log {obj['log']}")
             return
         from p2pcards.core import pretty
@@ -626,6 +674,13 @@ def _check_timeout(value: float, flag: str) -> None:
         raise CliError(f"{flag} must be more than 0 and at most 3600 seconds")
 
 
+def _check_linger(args: argparse.Namespace) -> float:
+    linger: float = args.linger
+    if not 0 <= linger <= 3600:
+        raise CliError("--linger must be between 0 and 3600 seconds")
+    return linger
+
+
 def cmd_host(args: argparse.Namespace, out: TextIO) -> int:
     from p2pcards.identity import data_dir
     from p2pcards.net import host_table, parse_seat_spec
@@ -644,6 +699,7 @@ def cmd_host(args: argparse.Namespace, out: TextIO) -> int:
     _check_timeout(args.timeout, "--timeout")
     if args.lobby_timeout <= 0:
         raise CliError("--lobby-timeout must be positive")
+    linger = _check_linger(args)
     _setup_logging(args.verbose)
     me = _identity()
     printer = _TablePrinter(out, args.json)
@@ -668,7 +724,7 @@ def cmd_host(args: argparse.Namespace, out: TextIO) -> int:
             await host_table(spec, seats=seats, host=me, data_dir=printer.data, options=options, deals=args.deals,
                              timeout=args.timeout, bind=args.bind, port=args.port, lobby_timeout=args.lobby_timeout,
                              on_event=printer.on_event, on_table=on_table, on_listening=on_listening,
-                             on_seats=lan.seats)
+                             on_seats=lan.seats, linger=linger)
 
     return _run_net(main)
 
@@ -708,6 +764,7 @@ def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
         raise CliError(f"--name must be 1 to {MAX_NAME} printable characters")
     if args.lobby_timeout <= 0:
         raise CliError("--lobby-timeout must be positive")
+    linger = _check_linger(args)
     registry = _load()
     _setup_logging(args.verbose)
     me = _identity()
@@ -720,7 +777,7 @@ def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
         if found:
             print(f"p2pcards: this identity has an unfinished table joined at {host}:{port}: taking its seat again "
                   f"({found[0].describe()}); --new joins a new table instead", file=sys.stderr)
-            return _resume(found[0], me, registry, printer)
+            return _resume(found[0], me, registry, printer, linger)
 
     async def main() -> None:
         target_host, target_port, expect = host, port, args.host_fingerprint
@@ -728,7 +785,7 @@ def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
             target_host, target_port, expect = await _locate(args, registry, printer)
         await join_table(target_host, target_port, me=me, registry=registry, data_dir=printer.data, level=args.bot,
                          name=args.name, lobby_timeout=args.lobby_timeout, on_seated=printer.seated,
-                         on_table=printer.on_table, on_event=printer.on_event, expect_host=expect)
+                         on_table=printer.on_table, on_event=printer.on_event, expect_host=expect, linger=linger)
 
     return _run_net(main)
 
@@ -742,7 +799,7 @@ def _warn_unfinished(data: Any, me: Any, **which: Any) -> None:
               "takes its seats again", file=sys.stderr)
 
 
-def _resume(found: Any, me: Any, registry: GameRegistry, printer: _TablePrinter) -> int:
+def _resume(found: Any, me: Any, registry: GameRegistry, printer: _TablePrinter, linger: float) -> int:
     from p2pcards.net import resume_table
     from p2pcards.net.store import PERSON
 
@@ -751,7 +808,7 @@ def _resume(found: Any, me: Any, registry: GameRegistry, printer: _TablePrinter)
 
     async def main() -> None:
         await resume_table(found.path, me=me, registry=registry, data_dir=printer.data, on_resumed=printer.resumed,
-                           on_table=printer.on_table, on_event=printer.on_event)
+                           on_table=printer.on_table, on_event=printer.on_event, linger=linger)
 
     return _run_net(main)
 
@@ -782,6 +839,7 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
     prefix = args.table
     if prefix is not None and (not prefix or any(c not in "0123456789abcdefABCDEF" for c in prefix)):
         raise CliError(f"TABLE is a prefix of a table id (hexadecimal), got {prefix!r}")
+    linger = _check_linger(args)
     registry = _load()
     _setup_logging(args.verbose)
     me = _identity()
@@ -795,7 +853,7 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
     if len(found) > 1:
         names = "; ".join(f.describe() for f in found)
         raise CliError(f"several unfinished tables; name one by a prefix of its id: {names}")
-    return _resume(found[0], me, registry, printer)
+    return _resume(found[0], me, registry, printer, linger)
 
 
 def _join_target(args: argparse.Namespace, by_name: bool) -> tuple[str, int]:
@@ -836,13 +894,15 @@ def cmd_tables(args: argparse.Namespace, out: TextIO) -> int:
     return run_tables(args, out, registry.games, PROTO)
 
 
-def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
+def _read_transcript(path: str) -> list[bytes]:
+    """The messages of a transcript log; CliError (exit 2) for anything that is not one."""
+    from p2pcards.table.transcript import VERSION, VersionError, parse_message
     from p2pcards.table.wire import FrameDecoder, FrameError, unpack
 
     try:
-        data = open(args.logfile, "rb").read()  # noqa: SIM115
+        data = open(path, "rb").read()  # noqa: SIM115
     except OSError as exc:
-        raise CliError(f"cannot read {args.logfile}: {exc.strerror or exc}") from None
+        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
     decoder = FrameDecoder()
     try:
         messages = decoder.feed(data)
@@ -851,23 +911,78 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
         if not messages:
             raise FrameError("the file is empty")
         first = unpack(messages[0])
-        if not isinstance(first, dict) or first.get("kind") != "genesis":
+        if isinstance(first, dict) and first.get("kind") == "genesis" and first.get("v") != VERSION:
+            raise VersionError(f"it was written with protocol version {first.get('v')!r} of p2pcards; this version "
+                               f"speaks protocol {VERSION} and cannot check it")
+        try:
+            genesis = parse_message(messages[0], None)
+        except VersionError:
+            raise
+        except Exception as exc:  # noqa: BLE001 -- any failure: not a genesis
+            raise FrameError(f"its first message is not a table's genesis ({exc})") from None
+        if genesis.kind != "genesis":
             raise FrameError("its first message is not a table's genesis")
+    except VersionError as exc:
+        raise CliError(f"{path}: {exc}") from None
     except FrameError as exc:
-        raise CliError(f"{args.logfile} is not a p2pcards transcript log: {exc}") from None
+        raise CliError(f"{path} is not a p2pcards transcript log: {exc}") from None
+    return messages
+
+
+def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
+    from pathlib import Path
+
+    from p2pcards.net.store import FrameFile, StoreError, side_path
+
     try:
         from p2pcards.table.audit import audit_transcript
     except ImportError:
         raise CliError("this build of p2pcards has no transcript audit (p2pcards.table.audit)") from None
-    report = audit_transcript(messages, _load())
+    logs = [(path, _read_transcript(path)) for path in args.logfile]
+    registry = _load()
+    reports = []
+    for path, messages in logs:
+        report = audit_transcript(messages, registry)
+        try:
+            report["rejected"] = len(FrameFile.read(side_path(Path(path), "rejected")))
+        except StoreError:
+            report["rejected"] = 0
+        reports.append(report)
+    disagreements = []
+    longest = max(range(len(logs)), key=lambda i: len(logs[i][1]))
+    for i, (path, messages) in enumerate(logs):
+        ref_path, ref = logs[longest]
+        if i == longest:
+            continue
+        part = next((k for k, (a, b) in enumerate(zip(messages, ref)) if a != b), None)
+        if part is not None or len(messages) > len(ref):
+            disagreements.append({"path": path, "with": ref_path, "seq": part if part is not None else len(ref)})
+    ok = all(r["ok"] for r in reports) and not disagreements
     if args.json:
-        print(json.dumps(report), file=out)
-    else:
+        if len(logs) == 1:
+            print(json.dumps(reports[0]), file=out)
+        else:
+            print(json.dumps({"ok": ok, "logs": [{"path": p, **r} for (p, _), r in zip(logs, reports)],
+                              "agree": not disagreements, "disagreements": disagreements}), file=out)
+        return 0 if ok else 1
+    for (path, messages), report in zip(logs, reports):
+        if len(logs) > 1:
+            print(f"{path}:", file=out)
         print(f"table {str(report.get('table'))[:16]} of {report.get('game')}: {len(messages)} messages", file=out)
         for d in report.get("deals", []):
             who = f" seat {d['seat']}" if d.get("seat") is not None else ""
             why = f": {d['reason']}" if d.get("reason") else ""
             print(f"deal {d['deal']}: {d['verdict']}{who}{why}", file=out)
+        for v in report.get("votes", []):
+            print(f"seat {v['seat']} was voted out in deal {v['deal']} (seq {v['seq']}) by seats "
+                  f"{', '.join(map(str, v['voters']))}; a dummy from then on", file=out)
+        if report.get("abandoned"):
+            a = report["abandoned"]
+            print(f"abandoned by seat {a['by']} in deal {a['deal']}, waiting for seat(s) "
+                  f"{', '.join(map(str, a['waiting_for']))}: no winner", file=out)
+        if report.get("rejected"):
+            print(f"{report['rejected']} message(s) of this seat were not accepted by the table (kept apart, not "
+                  "part of the transcript)", file=out)
         err = report.get("error")
         if err:
             who = "unattributed" if err.get("seat") is None else f"seat {err['seat']}"
@@ -876,7 +991,10 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
             print(f"OK: totals {report.get('totals')}, transcript {str(report.get('transcript_hash'))[:16]}", file=out)
         else:
             print("FAULT: this transcript does not verify", file=out)
-    return 0 if report.get("ok") else 1
+    for d in disagreements:
+        print(f"DISAGREE: {d['path']} parts from {d['with']} at seq {d['seq']}: they are not the same transcript",
+              file=out)
+    return 0 if ok else 1
 
 
 # ---------------------------------------------------------------------- parser
@@ -1011,6 +1129,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds a seat may stay silent when the table waits for it (default 60)")
     p.add_argument("--lobby-timeout", type=float, default=600.0, metavar="S",
                    help="seconds to wait for the table to fill (default 600)")
+    p.add_argument("--linger", type=float, default=30.0, metavar="S",
+                   help="seconds to stay once the table is over when a player is missing, so that it can come "
+                        "back and learn the outcome (default 30; 0: leave at once)")
     p.add_argument("--json", action="store_true", help="print JSON lines (format below)")
     p.add_argument("-v", "--verbose", action="store_true", help="log connections and seating to standard error")
     p.add_argument("--table-name", metavar="NAME", help="the table's name on the LAN (default GAME-HOST-XXXX)")
@@ -1032,6 +1153,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", metavar="NAME", help="name shown at the table (default: the identity's name)")
     p.add_argument("--lobby-timeout", type=float, default=600.0, metavar="S",
                    help="seconds to wait for the table to start (default 600)")
+    p.add_argument("--linger", type=float, default=30.0, metavar="S",
+                   help="seconds to stay once the table is over when a player is missing, so that it can come "
+                        "back and learn the outcome (default 30; 0: leave at once)")
     p.add_argument("--json", action="store_true", help="print JSON lines (format below)")
     p.add_argument("-v", "--verbose", action="store_true", help="log connections to standard error")
     p.add_argument("--wait", type=float, default=None, metavar="S",
@@ -1051,6 +1175,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("table", metavar="TABLE", nargs="?", help="a prefix of the table id (when there are several)")
     p.add_argument("--json", action="store_true", help="print JSON lines (format below)")
+    p.add_argument("--linger", type=float, default=30.0, metavar="S",
+                   help="seconds to stay once the table is over when a player is missing, so that it can come "
+                        "back and learn the outcome (default 30; 0: leave at once)")
     p.add_argument("-v", "--verbose", action="store_true", help="log connections to standard error")
     p.set_defaults(func=cmd_resume)
 
@@ -1070,7 +1197,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("audit", help="verify a saved table transcript offline", epilog=AUDIT_EPILOG,
                        formatter_class=raw)
-    p.add_argument("logfile", metavar="LOGFILE", help="a transcript log, e.g. DATA/tables/TABLE/seat0.log")
+    p.add_argument("logfile", metavar="LOGFILE", nargs="+",
+                   help="a transcript log, e.g. DATA/tables/TABLE/seat0.log; several: logs of one table, compared")
     p.add_argument("--json", action="store_true", help="print one JSON object (format below)")
     p.set_defaults(func=cmd_audit)
     return parser

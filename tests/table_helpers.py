@@ -1,5 +1,5 @@
-"""A synchronous, in-process network for sans-IO tables: every message a table returns is
-delivered, in order, to every other table; decisions are asked of players."""
+"""Sans-IO tables in one process (p2pcards.table.local.LocalMesh), and what the tests of
+the table layer share: building a table, running it, re-signing and injecting messages."""
 
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ from typing import Any
 from p2pcards.core import load_games
 from p2pcards.core.players import make_player
 from p2pcards.identity import Identity
-from p2pcards.table.local import run_local
+from p2pcards.table.local import OBSERVER, LocalMesh, Route
 from p2pcards.table.table import Rejected, Table
-from p2pcards.table.transcript import Genesis, SeatInfo, make_genesis
-from p2pcards.table.wire import unpack
+from p2pcards.table.transcript import Genesis, SeatInfo, canonical, make_genesis, parse_message
+from p2pcards.table.wire import pack, unpack
 
 REGISTRY = load_games()
+GAMES = ["sueca", "bisca", "copas", "sobe-e-desce"]
 
 
 @dataclass
@@ -27,8 +28,16 @@ class Net:
     players: list[Any]
     events: list[list[dict[str, Any]]]
     genesis: bytes
+    secrets: list[bytes]
+    observer: Table
+    observed: list[dict[str, Any]] = field(default_factory=list)
     rejected: list[tuple[int, Rejected]] = field(default_factory=list)
     delivered: int = 0
+    mesh: LocalMesh | None = None
+
+    @property
+    def spec(self) -> Any:
+        return self.tables[0].spec
 
 
 def make_net(
@@ -38,42 +47,92 @@ def make_net(
     levels: list[str] | None = None,
     seed: int = 1,
     table_class: dict[int, type[Table]] | None = None,
+    timeout: float = 60.0,
 ) -> Net:
+    """A table of ``game`` with every seat a replica here (``table_class`` per seat: an
+    attacker), random players by default, and an observer replica that sees everything."""
     spec = REGISTRY.get(game)
     ids = [Identity.generate(f"peer{s}") for s in range(spec.seats)]
     host = Identity.generate("host")
     seats = tuple(SeatInfo(i.name, i.signing_public, i.sealing_public, "random", host.fingerprint) for i in ids)
     opts = spec.resolve_options(options or {})
-    genesis = Genesis(game, spec.rules_version, opts, seats, deals, host.signing_public, "host", os.urandom(16), 60.0)
+    genesis = Genesis(game, spec.rules_version, opts, seats, deals, host.signing_public, "host", os.urandom(16),
+                      float(timeout))
     raw = make_genesis(host, genesis)
     events: list[list[dict[str, Any]]] = [[] for _ in ids]
     classes = table_class or {}
-    tables = [
-        classes.get(s, Table)(raw, spec, ids[s], os.urandom(32), on_event=events[s].append)
-        for s in range(spec.seats)
-    ]
+    secrets = [os.urandom(32) for _ in ids]
+    tables = [classes.get(s, Table)(raw, spec, ids[s], secrets[s], on_event=events[s].append)
+              for s in range(spec.seats)]
     levels = levels or ["random"] * spec.seats
     players = [make_player(levels[s], spec, random.Random(seed * 10 + s)) for s in range(spec.seats)]
-    return Net(tables, ids, players, events, raw)
+    observed: list[dict[str, Any]] = []
+    observer = Table(raw, spec, None, on_event=observed.append)
+    return Net(tables, ids, players, events, raw, secrets, observer, observed)
 
 
 Tamper = Callable[[Net, int, bytes], None]
 
 
-def run(net: Net, tamper: Tamper | None = None, tolerate: bool = False) -> Net:
-    """Deliver everything until no table has anything to do.  ``tamper(net, author, raw)``
-    is called before each genuine message is delivered (to inject bad ones)."""
+def mesh_of(net: Net, route: Route | None = None, silent: set[int] | None = None) -> LocalMesh:
+    mesh = LocalMesh(dict(enumerate(net.tables)), dict(enumerate(net.players)), observer=net.observer,
+                     route=route, silent=set(silent or ()))
+    net.mesh = mesh
+    return mesh
 
-    def hook(author: int, raw: bytes) -> None:
-        if tamper is not None:
-            tamper(net, author, raw)
-        net.delivered += 1
 
-    def rejected(seat: int, exc: Rejected) -> None:
-        net.rejected.append((seat, exc))
+def run(net: Net, tamper: Tamper | None = None, tolerate: bool = False, route: Route | None = None,
+        silent: set[int] | None = None, after: Callable[[LocalMesh], None] | None = None) -> Net:
+    """Run until nothing moves.  ``tamper(net, author, raw)`` sees each genuine message
+    before it goes out (to inject bad ones); ``route`` may change what one destination
+    gets; ``silent`` seats hear and say nothing.  A refusal by an honest replica fails the
+    run unless ``tolerate``."""
+    mesh = mesh_of(net, route, silent)
+    if tamper is not None:
+        send = mesh.send
 
-    run_local(net.tables, net.players, hook, on_rejected=rejected if tolerate else None)
+        def spy(src: int, msgs: Any) -> None:
+            for raw in msgs:
+                tamper(net, src, raw)
+            send(src, msgs)
+
+        mesh.send = spy  # type: ignore[method-assign]
+    mesh.start()
+    while mesh.step():
+        if after is not None:
+            after(mesh)
+    net.delivered = mesh.delivered
+    net.rejected = [(dst, exc) for dst, _, exc in mesh.rejected if dst != OBSERVER]
+    if net.rejected and not tolerate:
+        raise net.rejected[0][1]
     return net
+
+
+def header(raw: bytes) -> dict[str, Any]:
+    """The signed header of a message (its fields, without the signature)."""
+    obj = unpack(unpack(raw)[0])
+    assert isinstance(obj, dict)
+    return obj
+
+
+def resign(ident: Identity, raw: bytes, **changes: Any) -> bytes:
+    """``raw`` with some header fields changed, signed again by ``ident``."""
+    from p2pcards.table.transcript import sign_message
+
+    msg = header(raw)
+    msg.update(changes)
+    return sign_message(ident, table=msg["table"], deal=msg["deal"], seq=msg["seq"], prev=msg["prev"],
+                        author=msg["author"], kind=msg["kind"], body=msg["body"])
+
+
+def reencode(raw: bytes) -> bytes:
+    """Another encoding of the same signed message: the body's map keys in another order
+    (the signature still covers the canonical bytes, not these)."""
+    body, sig = unpack(raw)
+    msg = unpack(body)
+    shuffled = dict(reversed(list(msg.items())))
+    assert pack(shuffled) != canonical(msg)
+    return pack([pack(shuffled), sig])
 
 
 def inject(net: Net, raw: bytes, skip: int | tuple[int, ...] | None = None) -> list[Rejected]:
@@ -94,82 +153,27 @@ def inject(net: Net, raw: bytes, skip: int | tuple[int, ...] | None = None) -> l
     return errors
 
 
-# ---------------------------------------------------------------- silent seats and votes
-@dataclass
-class VoteRun:
-    """What :func:`run_with_silence` did: the live replicas (a bot's among them), the silent one."""
-
-    tables: dict[int, Table]
-    silent: Table
-    bots: dict[int, Identity]
-    events: dict[int, list[dict[str, Any]]]
-    delivered: int = 0
+def deals_of(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in events if e["type"] == "deal"]
 
 
-def run_with_silence(net: Net, silent: int, after: int, *, hook: Callable[[VoteRun, int, bytes], None] | None = None,
-                     max_messages: int = 100_000) -> VoteRun:
-    """Like :func:`run`, but seat ``silent`` hears and says nothing once ``after`` messages
-    have been delivered.  When nothing moves, the seat allowed to open a vote does (with a
-    fresh bot identity); when the vote is complete, the bot's replica is built from the
-    opener's transcript (:meth:`Table.restore`) and plays the seat.  ``hook(run, author,
-    raw)`` sees every message before it is delivered."""
-    spec = net.tables[0].spec
-    tables = dict(enumerate(net.tables))
-    vr = VoteRun(tables, net.tables[silent], {}, {s: net.events[s] for s in tables})
-    players = dict(enumerate(net.players))
-    alive = set(tables)
-    pending: dict[bytes, tuple[Identity, bytes]] = {}
-    queue: list[tuple[int, bytes]] = []
-    for s, t in tables.items():
-        queue += [(s, m) for m in t.start()]
+def assert_agree(net: Net, honest: list[int] | None = None) -> list[bytes]:
+    """Every honest replica and the observer hold the same transcript, byte for byte, and
+    reach the same verdicts; returns the transcript."""
+    seats = list(range(len(net.tables))) if honest is None else honest
+    logs = {b"".join(net.tables[s].log) for s in seats} | {b"".join(net.observer.log)}
+    assert len(logs) == 1, "every honest replica holds the same transcript, byte for byte"
+    assert all(net.tables[s].finished for s in seats) and net.observer.finished
+    first = deals_of(net.events[seats[0]])
+    for s in seats:
+        assert deals_of(net.events[s]) == first
+    assert deals_of(net.observed) == first
+    return list(net.observer.log)
 
-    def spawn() -> None:
-        for s in sorted(alive):
-            for rep in tables[s].replacements:
-                if rep.bot.signing in pending and rep.seat not in vr.bots:
-                    ident, secret = pending[rep.bot.signing]
-                    vr.bots[rep.seat] = ident
-                    vr.events[rep.seat] = []
-                    bot = Table(net.genesis, spec, ident, secret, seat=rep.seat, on_event=vr.events[rep.seat].append)
-                    queue.extend((rep.seat, m) for m in bot.restore(tables[s].log))
-                    tables[rep.seat] = bot
-                    players[rep.seat] = make_player("random", spec, random.Random(99))
-                    alive.add(rep.seat)
 
-    while vr.delivered < max_messages:
-        if queue:
-            src, raw = queue.pop(0)
-            if src not in alive:
-                continue
-            if hook is not None:
-                hook(vr, src, raw)
-            vr.delivered += 1
-            if vr.delivered == after:
-                alive.discard(silent)
-            seq = unpack(raw)["seq"]
-            for s in sorted(alive):
-                t = tables[s]
-                if s == src or t.finished or (seq < t.seq and t.log[seq] == raw):
-                    continue
-                queue += [(s, m) for m in t.receive(raw)]
-                spawn()
-            continue
-        for s in sorted(alive):
-            decision = tables[s].decision()
-            if decision is not None:
-                queue += [(s, m) for m in tables[s].decide(players[s].choose(tables[s].view(), decision))]
-                break
-        else:
-            for s in sorted(alive):
-                x = tables[s].may_open_vote()
-                if x is not None and x not in alive:
-                    ident, secret = Identity.generate(f"bot{x}"), os.urandom(32)
-                    pending[ident.signing_public] = (ident, secret)
-                    info = SeatInfo(f"bot{x}", ident.signing_public, ident.sealing_public, "random",
-                                    tables[s].me.fingerprint)
-                    queue += [(s, m) for m in tables[s].vote_out(info)]
-                    spawn()
-                    break
-            else:
-                return vr
-    raise RuntimeError(f"no end after {max_messages} messages")
+def kinds(log: list[bytes]) -> list[str]:
+    return [parse_message(raw, None if i == 0 else _keys(log)).kind for i, raw in enumerate(log)]
+
+
+def _keys(log: list[bytes]) -> list[bytes]:
+    return [s["signing"] for s in parse_message(log[0], None).body["seats"]]

@@ -20,13 +20,13 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from p2pcards.identity import Identity
 from p2pcards.table.audit import audit_transcript
 from p2pcards.table.table import Rejected, SetupError, Table
-from p2pcards.table.vectors import FAULT_KEY, VOTE_SILENT, WrongKeySender, generate
-from p2pcards.table.wire import unpack
-from tests.table_helpers import REGISTRY
+from p2pcards.table.transcript import message_hash, parse_message
+from p2pcards.table.vectors import FAULT_KEY, VOTE_SILENT, TwoPlays, WrongKeySender, generate
+from tests.table_helpers import REGISTRY, header
 
 ROOT = Path(__file__).parent.parent
 VECTORS = ROOT / "protocol" / "vectors"
-NAMES = ["table-bisca.json", "table-vote.json", "table-fault.json"]
+NAMES = ["table-bisca.json", "table-vote.json", "table-dispute.json", "table-fork.json"]
 REGENERATE = "run: python -m p2pcards.table.vectors protocol/vectors"
 
 
@@ -47,20 +47,16 @@ def _replica(data: dict[str, Any], s: int, cls: type[Table] = Table) -> Table:
     """Seat ``s``'s replica, from the keys and the secret the file lists."""
     log = _log(data)
     keys = data["inputs"]["seats"][s]
-    spec = REGISTRY.get(unpack(log[0])["body"]["game"])
+    spec = REGISTRY.get(header(log[0])["body"]["game"])
     return cls(log[0], spec, _identity(keys, f"seat{s}"), bytes.fromhex(keys["table_secret"]))
 
 
-def _bot(data: dict[str, Any]) -> Table:
-    """The replica of the bot that takes the voted-out seat (table-vote.json)."""
-    log = _log(data)
-    keys = data["inputs"]["bot"]
-    spec = REGISTRY.get(unpack(log[0])["body"]["game"])
-    return Table(log[0], spec, _identity(keys, "bot"), bytes.fromhex(keys["table_secret"]), seat=data["vote"]["seat"])
-
-
 def _cls(name: str, s: int) -> type[Table]:
-    return WrongKeySender if name == "table-fault.json" and s == 1 else Table
+    if name == "table-dispute.json" and s == 1:
+        return WrongKeySender
+    if name == "table-fork.json" and s == 1:
+        return TwoPlays
+    return Table
 
 
 # ---------------------------------------------------------------- (1) reproduced
@@ -73,10 +69,19 @@ def test_the_table_vectors_are_reproduced_byte_for_byte():
         data = _load(name)
         log = _log(data)
         assert [m["seq"] for m in data["messages"]] == list(range(len(log)))
-        assert all(hashlib.sha256(raw).hexdigest() == m["hash"] for raw, m in zip(log, data["messages"]))
-        assert all(unpack(raw)["prev"] == hashlib.sha256(log[i - 1]).digest() for i, raw in enumerate(log) if i)
+        assert all(message_hash(raw).hex() == m["hash"] for raw, m in zip(log, data["messages"]))
+        # the hash is of the signed bytes (or a certificate's statement): the first item
+        assert all(hashlib.sha256(unpack_first(raw)).hexdigest() == m["hash"] for raw, m in zip(log, data["messages"]))
+        assert all(header(raw)["prev"] == message_hash(log[i - 1]) for i, raw in enumerate(log) if i)
         assert data["transcript_hash"] == data["messages"][-1]["hash"]
-        assert data["table_id"] == unpack(log[0])["table"].hex()
+        assert data["table_id"] == header(log[0])["table"].hex()
+
+
+def unpack_first(raw: bytes) -> bytes:
+    from p2pcards.table.wire import unpack
+
+    first: bytes = unpack(raw)[0]
+    return first
 
 
 def test_the_table_vectors_do_not_depend_on_the_hash_seed():
@@ -95,18 +100,13 @@ def test_the_table_vectors_do_not_depend_on_the_hash_seed():
 @pytest.mark.parametrize("name", NAMES)
 def test_every_message_is_accepted_by_fresh_replicas_and_the_audit(name):
     """Each seat's replica, fresh from the file's inputs, takes every other seat's message
-    (``receive``) and writes its own again byte for byte (``restore``); all reach the
-    file's deals and chain head, and the offline audit reports what the file says."""
+    and every certificate (``receive``) and writes its own again byte for byte
+    (``restore``); all reach the file's deals and chain head (a seat voted out follows to
+    the end as an observer), and the offline audit reports what the file says."""
     data = _load(name)
     log = _log(data)
-    vote = data.get("vote")
     for s in range(len(data["inputs"]["seats"])):
         fresh = _replica(data, s, _cls(name, s))
-        if vote is not None and s == vote["seat"]:
-            # the silent seat's replica takes the votes against it, then stops
-            assert fresh.restore(log[: vote["completed_at"] + 1]) == []
-            assert fresh.voted_out and fresh.finished
-            continue
         assert fresh.restore(log) == [], "nothing left to send"
         assert fresh.finished and fresh.log == log and fresh.transcript_hash == data["transcript_hash"]
         assert fresh.results == data["deals"]
@@ -120,91 +120,97 @@ def test_every_message_is_accepted_by_fresh_replicas_and_the_audit(name):
         assert report["ok"]
 
 
-def test_the_vote_vector_replaces_the_silent_seat_by_the_bot():
+def test_the_vote_vector_makes_the_silent_seat_a_dummy():
     data = _load("table-vote.json")
     log = _log(data)
     vote = data["vote"]
     x = vote["seat"]
     assert x == VOTE_SILENT == data["inputs"]["silent"]["seat"]
-    assert vote["opened_at"] == data["inputs"]["silent"]["seq"]
-    # the votes: the lowest other seat opens naming the bot, then every other seat in order
-    votes = [unpack(raw) for raw in log[vote["opened_at"]: vote["completed_at"] + 1]]
-    assert [v["kind"] for v in votes] == ["vote"] * len(vote["voters"]) and vote["voters"] == [0, 1, 3]
-    assert [v["author"] for v in votes] == vote["voters"]
-    assert all(v["body"]["against"] == x for v in votes)
-    assert votes[0]["body"]["bot"]["signing"].hex() == vote["bot"]["signing"]
-    assert all(v["body"]["bot"] is None for v in votes[1:])
-    # the bot's keys are the file's inputs; its replica follows the transcript and plays on
-    bot = _bot(data)
-    assert bot.me.signing_public.hex() == vote["bot"]["signing"] and bot.me.fingerprint == vote["bot"]["fingerprint"]
-    assert bot.restore(log) == [] and bot.finished and bot.log == log
-    assert bot.results == data["deals"] and bot.keys[x] == bot.me.signing_public
-    assert any(unpack(raw)["author"] == x for raw in log[vote["completed_at"] + 1:]), "the bot wrote in deal 1"
-    # every live replica agrees on the replacement and the voided deal
-    seated = _replica(data, 0)
-    seated.restore(log)
-    (rep,) = seated.replacements
-    assert (rep.seat, rep.deal, rep.slot, rep.seq, list(rep.voters)) == (
-        x, vote["deal"], vote["opened_at"], vote["completed_at"], vote["voters"])
-    assert rep.old_signing.hex() == vote["old_signing"]
-    assert rep.old_signing == _identity(data["inputs"]["seats"][x], "x").signing_public
-    assert rep.bot.signing.hex() == vote["bot"]["signing"] and rep.bot.sealing.hex() == vote["bot"]["sealing"]
-    void = data["deals"][vote["deal"]]
-    assert void["audit"] == {"verdict": "void", "seat": x, "kind": "vote-out", "reason": void["audit"]["reason"]}
-    assert void["result"] is None and data["deals"][-1]["audit"]["verdict"] == "clean"
-    assert data["audit"]["ok"] and data["audit"]["votes"] == [rep.to_json()]
+    cert = parse_message(log[vote["certificate"]], None)
+    assert cert.kind == "outvote" and cert.body == {"against": x, "voters": [0, 1, 3]} == {
+        "against": x, "voters": vote["voters"]}
+    keys = [s["signing"] for s in header(log[0])["body"]["seats"]]
+    votes = [parse_message(raw, keys) for raw in cert.proof]
+    assert [(v.kind, v.author, v.body, v.slot) for v in votes] == [
+        ("vote", s, {"against": x}, cert.slot) for s in vote["voters"]]
+    # the seat voted out lost the deal; it writes nothing more; the second deal is clean
+    lost, second = data["deals"]
+    assert lost["audit"]["verdict"] == "vote-out" and lost["audit"]["seat"] == x
+    assert lost["result"]["renuncia"] == x and lost["result"]["game_points"] == [0, 4]
+    assert second["audit"]["verdict"] == "clean"
+    after = [parse_message(raw, keys) for raw in log[vote["certificate"] + 1:]]
+    assert all(e.author != x for e in after)
+    assert data["audit"]["ok"] and data["audit"]["dummies"] == [x]
+    assert data["audit"]["votes"] == [{k: vote[k] for k in ("seat", "deal", "seq", "voters")}]
 
 
-def test_the_fault_vector_blames_the_seat_that_sealed_a_wrong_key():
-    data = _load("table-fault.json")
+def test_the_dispute_vector_blames_the_seat_that_sealed_a_wrong_key():
+    data = _load("table-dispute.json")
     log = _log(data)
-    fault = data["fault"]
-    claim = unpack(log[fault["seq"]])
-    assert fault["seq"] == len(log) - 1 and claim["kind"] == "fault"
-    assert claim["author"] == fault["claimant"] == data["inputs"]["deviation"]["to"]
-    assert claim["body"]["against"] == fault["against"] == data["inputs"]["deviation"]["seat"]
+    dispute = data["dispute"]
+    keys = [s["signing"] for s in header(log[0])["body"]["seats"]]
+    claim = parse_message(log[dispute["seq"]], keys)
+    assert claim.kind == "dispute" and claim.author == dispute["accuser"] == data["inputs"]["deviation"]["to"]
+    assert claim.body["against"] == dispute["against"] == data["inputs"]["deviation"]["seat"]
+    assert claim.body["evidence"] is not None
     assert data["inputs"]["deviation"]["key"] == FAULT_KEY.hex()
-    before = unpack(log[fault["seq"] - 1])
-    assert before["author"] == fault["against"]
-    assert any(m.get("kind") == "keys" and m.get("to") == fault["claimant"] for m in before["body"]["msgs"])
     (deal,) = data["deals"]
-    assert deal["deal"] == fault["deal"] and deal["result"] is None
+    assert deal["deal"] == dispute["deal"] and deal["result"]["renuncia"] == dispute["against"]
     assert deal["audit"]["verdict"] == "fault" and deal["audit"]["kind"] == "bad-key"
-    assert deal["audit"]["seat"] == fault["against"]
-    assert data["audit"]["deals"][0]["seat"] == fault["against"] and not data["audit"]["ok"]
+    assert deal["audit"]["seat"] == dispute["against"]
+    assert data["audit"]["deals"][0]["seat"] == dispute["against"] and not data["audit"]["ok"]
     # an honest client in the accused seat would not have written that key
-    with pytest.raises(SetupError, match=f"saved message {fault['seq'] - 1} is not what this seat would write"):
-        _replica(data, fault["against"]).restore(log)
+    with pytest.raises(SetupError, match="is not what this seat would write"):
+        _replica(data, dispute["against"]).restore(log)
+
+
+def test_the_fork_vector_proves_the_equivocation():
+    data = _load("table-fork.json")
+    log = _log(data)
+    fork = data["fork"]
+    cert = parse_message(log[fork["seq"]], None)
+    assert cert.kind == "fork" and cert.body == {"against": fork["against"]} and len(cert.proof) == 2
+    keys = [s["signing"] for s in header(log[0])["body"]["seats"]]
+    a, b = (parse_message(raw, keys) for raw in cert.proof)
+    assert a.author == b.author == fork["against"] and a.slot == b.slot == cert.slot and a.hash != b.hash
+    assert bytes.fromhex(data["inputs"]["deviation"]["second"]) in cert.proof
+    (deal,) = data["deals"]
+    assert deal["audit"]["verdict"] == "fault" and deal["audit"]["kind"] == "equivocation"
+    assert deal["audit"]["seat"] == fork["against"] and deal["result"]["renuncia"] == fork["against"]
 
 
 # ---------------------------------------------------------------- (3) a flipped byte
 def _tampered_seq(name: str, data: dict[str, Any]) -> int:
     if name == "table-vote.json":
-        return data["vote"]["opened_at"]
-    if name == "table-fault.json":
-        return data["fault"]["seq"]
+        return data["vote"]["certificate"]
+    if name == "table-dispute.json":
+        return data["dispute"]["seq"]
+    if name == "table-fork.json":
+        return data["fork"]["seq"]
     return len(data["messages"]) // 2
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_a_flipped_byte_in_a_message_is_refused(name):
-    """The opening vote, the fault claim, a message in the middle of the Bisca deal: with
-    one bit flipped, a replica refuses it (and is unchanged), and so does the audit."""
+    """The outvote certificate, the dispute, the fork certificate, a message in the middle
+    of the Bisca deal: with one bit flipped (in its signed part or its proof), a replica
+    refuses it (and is unchanged), and so does the audit."""
     data = _load(name)
     log = _log(data)
     seq = _tampered_seq(name, data)
-    raw = bytearray(log[seq])
-    raw[len(raw) // 2] ^= 0x01
-    bad = bytes(raw)
-    author = unpack(log[seq])["author"]
+    author = header(log[seq])["author"]
     s = next(s for s in range(len(data["inputs"]["seats"])) if s != author)
-    fresh = _replica(data, s, _cls(name, s))
-    assert fresh.restore(log[:seq]) == []
-    before = (fresh.seq, fresh.head, list(fresh.log))
-    with pytest.raises(Rejected):
-        fresh.receive(bad)
-    assert (fresh.seq, fresh.head, list(fresh.log)) == before
-    fresh.receive(log[seq])  # the genuine message is taken
-    assert fresh.log[seq] == log[seq]
-    report = audit_transcript(log[:seq] + [bad] + log[seq + 1:], REGISTRY)
-    assert not report["ok"] and report["error"]["seq"] == seq
+    for where in (len(log[seq]) // 3, len(log[seq]) - 10):
+        raw = bytearray(log[seq])
+        raw[where] ^= 0x01
+        bad = bytes(raw)
+        fresh = _replica(data, s, _cls(name, s))
+        fresh.restore(log[:seq])
+        before = (fresh.seq, fresh.head, list(fresh.log))
+        with pytest.raises(Rejected):
+            fresh.receive(bad)
+        assert (fresh.seq, fresh.head, list(fresh.log)) == before
+        fresh.receive(log[seq])  # the genuine message is taken
+        assert fresh.log[seq] == log[seq]
+        report = audit_transcript(log[:seq] + [bad] + log[seq + 1:], REGISTRY)
+        assert not report["ok"] and report["error"]["seq"] == seq

@@ -16,6 +16,7 @@ __all__ = [
     "MeshError",
     "PeerSilent",
     "ResumeError",
+    "TableGone",
     "VotedOut",
     "single_error",
 ]
@@ -101,4 +102,8 @@ class ResumeError(NetError):
 
 
 class VotedOut(NetError):
-    """The other seats voted this process's seat out while it was silent (a bot plays it now)."""
+    """The other seats voted this process's seat out while it was silent (it is a dummy now)."""
+
+
+class TableGone(NetError):
+    """The table went on without this process, and nobody is left to tell it the outcome."""

@@ -29,7 +29,7 @@ from p2pcards.core import GameSpec
 from p2pcards.core.players import Player, make_player
 from p2pcards.identity import Identity
 from p2pcards.net.errors import ListenError, LobbyTimeout, MeshError, single_error
-from p2pcards.net.link import Link, LinkClosed
+from p2pcards.net.link import PREAUTH_FRAME, Link, LinkClosed, PreauthGate, PreauthSlot
 from p2pcards.net.lobby import (
     NONCE_SIZE,
     Hello,
@@ -45,9 +45,10 @@ from p2pcards.net.lobby import (
     parse_hello,
 )
 from p2pcards.net.memory import make_table
-from p2pcards.net.node import EventSink, LinkSink, LocalSeat, Node, describe_table
+from p2pcards.net.node import LINGER, EventSink, LinkSink, LocalSeat, Node, describe_table
 from p2pcards.net.rejoin import answer_rejoin
 from p2pcards.net.store import PERSON, Manifest, PeerEntry, peer_stem, save_identity, table_dir
+from p2pcards.table.table import Table
 from p2pcards.table.transcript import Genesis, SeatInfo, parse_message
 
 __all__ = ["host_table", "HELLO_TIMEOUT"]
@@ -87,6 +88,8 @@ class _Lobby:
         #: whether the host's own identity holds a seat (a ``me`` seat)
         self.host_seated = any(s.kind == "me" for s in seats)
         self.changed = trio.Event()
+        #: The connections that have not said who they are yet (no hello, no rejoin proof).
+        self.gate = PreauthGate("the lobby")
         #: The node playing the bots, once the table has started (reconnections go to it).
         self.node: Node | None = None
         self.on_seats: Callable[[int, int], None] | None = None
@@ -135,7 +138,12 @@ class _Lobby:
                       self.host.name, self.host.signing_public)
 
     async def handle(self, stream: trio.SocketStream) -> None:
-        """One lobby connection; catches everything so one bad peer cannot hurt the others."""
+        """One lobby connection; catches everything so one bad peer cannot hurt the others.
+
+        Until it is seated (or its reconnection proven) the connection holds a slot of
+        :attr:`gate` (none free: it is closed at once, not even greeted) and its frames are
+        at most :data:`~p2pcards.net.link.PREAUTH_FRAME` bytes.
+        """
         try:
             peer = stream.socket.getpeername()
             addr = str(peer[0])
@@ -143,7 +151,11 @@ class _Lobby:
         except OSError:
             await trio.aclose_forcefully(stream)
             return
-        link = Link(stream, name)
+        slot = self.gate.enter()
+        if slot is None:
+            await trio.aclose_forcefully(stream)
+            return
+        link = Link(stream, name, limit=PREAUTH_FRAME)
         try:
             async with trio.open_nursery() as nursery:
                 await nursery.start(link.run)
@@ -153,7 +165,7 @@ class _Lobby:
                 except LinkClosed:
                     await link.aclose()
                     return
-                joiner = await self._admit(link, addr, nonce)
+                joiner = await self._admit(link, addr, nonce, slot)
                 if joiner is _REJOINED:
                     return  # the link is the node's now; its reader goes on in this nursery
                 if joiner is None:
@@ -173,8 +185,12 @@ class _Lobby:
         except Exception:  # noqa: BLE001 -- one connection never takes the host down
             log.exception("lobby connection %s failed", name)
             await link.aclose("failed")
+        finally:
+            slot.release()  # on every way out before it was seated: refusal, timeout, error, cancellation
 
-    async def _admit(self, link: Link, addr: str, nonce: bytes) -> _Joiner | object | None:
+    async def _admit(self, link: Link, addr: str, nonce: bytes, slot: PreauthSlot) -> _Joiner | object | None:
+        """Read the hello (or rejoin) and seat the peer; on success the link is authenticated:
+        its frame limit is raised and ``slot`` released."""
         with trio.move_on_after(HELLO_TIMEOUT):
             try:
                 payload = await link.receive()
@@ -184,7 +200,12 @@ class _Lobby:
             try:
                 obj = decode(payload)
                 if obj.get("type") == "rejoin":  # a process of this table comes back
-                    return _REJOINED if await answer_rejoin(self.node, link, obj, nonce) else None
+                    if not await answer_rejoin(self.node, link, obj, nonce):
+                        return None
+                    # welcomed (answer_rejoin sent it): the dialler speaks again only once it has it
+                    link.raise_limit()
+                    slot.release()
+                    return _REJOINED
                 hello = parse_hello(obj, nonce)
             except LobbyProtocolError as exc:
                 log.warning("%s: refused (%s): %s", link.name, exc.code, exc.reason)
@@ -196,6 +217,8 @@ class _Lobby:
                 await self._refuse(link, *problem)
                 return None
             joiner = self.seat(hello, addr, link)
+            link.raise_limit()  # before `seated`: whatever it sends next is read with the full limit
+            slot.release()
             try:
                 await link.send(make_seated(self.seated(joiner.seat)))
             except LinkClosed as exc:
@@ -233,6 +256,8 @@ async def host_table(
     person: Player | None = None,
     wrap_bot: Callable[[Player], Player] | None = None,
     seed: int | None = None,
+    linger: float = LINGER,
+    table_class: Callable[..., Table] = Table,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
 ) -> Node | None:
     """Host a table of ``spec`` and play its bot seats (and ``me`` seat) to the end; returns the node.
@@ -244,6 +269,7 @@ async def host_table(
     is played by ``person`` with the host's identity; ``wrap_bot(player)`` may wrap each
     bot's player (e.g. to pace it for a screen); ``on_link`` goes to the node.  With no
     local seat the host only seats the players, sends the genesis and returns None.
+    ``linger`` and ``table_class`` go to the node (:class:`~p2pcards.net.node.Node`).
     Raises :class:`ListenError`, :class:`LobbyTimeout`, or another NetError.
     """
     if len(seats) != spec.seats:
@@ -297,7 +323,7 @@ async def host_table(
                 manifest = Manifest("host", genesis.table_id, host.fingerprint, spec.name, tuple(processes),
                                     tuple(entries), listen=(bind, actual))
                 node = Node(genesis_raw, spec, locals_, data_dir=data_dir, on_event=on_event, timeout=timeout,
-                            manifest=manifest, on_link=on_link)
+                            manifest=manifest, on_link=on_link, linger=linger, table_class=table_class)
                 for joiner in lobby.joiners.values():
                     node.attach(joiner.link, {joiner.seat})
                 lobby.node = node

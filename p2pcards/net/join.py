@@ -28,7 +28,7 @@ from p2pcards.core import GameRegistry
 from p2pcards.core.players import Player, make_player
 from p2pcards.identity import Identity, fingerprint
 from p2pcards.net.errors import ConnectError, LobbyTimeout, MeshError, Refused, single_error
-from p2pcards.net.link import Link, LinkClosed
+from p2pcards.net.link import PREAUTH_FRAME, Link, LinkClosed, PreauthGate
 from p2pcards.net.lobby import (
     DIALLER,
     LISTENER,
@@ -46,9 +46,10 @@ from p2pcards.net.lobby import (
     parse_seated_or_refused,
     parse_start,
 )
-from p2pcards.net.node import EventSink, LinkSink, LocalSeat, Node, describe_table
+from p2pcards.net.node import LINGER, EventSink, LinkSink, LocalSeat, Node, describe_table
 from p2pcards.net.rejoin import answer_rejoin
 from p2pcards.net.store import PERSON, Manifest, PeerEntry, peer_stem
+from p2pcards.table.table import Table
 from p2pcards.table.transcript import Genesis, TranscriptError, parse_message
 
 __all__ = ["join_table", "CONNECT_TIMEOUT"]
@@ -70,6 +71,8 @@ class _Mesh:
         self.links: dict[tuple[int, ...], Link] = {}
         self.ready = trio.Event()  # the genesis is known
         self.changed = trio.Event()
+        #: The inbound connections that have not proven their seats yet.
+        self.gate = PreauthGate("the mesh listener")
 
     def _notify(self) -> None:
         self.changed.set()
@@ -78,7 +81,8 @@ class _Mesh:
     def identities(self) -> dict[int, Identity]:
         """This process's seats and their identities, for its mesh hellos."""
         assert self.node is not None
-        return {s: self.node.peers[s].table.me for s in self.my_seats}
+        mine = self.node.local_identities()
+        return {s: mine[s] for s in self.my_seats}
 
     def add(self, seats: tuple[int, ...], link: Link) -> None:
         assert self.node is not None
@@ -104,13 +108,16 @@ async def join_table(
     expect_host: str | None = None,
     player: Player | None = None,
     on_link: LinkSink | None = None,
+    linger: float = LINGER,
+    table_class: Callable[..., Table] = Table,
 ) -> Node:
     """Join the table at ``host:port`` as a bot peer of ``level`` and play it to the end.
 
     With ``player`` (a person's seat on a screen: an asynchronous player) the peer joins as
     a person instead (its ``hello`` names no bot level) and ``level`` is ignored.  With
     ``expect_host`` (a fingerprint, e.g. from the table's LAN announcement) the seat is
-    given up unless the host that seats this peer has that key.  ``on_link`` goes to the node.
+    given up unless the host that seats this peer has that key.  ``on_link``, ``linger`` and
+    ``table_class`` go to the node (:class:`~p2pcards.net.node.Node`).
 
     Raises :class:`ConnectError`, :class:`Refused`, :class:`LobbyTimeout` or
     :class:`MeshError` (all NetErrors) with a message for people.
@@ -156,7 +163,7 @@ async def join_table(
             manifest = Manifest("join", genesis.table_id, me.fingerprint, spec.name, start.processes, (entry,),
                                 listen=(local_ip, my_port), dial=(host, port))
             node = Node(start.genesis, spec, [LocalSeat(me, player)], data_dir=data_dir, on_event=on_event,
-                        manifest=manifest, on_link=on_link)
+                        manifest=manifest, on_link=on_link, linger=linger, table_class=table_class)
             mesh.node = node
             mesh.my_seats = (seated.seat,)
             if on_table is not None:
@@ -315,22 +322,28 @@ async def _inbound(stream: trio.SocketStream, mesh: _Mesh) -> None:
     """A higher seat's process dials us: check its mesh hello, answer with ours.
 
     The handler lives as long as the link (trio closes a served stream when its handler
-    returns), with the link's reader in its own nursery.
+    returns), with the link's reader in its own nursery.  Until the link is accepted it
+    holds a slot of the mesh's gate (none free: closed at once, not even greeted) and its
+    frames are at most :data:`~p2pcards.net.link.PREAUTH_FRAME` bytes.
     """
     try:
         addr = stream.socket.getpeername()
         peer = f"{addr[0]}:{addr[1]}"
     except OSError:
         return
-    link = Link(stream, f"inbound {peer}")
+    slot = mesh.gate.enter()
+    if slot is None:
+        await trio.aclose_forcefully(stream)
+        return
+    link = Link(stream, f"inbound {peer}", limit=PREAUTH_FRAME)
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(link.run)
             nonce = os.urandom(NONCE_SIZE)
             await link.send(make_greeting(nonce))
             with trio.move_on_after(CONNECT_TIMEOUT) as scope:
+                payload = await link.receive()  # first: a connection that breaks is dropped at once
                 await mesh.ready.wait()
-                payload = await link.receive()
             if scope.cancelled_caught:
                 log.info("%s: no mesh hello in time; closed", link.name)
                 await link.aclose("no mesh hello")
@@ -341,10 +354,15 @@ async def _inbound(stream: trio.SocketStream, mesh: _Mesh) -> None:
             if obj.get("type") == "rejoin":  # a process of this table comes back after a crash
                 if not await answer_rejoin(node, link, obj, nonce):
                     await link.aclose("reconnection refused")
-                return  # else the link is the node's; its reader goes on in this nursery
+                    return
+                link.raise_limit()  # welcomed (by answer_rejoin): the link is the node's now
+                slot.release()
+                return  # its reader goes on in this nursery
             hello = parse_mesh_hello(obj, DIALLER, node.table_id, node.keys, nonce)
             if hello.seats not in mesh.expected_inbound or hello.seats in mesh.links:
                 raise LobbyProtocolError(f"seat(s) {hello.seats} are not expected to dial this peer", "mesh")
+            link.raise_limit()  # proven: before our answer, so the dialler's table messages get the full limit
+            slot.release()
             await link.send(make_mesh_hello(LISTENER, node.table_id, mesh.identities(), hello.nonce, nonce))
             link.name = f"seat {'+'.join(map(str, hello.seats))} ({peer})"
             mesh.add(hello.seats, link)
@@ -354,3 +372,5 @@ async def _inbound(stream: trio.SocketStream, mesh: _Mesh) -> None:
     except Exception:  # noqa: BLE001 -- one connection never takes the peer down
         log.exception("%s: mesh connection failed", link.name)
         await link.aclose("failed")
+    finally:
+        slot.release()  # on every way out before it was accepted: refusal, timeout, error, cancellation

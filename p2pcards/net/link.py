@@ -11,22 +11,44 @@ A framing error (a length of zero or above the limit) is the remote side's fault
 is closed at once with the reason logged, and the consumer sees :class:`LinkClosed` once it
 has taken the frames that arrived before the bad one.  Nothing a remote side sends can make
 the reader raise: one bad peer never takes the process or the other links down.
+
+Work is bounded before it is done.  The reader never holds more than ``limit + 4`` bytes of
+a frame (it reads no further than the current frame can reach), and a length above the
+limit is refused as soon as its 4 bytes are in, without waiting for the body.  A listener's connection
+starts with the small :data:`PREAUTH_FRAME` limit and raises it (:meth:`Link.raise_limit`)
+once the remote side has proven who it is; a :class:`PreauthGate` caps how many
+connections a listener holds before that.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import AsyncIterator
+from types import TracebackType
+from typing import Final
 
 import trio
 
 from p2pcards.table.wire import MAX_FRAME, FrameDecoder, FrameError, frame
 
-__all__ = ["Link", "LinkClosed"]
+__all__ = ["Link", "LinkClosed", "PreauthGate", "PreauthSlot", "PREAUTH_FRAME", "PREAUTH_CONNECTIONS"]
 
 log = logging.getLogger("p2pcards.net.link")
 
 _CHUNK = 65536
+
+#: Largest frame a listener reads from a connection that has not authenticated yet (before
+#: its ``hello``, ``mesh`` hello or ``rejoin`` proof is accepted).  The largest legitimate
+#: frame then is a ``hello`` listing the most games a host accepts (256, each a name of at
+#: most 40 characters and a rules version of at most 16, in UTF-8): under 28 KiB.  Mesh
+#: hellos, ``rejoin`` and ``proof`` carry at most 16 seats and signatures: about 1.2 KiB.
+PREAUTH_FRAME: Final = 32 * 1024
+#: Most connections one listener holds before they authenticate; more are closed at once.
+#: A table has at most 16 seats, so every other process arriving (or coming back) at once fits.
+PREAUTH_CONNECTIONS: Final = 16
+#: Seconds between two log lines about connections turned away by a :class:`PreauthGate`.
+_GATE_LOG_EVERY: Final = 5.0
 
 
 class LinkClosed(Exception):
@@ -36,14 +58,16 @@ class LinkClosed(Exception):
 class Link:
     """Frames over ``stream``; start :meth:`run` in a nursery before receiving.
 
-    ``name`` says who is at the other end, for log lines.  ``capacity`` bounds the frames
-    decoded but not yet taken by :meth:`receive`.
+    ``name`` says who is at the other end, for log lines.  ``limit`` is the largest frame
+    read or sent (a listener's connection starts at :data:`PREAUTH_FRAME`, see
+    :meth:`raise_limit`).  ``capacity`` bounds the frames decoded but not yet taken by
+    :meth:`receive`.
     """
 
     def __init__(self, stream: trio.abc.Stream, name: str, *, limit: int = MAX_FRAME, capacity: int = 16) -> None:
         self.stream = stream
         self.name = name
-        self.limit = limit
+        self._decoder = FrameDecoder(limit)
         self._in, self._out = trio.open_memory_channel[bytes](capacity)
         self._send_lock = trio.Lock()
         self._eof_sent = False
@@ -65,6 +89,29 @@ class Link:
     def __repr__(self) -> str:
         return f"<Link {self.name}>"
 
+    @property
+    def limit(self) -> int:
+        """The largest frame this link reads or sends now."""
+        return self._decoder.limit
+
+    def raise_limit(self, limit: int = MAX_FRAME) -> None:
+        """Accept frames up to ``limit`` from now on (the remote side has authenticated).
+
+        It applies to every frame whose length the reader has not checked yet: call it
+        before answering the authenticating frame (or at least before the next checkpoint),
+        so that the remote side's next frame, sent once it has the answer, is read with it.
+        Frames that arrived before were read with the smaller limit: a remote side that does
+        not wait for the answer gets a framing error.
+        """
+        if limit < self._decoder.limit:
+            raise ValueError(f"a link's frame limit only goes up ({self._decoder.limit} -> {limit})")
+        self._decoder.limit = limit
+
+    @property
+    def pending(self) -> int:
+        """Bytes read that do not make a whole frame yet (at most ``limit + 4``)."""
+        return self._decoder.pending
+
     # ------------------------------------------------------------------ reading
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """The reader task: decode frames into the channel until EOF, an error or close.
@@ -73,11 +120,12 @@ class Link:
         """
         self.running = True
         task_status.started()
-        decoder = FrameDecoder(self.limit)
+        decoder = self._decoder
         async with self._in:  # closed last, so that a receiver always finds the reason set
             try:
                 while True:
-                    data = await self.stream.receive_some(_CHUNK)
+                    # never further than the current frame can reach: at most limit + 4 bytes held
+                    data = await self.stream.receive_some(min(_CHUNK, max(1, decoder.limit + 4 - decoder.pending)))
                     if not data:
                         if decoder.pending:
                             self._stop(f"closed by the remote side in the middle of a frame "
@@ -171,3 +219,59 @@ class Link:
             self.reason = reason
         self._out.close()  # frees a reader blocked on a full channel
         await trio.aclose_forcefully(self.stream)
+
+
+class PreauthSlot:
+    """One connection counted by a :class:`PreauthGate`; :meth:`release` it once the
+    connection has authenticated.  Leaving its ``with`` block releases it too (whatever
+    the way out: an error, a timeout, cancellation), so it is never held by a closed one."""
+
+    def __init__(self, gate: PreauthGate) -> None:
+        self._gate: PreauthGate | None = gate
+
+    def release(self) -> None:
+        """Stop counting this connection (idempotent)."""
+        if self._gate is not None:
+            self._gate.open -= 1
+            self._gate = None
+
+    def __enter__(self) -> PreauthSlot:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.release()
+
+
+class PreauthGate:
+    """The connections of one listener that have not authenticated yet: at most ``cap``.
+
+    :meth:`enter` gives a :class:`PreauthSlot`, or None when ``cap`` connections are
+    already waiting: the listener then closes the new one at once, before its greeting.
+    Connections turned away are logged at most once per :data:`_GATE_LOG_EVERY` seconds.
+    """
+
+    def __init__(self, what: str, cap: int = PREAUTH_CONNECTIONS) -> None:
+        self.what = what
+        self.cap = cap
+        #: Connections counted now.
+        self.open = 0
+        #: Connections turned away since this gate was made.
+        self.turned_away = 0
+        self._unlogged = 0
+        self._logged_at = -math.inf
+
+    def enter(self) -> PreauthSlot | None:
+        """A slot for a new connection, or None if the listener must close it at once."""
+        if self.open < self.cap:
+            self.open += 1
+            return PreauthSlot(self)
+        self.turned_away += 1
+        self._unlogged += 1
+        now = trio.current_time()
+        if now - self._logged_at >= _GATE_LOG_EVERY:
+            log.warning("%s: %d new connection(s) closed at once since the last such message: %d connections "
+                        "have not authenticated yet, the most it holds", self.what, self._unlogged, self.open)
+            self._logged_at = now
+            self._unlogged = 0
+        return None

@@ -7,7 +7,7 @@ exactly the code they run over TCP -- framing, dispatch, reordering, logs -- wit
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from p2pcards.net.errors import single_error
 from p2pcards.net.link import Link
 from p2pcards.net.node import EventSink, LocalSeat, Node
 from p2pcards.net.store import Manifest
+from p2pcards.table.table import Table
 from p2pcards.table.transcript import Genesis, SeatInfo, make_genesis
 
 __all__ = ["make_table", "memory_mesh", "play_in_memory"]
@@ -53,15 +54,17 @@ def memory_mesh(
     on_event: EventSink | None = None,
     timeout: float | None = None,
     manifest: Manifest | None = None,
+    table_class: Callable[..., Table] = Table,
 ) -> list[Node]:
     """One node per group of local seats, every pair of nodes joined by an in-memory link.
 
-    ``manifest`` (a ``local`` table's, :mod:`p2pcards.net.store`) is kept by the first node.
+    ``manifest`` (a ``local`` table's, :mod:`p2pcards.net.store`) is kept by the first node;
+    ``table_class`` builds the replicas (see :class:`~p2pcards.net.node.Node`).
     """
     from trio.testing import memory_stream_pair  # here: trio.testing imports pytest when it is there
 
     nodes = [Node(genesis_raw, spec, g, data_dir=data_dir, on_event=on_event, timeout=timeout,
-                  manifest=manifest if i == 0 else None) for i, g in enumerate(groups)]
+                  manifest=manifest if i == 0 else None, table_class=table_class) for i, g in enumerate(groups)]
     for i, a in enumerate(nodes):
         for j in range(i + 1, len(nodes)):
             b = nodes[j]
@@ -79,9 +82,11 @@ async def play_in_memory(
     data_dir: Path | None = None,
     on_event: EventSink | None = None,
     timeout: float | None = None,
+    table_class: Callable[..., Table] = Table,
 ) -> list[Node]:
     """Build :func:`memory_mesh` and run every node to the end of the table."""
-    nodes = memory_mesh(genesis_raw, spec, groups, data_dir=data_dir, on_event=on_event, timeout=timeout)
+    nodes = memory_mesh(genesis_raw, spec, groups, data_dir=data_dir, on_event=on_event, timeout=timeout,
+                        table_class=table_class)
     with single_error():
         async with trio.open_nursery() as nursery:
             for node in nodes:

@@ -2,52 +2,65 @@
 
 A :class:`Node` holds one or more local peers -- each a :class:`~p2pcards.table.Table`
 replica with its own identity and player -- and one :class:`~p2pcards.net.link.Link` to
-every other process of the mesh.  Every message a local peer authors goes to the other
-local peers and, directly, to every other process (nothing is relayed).  Every frame that
-arrives on a link goes to every local peer.
+every other process of the mesh.  Every message a local peer sends goes to the other local
+peers and, directly, to every other process (nothing is relayed by the runtime itself: a
+Table relays what it must, e.g. a silent seat's message it holds, by returning it).
+Every frame that arrives on a link goes to every local peer.
 
 Each local peer has one task that feeds what it receives to its Table in order: the
 transcript is strictly sequential, but in a mesh a message from one author can overtake
-another author's earlier one, so a message whose ``seq`` is ahead of the Table waits in a
-bounded buffer until the Table catches up; duplicates are dropped; whatever the Table
-rejects (:class:`~p2pcards.table.table.Rejected`) is logged with its reason and whom it
-blames, and changes nothing.  When the Table's seat must decide, the task asks the seat's
-player (a player with an ``achoose(view, decision)`` coroutine -- a person at a screen --
-is awaited; one with ``observe(table)`` is called after every change of its Table).
-Before anything the Table produced leaves the process, the new messages are appended to
-the peer's log file (``tables/<table id>/seat<N>.log`` in the data directory: one wire
-frame per message, from the genesis on) and fsync'd.  The write and fsync run in the
-trio thread, not in a worker thread: every peer must log before it acts anyway, a
-message's fsync is short next to the table's timeouts, and a hop to a thread and back for
-every message cost more than the fsync itself (``p2pcards bench table``).  Messages that
-arrived together are filed together and logged with one fsync.
+another author's earlier one, so an entry whose ``seq`` is ahead of the Table waits in a
+bounded buffer until the Table catches up; side messages (votes, nays, seeds) go to the
+Table at once (it keeps those for a place it has not reached); duplicates are dropped;
+whatever the Table refuses (:class:`~p2pcards.table.table.Rejected`) is logged with its
+reason and whom it blames, and changes nothing.  Refusals cost the link that caused them:
+past a rate (:data:`REFUSALS_PER_SECOND`, burst :data:`REFUSAL_BURST`) a link's frames are
+dropped unread for a while, so that nobody can keep a peer busy checking garbage.  When the
+Table's seat must decide, the task asks the seat's player (a player with an
+``achoose(view, decision)`` coroutine -- a person at a screen -- is awaited; one with
+``observe(table)`` is called after every change of its Table).  Before anything the Table
+produced leaves the process, the new entries are appended to the peer's log file
+(``tables/<table id>/seat<N>.log`` in the data directory: one wire frame per message, from
+the genesis on) and fsync'd, and so are the peer's own votes and nays (``seat<N>.side``: a
+voter must never vote and nay both, even across a crash).  Entries of its own that a
+certificate superseded are cut from the log and kept apart in ``seat<N>.rejected``: the
+log holds the table's chain only.  The write and fsync run in the trio thread (a hop to a
+worker thread per message cost more than the fsync, ``p2pcards bench table``); messages
+that arrived together are filed together and logged with one fsync.
 
-**Silence, sync and votes.**  When a local Table has waited half the table timeout for a
-remote seat's message, the node asks every other process for the messages it may have
-missed (a ``sync`` control frame: "your transcript from seq k"; the answers are verified
-by the Table like any message).  At the full timeout, if this peer's seat is the one to
-open it, the peer opens a vote against the silent seat (:meth:`Table.vote_out`) naming a
-new bot peer, whose identity and secret are saved first; the other seats' replicas vote
-in their turn.  When the vote is complete the bot is a new local peer of this process,
-built from the transcript (:meth:`Table.restore`), and every process moves the seat to the
-link of this process.  A Table that is still stuck at twice the timeout (a vote needs
-every other seat) stops the node with :class:`~p2pcards.net.errors.PeerSilent`.
+**Clocks.**  A :class:`_Clock` per local peer notes when each seat became due (the seat
+that must write the next entry, or a seat whose seed the seed round waits for).  A
+heartbeat task looks at the clocks four times a second: at half the table's timeout
+without progress a peer asks the other processes for what it may have missed (``sync``);
+once a seat has been due for the timeout, the peer votes it out if its Table allows
+(:meth:`Table.may_vote`: a table of at least three playing seats; the others vote from
+their own clocks, and the certificate needs every one of them).  **The clocks measure the
+other seat's silence, not this process's sleep**: when a heartbeat comes late (the process
+was stopped, the machine slept), every clock restarts and the node asks for a sync first,
+so a peer that was away catches up before any timer of its own may act.  A Table that has
+made no progress for twice the timeout stops the node with
+:class:`~p2pcards.net.errors.PeerSilent`: the table is left as it is, to be resumed.
+
+**A seat voted out** keeps following the table as an observer to its end (its replica
+checks everything, it just writes nothing): the process learns the outcome.
 
 **Reconnections.**  A process that comes back (``p2pcards resume``) proves its seats over
 fresh nonces (:mod:`p2pcards.net.rejoin`); :meth:`Node.adopt_link` then replaces the
 dead link, and both sides ask each other for what they missed.  A node built with saved
 logs (:class:`LocalSeat` ``log``) restores its Tables from them and continues its files.
 
-The node's run ends when every local Table has finished; it then half-closes its links and
-waits (bounded) for the other processes to do the same, so that no byte in flight is lost
-to a reset.
+**The end.**  The run ends when every local Table has finished; the node then half-closes
+its links and waits (bounded) for the other processes to do the same, so that no byte in
+flight is lost.  When a process of the table is missing at the end (its link is down, or
+its seat was voted out), the node **lingers** up to ``linger`` seconds, answering
+reconnections and syncs, so that a late peer can learn the outcome.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import os
-import random
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -57,47 +70,49 @@ from typing import Any, Final
 import trio
 
 from p2pcards.core import GameSpec
-from p2pcards.core.players import Player, make_player
+from p2pcards.core.players import Player
 from p2pcards.identity import Identity, fingerprint
-from p2pcards.net.errors import MeshError, NetError, PeerSilent, ResumeError, VotedOut, single_error
+from p2pcards.net.errors import MeshError, NetError, PeerSilent, ResumeError, single_error
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.lobby import SYNC_BATCH, LobbyProtocolError, Sync, make_sync, make_synced, parse_control
 from p2pcards.net.store import (
+    FrameFile,
     Manifest,
-    PeerEntry,
     StoreError,
     TableLog,
-    load_identity,
     log_path,
     peer_stem,
-    read_log,
-    read_secret,
-    save_identity,
     save_manifest,
+    side_path,
     table_dir,
-    write_private,
 )
-from p2pcards.table.audit import Replacement
 from p2pcards.table.table import Rejected, SetupError, Table
-from p2pcards.table.transcript import Genesis, SeatInfo, TranscriptError, parse_message
+from p2pcards.table.transcript import SIDE_KINDS, Genesis, TranscriptError, parse_message, peek
 from p2pcards.table.wire import FrameError, unpack
 
 __all__ = [
     "LocalSeat", "Node", "TableLog", "log_path", "table_dir", "describe_table", "peek_seq", "EventSink",
-    "REMOTE_BACKLOG", "AHEAD_WINDOW", "LinkSink",
+    "REMOTE_BACKLOG", "AHEAD_WINDOW", "LinkSink", "HEARTBEAT", "GAP",
 ]
 
 log = logging.getLogger("p2pcards.net.node")
 
 #: Frames from links that may wait, per local peer, for its task to take them.
 REMOTE_BACKLOG: Final = 64
-#: How far ahead of its Table a peer buffers messages (in seq), and how many at most.
+#: How far ahead of its Table a peer buffers entries (in seq), and how many at most.
 AHEAD_WINDOW: Final = 4096
 MAX_AHEAD: Final = 1024
-#: Messages refused for a past seq that a peer keeps, in case a vote takes its Table back.
-STALE_KEPT: Final = 64
 #: Longest wait, after the local Tables have finished, for the other processes to hang up.
 LINGER: Final = 30.0
+#: Seconds between two looks at the clocks.
+HEARTBEAT: Final = 0.25
+#: A heartbeat later than this many seconds means this process was away (stopped, asleep).
+GAP: Final = 2.0
+#: Refusals a link may cause: a burst, then this many per second.
+REFUSAL_BURST: Final = 64
+REFUSALS_PER_SECOND: Final = 8.0
+#: After this long with entries waiting ahead of the Table and nothing fitting, ask for a sync.
+AHEAD_SYNC: Final = 1.0
 
 #: ``on_event(seat, event)``: a local Table's ``deal`` or ``final`` event.
 EventSink = Callable[[int, dict[str, Any]], None]
@@ -111,15 +126,15 @@ class LocalSeat:
     """A peer this process runs: its identity, its player, and its private table secret.
 
     To take a seat again after a crash, ``log`` is the saved transcript (the Table is
-    restored from it and the file goes on); ``seat`` is needed for a bot that took a
-    voted-out seat, ``stem`` names its files (:func:`~p2pcards.net.store.peer_stem`).
+    restored from it and the file goes on) and ``side`` the peer's saved votes and nays;
+    ``stem`` names its files (:func:`~p2pcards.net.store.peer_stem`).
     """
 
     identity: Identity
     player: Player
     secret: bytes = field(default_factory=lambda: os.urandom(32))
     log: list[bytes] | None = None
-    seat: int | None = None
+    side: list[bytes] = field(default_factory=list)
     stem: str | None = None
 
 
@@ -133,44 +148,43 @@ class _Inbox:
     """
 
     def __init__(self, remote_limit: int = REMOTE_BACKLOG) -> None:
-        self._items: deque[tuple[bytes, int | None, bool]] = deque()
+        self._items: deque[tuple[bytes, Link | None]] = deque()
         self._remote = 0
         self._limit = remote_limit
         self._closed = False
         self._getters = trio.lowlevel.ParkingLot()
         self._putters = trio.lowlevel.ParkingLot()
 
-    def put_local(self, raw: bytes, seq: int | None) -> None:
+    def put_local(self, raw: bytes) -> None:
         if not self._closed:
-            self._items.append((raw, seq, False))
+            self._items.append((raw, None))
             self._getters.unpark_all()
 
-    async def put_remote(self, raw: bytes, seq: int | None) -> None:
+    async def put_remote(self, raw: bytes, link: Link) -> None:
         await trio.lowlevel.checkpoint()
         while self._remote >= self._limit and not self._closed:
             await self._putters.park()
         if self._closed:
             return
         self._remote += 1
-        self._items.append((raw, seq, True))
+        self._items.append((raw, link))
         self._getters.unpark_all()
 
-    async def get(self) -> tuple[bytes, int | None]:
+    async def get(self) -> tuple[bytes, Link | None]:
         await trio.lowlevel.checkpoint()
         while not self._items:
             await self._getters.park()
         return self._pop()
 
-    def get_nowait(self) -> tuple[bytes, int | None] | None:
-        """The next message if one is queued already, else ``None``."""
+    def get_nowait(self) -> tuple[bytes, Link | None] | None:
         return self._pop() if self._items else None
 
-    def _pop(self) -> tuple[bytes, int | None]:
-        raw, seq, remote = self._items.popleft()
-        if remote:
+    def _pop(self) -> tuple[bytes, Link | None]:
+        raw, link = self._items.popleft()
+        if link is not None:
             self._remote -= 1
             self._putters.unpark()
-        return raw, seq
+        return raw, link
 
     def close(self) -> None:
         """Drop everything queued; later puts are ignored (the peer has finished)."""
@@ -179,55 +193,95 @@ class _Inbox:
         self._putters.unpark_all()
 
 
+class _Clock:
+    """When each due seat became due, and when the Table last moved (trio time)."""
+
+    def __init__(self, now: float) -> None:
+        self.progress = now
+        self.due: dict[int, float] = {}
+        self.synced = False
+
+    def update(self, due: frozenset[int], now: float, moved: bool) -> None:
+        if moved:
+            self.progress = now
+            self.synced = False
+        self.due = {s: self.due.get(s, now) for s in due}
+
+    def restart(self, now: float) -> None:
+        """This process was away: nobody's silence can be measured across the gap."""
+        self.progress = now
+        self.due = {s: now for s in self.due}
+        self.synced = False
+
+
 @dataclass
 class _Peer:
     seat: int
     table: Table
     player: Player
     secret: bytes
+    clock: _Clock
     inbox: _Inbox = field(default_factory=_Inbox)
     log: TableLog | None = None
+    side_file: FrameFile | None = None
+    rejected_file: FrameFile | None = None
     written: int = 0
     out: list[bytes] = field(default_factory=list)
-    ahead: dict[int, list[bytes]] = field(default_factory=dict)
+    ahead: dict[int, list[tuple[bytes, Link | None]]] = field(default_factory=dict)
     ahead_count: int = 0
+    ahead_since: float | None = None
     #: Messages that arrived ahead of the Table and waited (a statistic).
     overtaken: int = 0
     rejected: list[tuple[int | None, Rejected]] = field(default_factory=list)
     stem: str = ""
-    #: Recent messages refused for a seq the Table had passed (a vote may take it back there).
-    stale: deque[tuple[int, bytes]] = field(default_factory=lambda: deque(maxlen=STALE_KEPT))
     #: True when the Table was restored from a saved log (it has started already).
     restored: bool = False
     #: Messages the restored log held when the node took it (the file goes on from there).
     saved: list[bytes] | None = None
-    muted: bool = False
+    #: Woken by the heartbeat when the peer has something to do (a vote).
+    poke: trio.Event = field(default_factory=trio.Event)
+
+
+class _Bucket:
+    """A token bucket of refusals per link."""
+
+    def __init__(self, now: float) -> None:
+        self.tokens = float(REFUSAL_BURST)
+        self.at = now
+        self.dropped = 0
+
+    def take(self, now: float) -> bool:
+        self.tokens = min(float(REFUSAL_BURST), self.tokens + (now - self.at) * REFUSALS_PER_SECOND)
+        self.at = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+    def allows(self, now: float) -> bool:
+        return min(float(REFUSAL_BURST), self.tokens + (now - self.at) * REFUSALS_PER_SECOND) >= 1
 
 
 def peek_seq(raw: bytes) -> tuple[bool, int | None]:
     """``(is msgpack, seq)`` of a frame, without checking anything else."""
     try:
-        obj = unpack(raw)
+        unpack(raw)
     except FrameError:
         return False, None
-    if isinstance(obj, dict):
-        seq = obj.get("seq")
-        if type(seq) is int and seq >= 0:
-            return True, seq
-    return True, None
+    return True, peek(raw)[1]
 
 
 class Node:
     """Local peers of one table and this process's links to the other processes.
 
-    ``seats`` are the local peers (each must hold a seat of the genesis, or take one from
-    its saved log).  ``data_dir`` (None: no files) is where the log files go, with the
-    process's ``manifest`` if given (:mod:`p2pcards.net.store`).  ``on_event(seat, event)``
-    receives each local Table's events; ``on_link(seats, up)`` hears of links to other
-    processes lost before the table's end and of their reconnections (a screen says
-    "reconnecting").  ``timeout`` (default: the genesis's) bounds every wait for a remote
-    seat's message.  ``bot_level`` is the level of a bot this process starts for a seat
-    voted out.
+    ``seats`` are the local peers (each must hold a seat of the genesis).  ``data_dir``
+    (None: no files) is where the log files go, with the process's ``manifest`` if given
+    (:mod:`p2pcards.net.store`).  ``on_event(seat, event)`` receives each local Table's
+    events; ``on_link(seats, up)`` hears of links to other processes lost before the
+    table's end and of their reconnections (a screen says "reconnecting").  ``timeout``
+    (default: the genesis's) is how long a seat may stay silent before this process votes
+    it out; ``linger`` how long a finished node waits for a missing process to come back
+    and learn the outcome.  ``table_class`` builds the replicas (tests run dishonest ones).
     """
 
     def __init__(
@@ -240,8 +294,9 @@ class Node:
         on_event: EventSink | None = None,
         timeout: float | None = None,
         manifest: Manifest | None = None,
-        bot_level: str = "heuristic",
         on_link: LinkSink | None = None,
+        linger: float = LINGER,
+        table_class: Callable[..., Table] = Table,
     ) -> None:
         try:
             self.genesis = Genesis.from_body(parse_message(genesis_raw, None).body)
@@ -252,64 +307,59 @@ class Node:
         self.spec = spec
         self.keys = [s.signing for s in self.genesis.seats]
         self.timeout = float(timeout if timeout is not None else self.genesis.timeout)
+        self.linger = linger
         self.data_dir = data_dir
         self._on_event = on_event
         self._on_link = on_link
         self.manifest = manifest
-        self.bot_level = bot_level
+        self.table_class = table_class
         self.seat_infos = list(self.genesis.seats)
-        self.former: dict[int, list[bytes]] = {}
         self.peers: dict[int, _Peer] = {}
         self.links: list[tuple[Link, frozenset[int]]] = []
         self.started = trio.Event()
         self._nursery: trio.Nursery | None = None
-        self._peer_nursery: trio.Nursery | None = None
-        self._bots: dict[bytes, tuple[Identity, bytes, str]] = {}  # bots this process started, by key
-        self._moved: set[tuple[int, bytes]] = set()
         self._answering: set[Link] = set()
+        self._buckets: dict[Link, _Bucket] = {}
+        self._synced_at: dict[Link, float] = {}
         for local in seats:
             self._make_peer(local)
-        for peer in list(self.peers.values()):
-            self._note_replacements(peer.table)
 
     def _make_peer(self, local: LocalSeat) -> int:
         holder: list[int] = []
 
         def emit(event: dict[str, Any]) -> None:
-            if self._on_event is not None and holder:
+            if self._on_event is not None and holder and not muted[0]:  # a restored Table's past is not told again
                 try:
                     self._on_event(holder[0], event)
                 except Exception:  # noqa: BLE001 -- a failing observer must not break the Table mid-message
                     log.exception("seat %d: the event handler failed", holder[0])
 
         muted = [local.log is not None]
-
-        def emit_live(event: dict[str, Any]) -> None:
-            if not muted[0]:  # a restored Table's past is not told again
-                emit(event)
-
         try:
-            table = Table(self.genesis_raw, self.spec, local.identity, local.secret, on_event=emit_live,
-                          seat=local.seat)
+            table = self.table_class(self.genesis_raw, self.spec, local.identity, local.secret, on_event=emit)
         except SetupError as exc:
             raise MeshError(f"cannot take a seat at this table: {exc}") from None
-        if table.seat in self.peers:
-            raise MeshError(f"seat {table.seat} is given twice to this process")
-        holder.append(table.seat)
-        peer = _Peer(table.seat, table, local.player, local.secret, stem=local.stem or peer_stem(table.seat))
+        seat = table.seat
+        assert seat is not None
+        if seat in self.peers:
+            raise MeshError(f"seat {seat} is given twice to this process")
+        holder.append(seat)
+        peer = _Peer(seat, table, local.player, local.secret, _Clock(0.0), stem=local.stem or peer_stem(seat))
         if local.log is not None:
             try:
-                peer.out = table.restore(local.log)
+                peer.out = table.restore(local.log, local.side)
             except (SetupError, Rejected) as exc:
-                raise ResumeError(f"the saved transcript of seat {table.seat} ({peer.stem}.log) is not sound, "
+                raise ResumeError(f"the saved transcript of seat {seat} ({peer.stem}.log) is not sound, "
                                   f"so this process will not take its seat again: {exc}") from None
             finally:
                 muted[0] = False
             peer.restored = True
             peer.saved = list(local.log)
             peer.written = len(local.log)
-        self.peers[table.seat] = peer
-        return table.seat
+            for raw in table.take_superseded():  # pragma: no cover -- a restore supersedes nothing
+                log.warning("seat %d: message %s was superseded", seat, raw[:8].hex())
+        self.peers[seat] = peer
+        return seat
 
     # ------------------------------------------------------------------ queries
     @property
@@ -343,19 +393,28 @@ class Node:
         return max((p.table for p in self.peers.values()), key=lambda t: t.seq)
 
     def current_keys(self) -> list[bytes]:
-        """Each seat's signing key as this process knows it now (a bot's for a seat voted out)."""
-        return list(self._lead().keys)
+        """Each seat's signing key (they never change: a seat voted out keeps its key)."""
+        return list(self.keys)
 
     def former_keys(self) -> dict[int, list[bytes]]:
-        """The keys seats had before a vote gave them to a bot."""
-        return {s: list(keys) for s, keys in self.former.items()}
+        """Keys seats held before (none: a vote no longer hands a seat to a new key)."""
+        return {}
 
     def local_identities(self) -> dict[int, Identity]:
-        """The identities of the local peers still seated (they prove this process's seats)."""
-        return {s: p.table.me for s, p in sorted(self.peers.items()) if not p.table.voted_out}
+        """The identities of the local peers (they prove this process's seats)."""
+        out: dict[int, Identity] = {}
+        for s, p in sorted(self.peers.items()):
+            if p.table.me is not None:
+                out[s] = p.table.me
+        return out
 
     def _min_seq(self) -> int:
         return min(p.table.seq for p in self.peers.values())
+
+    @property
+    def voted_out(self) -> list[int]:
+        """Local seats the other seats voted out."""
+        return [s for s, p in sorted(self.peers.items()) if p.table.voted_out]
 
     # ------------------------------------------------------------------ links
     def attach(self, link: Link, seats: frozenset[int] | set[int]) -> None:
@@ -413,17 +472,27 @@ class Node:
 
     def _wins(self, link: Link, seats: frozenset[int]) -> bool:
         """Whether ``link`` was dialled by the process whose lowest seat is higher."""
-        mine = min(self.local_identities() or self.peers)
+        mine = min(self.peers)
         return (link.dialled and mine > min(seats)) or (not link.dialled and min(seats) > mine)
 
     def request_sync(self, start: int, links: Sequence[tuple[Link, frozenset[int]]] | None = None) -> None:
         """Ask the other processes (or ``links``) for their transcript from seq ``start`` on."""
         if self._nursery is None:
             return
-        payload = make_sync(self.table_id, start)
+        payload = make_sync(self.table_id, max(0, start))
         for link, seats in list(self.links if links is None else links):
             if seats and link.reason is None:
                 self._nursery.start_soon(self._send_control, link, payload)
+
+    def _sync_from(self, link: Link | None, start: int) -> None:
+        """Ask one link (rate-limited: once a second) for what it holds from ``start``."""
+        now = trio.current_time()
+        targets = [(lk, s) for lk, s in self.links if s and (link is None or lk is link)]
+        fresh = [(lk, s) for lk, s in targets if now - self._synced_at.get(lk, -math.inf) >= 1.0]
+        for lk, _ in fresh:
+            self._synced_at[lk] = now
+        if fresh:
+            self.request_sync(start, fresh)
 
     async def _send_control(self, link: Link, payload: bytes) -> None:
         with trio.move_on_after(self.timeout):
@@ -448,13 +517,15 @@ class Node:
             self.request_sync(msg.start + msg.count, [(link, seats)])
 
     async def _answer_sync(self, link: Link, start: int) -> None:
-        """Send our transcript from ``start`` (what is on disk), then ``synced``."""
+        """Send our transcript from ``start`` (what is on disk), then the side messages of
+        the place we are at (seeds, votes), then ``synced``."""
         try:
             best = max(self.peers.values(), key=lambda p: p.written)
             written = best.written
             batch = best.table.log[start:written][:SYNC_BATCH] if start < written else []
+            side = best.table.side_messages() if start + len(batch) >= written else []
             with trio.move_on_after(self.timeout):
-                for raw in batch:
+                for raw in [*batch, *side]:
                     await link.send(raw)
                 await link.send(make_synced(self.table_id, start, len(batch), written))
         except LinkClosed:
@@ -464,8 +535,7 @@ class Node:
 
     # ------------------------------------------------------------------ running
     async def run(self) -> None:
-        """Play until every local Table has finished (or raise a :class:`NetError`;
-        :class:`VotedOut` when the others voted this process's seat out)."""
+        """Play until every local Table has finished (or raise a :class:`NetError`)."""
         self._open_logs()
         try:
             with single_error():
@@ -475,46 +545,47 @@ class Node:
                         if not link.running:
                             await nursery.start(link.run)
                         nursery.start_soon(self._dispatch, link, seats)
+                    now = trio.current_time()
+                    for peer in self.peers.values():
+                        peer.clock = _Clock(now)
                     self.started.set()
                     if any(p.restored for p in self.peers.values()):
                         self.request_sync(self._min_seq())
+                    nursery.start_soon(self._heartbeat)
                     async with trio.open_nursery() as peers:
-                        self._peer_nursery = peers
                         for peer in list(self.peers.values()):
                             peers.start_soon(self._run_peer, peer)
-                    self._peer_nursery = None
                     await self._hang_up()
                     nursery.cancel_scope.cancel()
         finally:
             self._nursery = None
-            for peer in self.peers.values():
-                if peer.log is not None:
-                    peer.log.close()
+            self._close_files()
             with trio.CancelScope(shield=True):
                 for link, _ in self.links:
                     await link.aclose("the table is over")
-        out = [p for p in self.peers.values() if p.table.voted_out]
-        if out:
-            names = ", ".join(str(p.seat) for p in out)
-            raise VotedOut(f"seat {names} was voted out of table {self.table_id.hex()[:16]} while it was silent "
-                           "past the timeout; a bot run by another player plays it now")
         if self.manifest is not None and self.data_dir is not None:
-            self._save_manifest(finished=True)
+            ended = "voted-out" if self.voted_out else (
+                "abandoned" if any(p.table.abandoned for p in self.peers.values()) else "finished")
+            self._save_manifest(ended=ended)
 
     def close_files(self, finished: bool = False) -> None:
         """Open the log files (cutting a torn last write), close them, save the manifest:
         for a process that finds its table over without running."""
         self._open_logs()
-        for peer in self.peers.values():
-            if peer.log is not None:
-                peer.log.close()
-        self._save_manifest(finished)
+        self._close_files()
+        self._save_manifest(ended="finished" if finished else None)
 
-    def _save_manifest(self, finished: bool = False) -> None:
+    def _close_files(self) -> None:
+        for peer in self.peers.values():
+            for f in (peer.log, peer.side_file, peer.rejected_file):
+                if f is not None:
+                    f.close()
+
+    def _save_manifest(self, ended: str | None = None) -> None:
         if self.manifest is None or self.data_dir is None:
             return
-        if finished:
-            self.manifest = replace(self.manifest, finished=True)
+        if ended is not None:
+            self.manifest = replace(self.manifest, finished=True, ended=ended)
         try:
             save_manifest(self.data_dir, self.manifest)
         except OSError as exc:
@@ -527,15 +598,16 @@ class Node:
             self._open_log(peer)
         self._save_manifest()
 
-    def _open_log(self, peer: _Peer, secret_saved: bool = False) -> None:
+    def _open_log(self, peer: _Peer) -> None:
         assert self.data_dir is not None
         path = log_path(self.data_dir, self.table_id, peer.seat, peer.stem)
         try:
             if peer.saved is not None:
                 peer.log = TableLog.reopen(path, peer.saved)
             else:
-                peer.log = TableLog(self.data_dir, self.table_id, peer.seat, None if secret_saved else peer.secret,
-                                    stem=peer.stem)
+                peer.log = TableLog(self.data_dir, self.table_id, peer.seat, peer.secret, stem=peer.stem)
+            peer.side_file = FrameFile(side_path(path, "side"))
+            peer.rejected_file = FrameFile(side_path(path, "rejected"))
         except FileExistsError:
             raise NetError(f"{path} exists already") from None
         except StoreError as exc:
@@ -546,7 +618,14 @@ class Node:
     async def _dispatch(self, link: Link, seats: frozenset[int]) -> None:
         """Hand every table message from ``link`` to every unfinished local peer; answer
         control frames (``sync``) from processes with seats."""
+        bucket = self._buckets.setdefault(link, _Bucket(trio.current_time()))
         async for raw in link:
+            if not bucket.allows(trio.current_time()):
+                bucket.dropped += 1
+                if bucket.dropped in (1, 100, 10_000):
+                    log.warning("link %s: too many refused messages; dropping what it sends (%d so far)",
+                                link.name, bucket.dropped)
+                continue
             try:
                 obj = unpack(raw)
             except FrameError:
@@ -558,12 +637,9 @@ class Node:
                 if current:
                     self._control(link, current, obj)
                 continue
-            seq = obj.get("seq") if isinstance(obj, dict) else None
-            if type(seq) is not int or seq < 0:
-                seq = None
             for peer in list(self.peers.values()):
                 if not peer.table.finished:
-                    await peer.inbox.put_remote(raw, seq)
+                    await peer.inbox.put_remote(raw, link)
         if seats and not all(p.table.finished for p in self.peers.values()):
             names = ", ".join(f"seat {s}" for s in sorted(seats))
             # a clean hang-up is what a process does when its tables are over
@@ -573,86 +649,141 @@ class Node:
             if current and self._nursery is not None:  # still this process's link to them: they are gone
                 self._tell_link(current, False)
 
+    async def _heartbeat(self) -> None:
+        """Look at the clocks (module docstring, "Clocks")."""
+        last = trio.current_time()
+        while True:
+            await trio.sleep(HEARTBEAT)
+            now = trio.current_time()
+            if now - last > GAP:  # this process was away: restart every clock, catch up first
+                log.warning("this process was away for %.1f s; catching up before any clock may act", now - last)
+                for peer in self.peers.values():
+                    peer.clock.restart(now)
+                self.request_sync(self._min_seq())
+                last = now
+                continue
+            last = now
+            for peer in self.peers.values():
+                self._look(peer, now)
+
+    def _look(self, peer: _Peer, now: float) -> None:
+        table, clock = peer.table, peer.clock
+        if table.finished:
+            return
+        if peer.ahead and peer.ahead_since is not None and now - peer.ahead_since >= AHEAD_SYNC:
+            peer.ahead_since = now
+            self._sync_from(None, table.seq)
+        idle = now - clock.progress
+        if idle >= self.timeout / 2 and not clock.synced:
+            clock.synced = True
+            log.info("seat %d: nothing for %g s; asking the others for the transcript from seq %d",
+                     peer.seat, self.timeout / 2, table.seq)
+            self.request_sync(table.seq)
+        if any(now - since >= self.timeout for s, since in clock.due.items() if s in table.may_vote()):
+            peer.poke.set()
+        if idle >= 2 * self.timeout:
+            peer.poke.set()
+
     async def _run_peer(self, peer: _Peer) -> None:
         table = peer.table
         if not peer.restored:
             peer.out.extend(table.start())
         written_head: bytes | None = None
-        progress_at = trio.current_time()
-        phase = 0  # 0: waiting; 1: a sync was asked for; 2: a vote could have been opened
         observe = getattr(peer.player, "observe", None)  # optional: told of every change (a screen)
         while True:
             self._pump(peer)
-            if peer.table is not table:  # pragma: no cover -- Tables are never swapped
-                table = peer.table
-            if table.head != written_head or peer.out:
+            now = trio.current_time()
+            moved = table.head != written_head  # (a vote of our own is no progress of the table)
+            if moved or peer.out or table.own_side:
                 await self._commit(peer)
                 written_head = table.head
-                progress_at = trio.current_time()
-                phase = 0
                 if observe is not None:
                     try:
                         observe(table)
                     except Exception:  # noqa: BLE001 -- a failing observer must not break the peer
                         log.exception("seat %d: the player's observer failed", peer.seat)
+            peer.clock.update(table.due(), now, moved)
             if table.finished:
                 break
+            if self._vote(peer, now):
+                continue
+            if now - peer.clock.progress >= 2 * self.timeout:
+                due = sorted(table.due())
+                seat = due[0] if due else -1
+                raise PeerSilent(seat, self.seat_name(seat), 2 * self.timeout, table.seq, peer.seat)
             decision = table.decision()
-            if decision is not None:  # left by _pump for an asynchronous player (a person): await it
+            if decision is not None and hasattr(peer.player, "achoose"):  # a person: await the choice
                 view = table.view()
                 assert view is not None
-                choice = await peer.player.achoose(view, decision)  # type: ignore[attr-defined]
-                if table.decision() is not None:  # (a vote may have begun meanwhile)
+                choice = await peer.player.achoose(view, decision)
+                if table.decision() is not None:  # (what arrived meanwhile is taken next)
                     peer.out.extend(table.decide(choice))
                 continue
-            with trio.move_on_at(progress_at + self.timeout * (0.5, 1.0, 2.0)[phase]):
-                raw, seq = await peer.inbox.get()
-                self._file(peer, raw, seq)
+            await self._receive_into(peer)
+
+    async def _receive_into(self, peer: _Peer) -> None:
+        """Wait for a message or a poke; file what arrived."""
+        peer.poke = trio.Event()
+        async with trio.open_nursery() as waiting:
+
+            async def take() -> None:
+                raw, link = await peer.inbox.get()
+                self._file(peer, raw, link)
                 while (queued := peer.inbox.get_nowait()) is not None:  # filed together, logged once
                     self._file(peer, *queued)
-                continue
-            phase += 1
-            if phase == 1:  # half the timeout: perhaps this process missed messages
-                log.info("seat %d: nothing for %g s; asking the others for the transcript from seq %d",
-                         peer.seat, self.timeout / 2, table.seq)
-                self.request_sync(table.seq)
-            elif phase == 2:  # the timeout: the lowest other seat opens a vote
-                against = table.may_open_vote()
-                if against is not None:
-                    log.warning("seat %d (%s) has been silent for %g s at seq %d: seat %d opens a vote to replace "
-                                "it by a bot", against, self.seat_name(against), self.timeout, table.seq, peer.seat)
-                    peer.out.extend(table.vote_out(self._new_bot(against, peer)))
-            else:
-                seat = table.expected()
-                raise PeerSilent(-1 if seat is None else seat, self.seat_name(seat), 2 * self.timeout, table.seq,
-                                 peer.seat)
-        peer.inbox.close()
-        log.info("seat %d: table over after %d messages", peer.seat, table.seq)
+                waiting.cancel_scope.cancel()
 
-    def _file(self, peer: _Peer, raw: bytes, seq: int | None) -> None:
-        """Take one received message: drop a duplicate, buffer one from ahead, reject the rest."""
+            async def poked() -> None:
+                await peer.poke.wait()
+                waiting.cancel_scope.cancel()
+
+            waiting.start_soon(take)
+            waiting.start_soon(poked)
+        peer.poke.set()
+
+    def _vote(self, peer: _Peer, now: float) -> bool:
+        """Vote against every seat this peer's clock has seen due for the timeout."""
         table = peer.table
+        voted = False
+        for x in sorted(table.may_vote()):
+            since = peer.clock.due.get(x)
+            if since is not None and now - since >= self.timeout:
+                log.warning("seat %d (%s) has been silent for %g s at seq %d: seat %d votes it out",
+                            x, self.seat_name(x), self.timeout, table.seq, peer.seat)
+                peer.out.extend(table.vote(x))
+                voted = True
+        return voted
+
+    def _file(self, peer: _Peer, raw: bytes, link: Link | None) -> None:
+        """Take one received message: drop a duplicate, buffer an entry from ahead, give
+        side messages to the Table at once, refuse the rest."""
+        table = peer.table
+        kind, seq = peek(raw)
+        if kind in SIDE_KINDS:
+            self._try(peer, raw, seq, link)
+            return
         if seq is not None and seq < table.seq and table.log[seq] == raw:
-            return  # a duplicate of an accepted message
-        if seq is None or seq < table.seq:
-            if not self._try(peer, raw, seq) and seq is not None:
-                peer.stale.append((seq, raw))  # kept in case a vote takes this replica back before seq
+            return  # a duplicate of an accepted entry
+        if seq is None or seq <= table.seq:
+            self._try(peer, raw, seq, link)
             return
         if seq - table.seq > AHEAD_WINDOW:
-            self._reject(peer, seq, Rejected(f"seq {seq} is too far ahead of {table.seq}; dropped"))
+            self._reject(peer, seq, Rejected(f"seq {seq} is too far ahead of {table.seq}; dropped"), link)
             return
         if peer.ahead_count >= MAX_AHEAD:
-            self._reject(peer, seq, Rejected(f"{MAX_AHEAD} messages already wait for their turn; seq {seq} dropped"))
+            self._reject(peer, seq, Rejected(f"{MAX_AHEAD} messages already wait for their turn; seq {seq} dropped"),
+                         link)
             return
         bucket = peer.ahead.setdefault(seq, [])
-        if raw not in bucket:
-            bucket.append(raw)
+        if all(raw != held for held, _ in bucket):
+            bucket.append((raw, link))
             peer.ahead_count += 1
-            if seq > table.seq:
-                peer.overtaken += 1
+            peer.overtaken += 1
+            if peer.ahead_since is None:
+                peer.ahead_since = trio.current_time()
 
     def _pump(self, peer: _Peer) -> None:
-        """Apply the seat's decisions and every buffered message that fits, in order."""
+        """Apply the seat's decisions and every buffered entry that fits, in order."""
         table = peer.table
         progressed = True
         while progressed and not table.finished:
@@ -671,49 +802,55 @@ class Node:
             if not candidates:
                 continue
             peer.ahead_count -= len(candidates)
-            for i, raw in enumerate(candidates):
-                if self._try(peer, raw, seq):
+            for i, (raw, link) in enumerate(candidates):
+                if self._try(peer, raw, seq, link):
                     progressed = True
-                    for other in candidates[i + 1:]:
+                    for other, olink in candidates[i + 1:]:
                         if other != raw:
-                            self._try(peer, other, seq)
+                            self._try(peer, other, seq, olink)
                     break
+        if not peer.ahead:
+            peer.ahead_since = None
 
-    def _try(self, peer: _Peer, raw: bytes, seq: int | None) -> bool:
+    def _try(self, peer: _Peer, raw: bytes, seq: int | None, link: Link | None) -> bool:
         try:
             peer.out.extend(peer.table.receive(raw))
-            rewound = peer.table.rewound_to
-            if rewound is not None and peer.stale:  # the replica went back: what it refused may fit now
-                for old_seq, old in list(peer.stale):
-                    if old_seq >= peer.table.seq and old not in peer.ahead.get(old_seq, []):
-                        peer.ahead.setdefault(old_seq, []).append(old)
-                        peer.ahead_count += 1
-                peer.stale.clear()
         except Rejected as exc:
-            self._reject(peer, seq, exc)
+            self._reject(peer, seq, exc, link)
+            if link is not None and ("chain mismatch" in exc.reason or "another chain" in exc.reason):
+                self._sync_from(link, peer.table.seq - 4)  # perhaps a fork: see what that process holds
             return False
         except Exception as exc:  # noqa: BLE001 -- a bug below must not stop the peer
             log.exception("seat %d: the table failed on a message (seq %s)", peer.seat, seq)
-            self._reject(peer, seq, Rejected(f"internal error: {exc!r}"))
+            self._reject(peer, seq, Rejected(f"internal error: {exc!r}"), link)
             return False
         return True
 
-    def _reject(self, peer: _Peer, seq: int | None, exc: Rejected) -> None:
+    def _reject(self, peer: _Peer, seq: int | None, exc: Rejected, link: Link | None) -> None:
         peer.rejected.append((seq, exc))
+        if len(peer.rejected) > 1000:
+            del peer.rejected[:500]
+        if link is not None:
+            self._buckets.setdefault(link, _Bucket(trio.current_time())).take(trio.current_time())
         if exc.blame is None:
             blame = "nobody can be blamed"
         else:
             blame = f"blames seat {exc.blame} ({self.seat_name(exc.blame)})"
-        log.warning("seat %d rejected a message (seq %s; %s): %s", peer.seat,
-                    "?" if seq is None else seq, blame, exc.reason)
+        level = logging.DEBUG if "replayed" in exc.reason or "stale" in exc.reason else logging.WARNING
+        log.log(level, "seat %d rejected a message (seq %s; %s): %s", peer.seat, "?" if seq is None else seq, blame,
+                exc.reason)
 
     async def _commit(self, peer: _Peer) -> None:
-        """Log what the Table accepted or wrote (fsync), then send what it wrote."""
+        """Log what the Table accepted or wrote (fsync), and its own votes and nays, then
+        send what it wrote."""
         table = peer.table
         rewound = table.take_rewind()
-        if rewound is not None and rewound < peer.written:  # a late message lost to a vote: cut it off
-            log.warning("seat %d: messages from seq %d on were superseded by a vote; the log is cut there",
-                        peer.seat, rewound)
+        superseded = table.take_superseded()
+        if superseded and peer.rejected_file is not None:
+            peer.rejected_file.append(superseded)
+        if rewound is not None and rewound < peer.written:  # a certificate took the place of entries
+            log.warning("seat %d: entries from seq %d on were superseded by a certificate; the log is cut there "
+                        "(this seat's own are kept apart, in %s.rejected)", peer.seat, rewound, peer.stem)
             if peer.log is not None:
                 peer.log.truncate(rewound)
             peer.written = rewound
@@ -721,111 +858,17 @@ class Node:
         if new and peer.log is not None:
             peer.log.append(new)  # in this thread: see the module docstring
         peer.written = len(table.log)
-        self._note_replacements(table)
-        await self._spawn_bots(peer)
+        own = table.take_own_side()
+        if own and peer.side_file is not None:
+            peer.side_file.append(own)
         out, peer.out = peer.out, []
         for raw in out:
             await self._broadcast(peer.seat, raw)
 
-    # ------------------------------------------------------------------ votes
-    def _new_bot(self, seat: int, opener: _Peer) -> SeatInfo:
-        """A fresh bot identity for a seat about to be voted out, saved before the vote is sent."""
-        ident = Identity.generate(f"bot{seat}")
-        secret = os.urandom(32)
-        stem = peer_stem(seat, ident.fingerprint)
-        if self.data_dir is not None:
-            directory = table_dir(self.data_dir, self.table_id)
-            save_identity(directory / f"{stem}.identity", ident)
-            write_private(directory / f"{stem}.secret", secret)
-        self._bots[ident.signing_public] = (ident, secret, stem)
-        return SeatInfo(ident.name, ident.signing_public, ident.sealing_public, self.bot_level,
-                        opener.table.me.fingerprint)
-
-    def _bot_for(self, rep: Replacement) -> tuple[Identity, bytes, str] | None:
-        """This process's bot for a completed vote, if it opened it (from memory or its files)."""
-        found = self._bots.get(rep.bot.signing)
-        if found is not None or self.data_dir is None:
-            return found
-        stem = peer_stem(rep.seat, rep.bot.fingerprint)
-        directory = table_dir(self.data_dir, self.table_id)
-        if not (directory / f"{stem}.identity").exists():
-            return None
-        try:
-            ident = load_identity(directory / f"{stem}.identity")
-            secret = read_secret(directory / f"{stem}.secret")
-        except StoreError as exc:
-            log.error("cannot start the bot for seat %d: %s", rep.seat, exc)
-            return None
-        if ident.signing_public != rep.bot.signing:
-            return None
-        return ident, secret, stem
-
-    async def _spawn_bots(self, source: _Peer) -> None:
-        """Start the bot of every completed vote this process opened, as a new local peer."""
-        for rep in source.table.replacements:
-            if rep.seat in self.peers or rep.opener not in self.peers:
-                continue
-            found = self._bot_for(rep)
-            if found is None:
-                continue
-            ident, secret, stem = found
-            player = make_player(rep.bot.bot or self.bot_level, self.spec, random.Random(os.urandom(16)))
-            local = LocalSeat(ident, player, secret, seat=rep.seat, stem=stem)
-            seat = self._make_peer(local)
-            peer = self.peers[seat]
-            try:
-                peer.out = peer.table.restore(source.table.log)
-            except SetupError as exc:
-                del self.peers[seat]
-                log.error("cannot start the bot for seat %d: %s", rep.seat, exc)
-                continue
-            if self.data_dir is not None:
-                path = log_path(self.data_dir, self.table_id, seat, stem)
-                if path.exists():  # a crash came between the vote and this process's manifest
-                    saved, _ = read_log(path)
-                    if peer.table.log[: len(saved)] != saved:
-                        raise NetError(f"{path} is not this table's transcript")
-                    peer.saved, peer.written = saved, len(saved)
-                self._open_log(peer, secret_saved=True)
-                if self.manifest is not None:
-                    entries = [e for e in self.manifest.peers if e.seat != seat]
-                    entry = PeerEntry(seat, stem, "file", rep.bot.bot or self.bot_level)
-                    self.manifest = self.manifest.with_peers([*entries, entry])
-                    self._save_manifest()
-            peer.restored = True
-            log.warning("seat %d is now played by bot %s of this process (%s)", seat, ident.fingerprint,
-                        self.seat_name(seat))
-            if self._peer_nursery is not None:
-                self._peer_nursery.start_soon(self._run_peer, peer)
-
-    def _note_replacements(self, table: Table) -> None:
-        """Follow completed votes: the seat's new keys, and its messages now come from the
-        link of the process that opened the vote (which runs the bot)."""
-        for rep in table.replacements:
-            if (rep.seat, rep.bot.signing) in self._moved:
-                continue
-            self._moved.add((rep.seat, rep.bot.signing))
-            self.keys[rep.seat] = rep.bot.signing
-            self.seat_infos[rep.seat] = rep.bot
-            self.former.setdefault(rep.seat, []).append(rep.old_signing)
-            links = []
-            for link, seats in self.links:
-                seats = seats - {rep.seat}
-                if rep.opener in seats:
-                    seats = seats | {rep.seat}
-                links.append((link, frozenset(seats)))
-            self.links = links
-            if self.manifest is not None:
-                self.manifest = self.manifest.moved(rep.seat, rep.opener)
-                self._save_manifest()
-            log.warning("seat %d was voted out in deal %d (seats %s voted); bot %s run by seat %d's process plays "
-                        "it from the next deal", rep.seat, rep.deal, list(rep.voters), rep.bot.fingerprint, rep.opener)
-
     async def _broadcast(self, author: int, raw: bytes) -> None:
-        seq = peek_seq(raw)[1]
         for other in self.peers.values():
             if other.seat != author and not other.table.finished:
-                other.inbox.put_local(raw, seq)
+                other.inbox.put_local(raw)
         for link, seats in list(self.links):
             if not seats or link.reason is not None:
                 continue
@@ -839,14 +882,23 @@ class Node:
                 await link.aclose("stopped reading")
 
     async def _hang_up(self) -> None:
-        """Half-close every link, then wait (bounded) until the processes with seats hang up too."""
+        """Half-close every link, then wait (bounded) until the processes with seats hang up
+        too; when one is missing, linger so that it can come back and learn the outcome."""
+        missing = any(seats and link.reason is not None and not link.clean_eof for link, seats in self.links)
+        missing = missing or any(self._peer_is_dummy(s) for s in range(self.n_seats))
         for link, _ in list(self.links):
             await link.send_eof()
-        with trio.move_on_after(min(self.timeout, LINGER)):
-            for link, seats in list(self.links):
-                if seats:
-                    await link.finished.wait()
+        if missing and self.linger > 0:
+            log.info("a process of this table is missing: waiting up to %g s for it to come back and learn the "
+                     "outcome", self.linger)
+        with trio.move_on_after(self.linger if missing else min(self.timeout, LINGER)):
+            while not all(link.clean_eof for link, seats in self.links if seats):
+                await trio.sleep(HEARTBEAT)
+                for link, _ in list(self.links):  # a link adopted meanwhile is told the end too
+                    await link.send_eof()
 
+    def _peer_is_dummy(self, seat: int) -> bool:
+        return any(seat in p.table.dummies for p in self.peers.values()) and seat not in self.peers
 
 
 def describe_table(genesis: Genesis, local_seats: Sequence[int]) -> dict[str, Any]:

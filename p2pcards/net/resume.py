@@ -1,15 +1,22 @@
 """Taking a table up again after a crash (``p2pcards resume``, or the same ``join`` again).
 
 The process reads what it saved (:mod:`p2pcards.net.store`): its manifest, and for each of
-its peers the log, the table secret and (for bots) the identity.  Each Table is rebuilt
-from its log (:meth:`~p2pcards.table.table.Table.restore`: every message verified again,
-this peer's own messages produced again byte for byte -- a tampered log is refused), the
-log files go on where they stopped, and the process listens again where it listened (the
-host on its lobby port, a joiner on its mesh port if it is free).  It then dials every
-other process of the directory (the host through the address it joined) with a ``rejoin``
-(:mod:`p2pcards.net.rejoin`), asks each for the messages it missed (``sync``), and plays
-on.  Processes that cannot be reached are left to the table's rules: they may come back
-themselves, or be voted out.
+its peers the log, its own votes and nays, the table secret and (for bots) the identity.
+Each Table is rebuilt from its log (:meth:`~p2pcards.table.table.Table.restore`: every
+message verified again, this peer's own messages produced again byte for byte -- a
+tampered log is refused), the log files go on where they stopped, and the process listens
+again where it listened (the host on its lobby port, a joiner on its mesh port if it is
+free).  It then dials every other process of the directory (the host through the address
+it joined) with a ``rejoin`` (:mod:`p2pcards.net.rejoin`), asks each for the messages it
+missed (``sync``), and plays on -- or, when the others voted its seat out meanwhile,
+follows the table to its end as an observer, and learns the outcome.
+
+**Coming back late.**  When no other process can be reached (they finished, and the time
+they linger to hand out the outcome has passed) and this process has been away longer
+than twice the table's timeout (the others cannot have waited for it), the table went on
+without it: its manifest is closed as ``unknown`` (:class:`TableGone`), so that it is
+listed as ended, not as a table to resume.  Processes that cannot be reached after a short
+absence are left to the table's rules: they may come back themselves, or be voted out.
 """
 
 from __future__ import annotations
@@ -19,23 +26,26 @@ import logging
 import math
 import os
 import random
+import time
+import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import trio
 
 from p2pcards.core import GameRegistry
 from p2pcards.core.players import PLAYER_LEVELS, Player, make_player
 from p2pcards.identity import Identity
-from p2pcards.net.errors import ConnectError, ListenError, NetError, ResumeError, VotedOut, single_error
-from p2pcards.net.link import Link, LinkClosed
+from p2pcards.net.errors import ConnectError, ListenError, NetError, ResumeError, TableGone, single_error
+from p2pcards.net.link import PREAUTH_FRAME, Link, LinkClosed, PreauthGate
 from p2pcards.net.lobby import NONCE_SIZE, LobbyProtocolError, decode, make_greeting, make_refused
-from p2pcards.net.node import EventSink, LinkSink, LocalSeat, Node, describe_table
+from p2pcards.net.node import LINGER, EventSink, LinkSink, LocalSeat, Node, describe_table
 from p2pcards.net.rejoin import REJOIN_TIMEOUT, answer_rejoin, dial_rejoin
 from p2pcards.net.store import (
     PERSON,
+    FrameFile,
     Manifest,
     StoreError,
     find_manifests,
@@ -44,6 +54,8 @@ from p2pcards.net.store import (
     load_manifest,
     read_log,
     read_secret,
+    save_manifest,
+    side_path,
 )
 from p2pcards.table.transcript import Genesis, TranscriptError, parse_message
 
@@ -145,8 +157,9 @@ def load_seats(manifest: Manifest, directory: Path, me: Identity, registry: Game
             else:
                 log.warning("seat %d is a person's, who is not at a screen here: a heuristic bot plays it",
                             entry.seat)
+        side = FrameFile.read(side_path(directory / f"{entry.stem}.log", "side"))
         seats.append(LocalSeat(ident, player, read_secret(directory / f"{entry.stem}.secret"), log=messages,
-                               seat=entry.seat, stem=entry.stem))
+                               side=side, stem=entry.stem))
     return genesis_raw, genesis, spec, seats
 
 
@@ -162,18 +175,20 @@ async def resume_table(
     seed: int | None = None,
     person: Player | None = None,
     on_link: LinkSink | None = None,
+    linger: float = LINGER,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
 ) -> Node:
     """Take this process's seats of a table again and play it to the end; returns the node.
 
     ``person`` plays a person's seat (a screen; without it a heuristic bot does);
-    ``on_link`` goes to the node.
+    ``on_link`` and ``linger`` go to the node.
 
     ``on_resumed`` gets ``{"type": "resumed", "table", "game", "role", "seats", "seq",
     "deals_done", "finished"}`` once the logs are restored; ``task_status`` reports the
     listener's address (``("", 0)`` for a ``local`` table: its peers link in memory).
     Raises :class:`ResumeError` (files missing or not sound: a tampered log),
-    :class:`VotedOut`, :class:`ListenError` or another NetError.
+    :class:`TableGone` (nobody to learn the outcome from, long after the others went on),
+    :class:`ListenError` or another NetError.
     """
     try:
         manifest = load_manifest(manifest_path)
@@ -182,7 +197,8 @@ async def resume_table(
         genesis_raw, genesis, spec, seats = load_seats(manifest, manifest_path.parent, me, registry, seed, person)
     except StoreError as exc:
         raise ResumeError(f"cannot resume from {manifest_path.parent}: {exc}") from None
-    node = Node(genesis_raw, spec, seats, data_dir=data_dir, on_event=on_event, manifest=manifest, on_link=on_link)
+    node = Node(genesis_raw, spec, seats, data_dir=data_dir, on_event=on_event, manifest=manifest, on_link=on_link,
+                linger=linger)
     tables = node.tables
     lead = node._lead()
     finished = all(t.finished for t in tables.values())
@@ -192,9 +208,6 @@ async def resume_table(
                     "deals_done": lead.deals_done, "finished": finished})
     if on_table is not None:
         on_table(describe_table(genesis, sorted(tables)))
-    if any(t.voted_out for t in tables.values()):
-        raise VotedOut(f"this process's seat was voted out of table {genesis.table_id.hex()[:16]}: "
-                       "its log ends with the vote")
     if finished:  # it was killed after the end: tidy its files and say how it ended
         node.close_files(finished=True)
         if on_event is not None:
@@ -202,8 +215,9 @@ async def resume_table(
             t = tables[first]
             assert t.match is not None
             on_event(first, {"type": "final", "winner": t.match.winner, "totals": list(t.match.totals),
-                             "deals": t.deals_done, "transcript_hash": t.transcript_hash})
+                             "deals": t.deals_done, "transcript_hash": t.transcript_hash, "abandoned": t.abandoned})
         return node
+    away = time.time() - max(p.stat().st_mtime for p in manifest_path.parent.glob("*.log"))
     if manifest.role == "local":  # every seat is here: the peers link up in memory again
         task_status.started(("", 0))
         await _resume_local(genesis_raw, spec, seats, data_dir, on_event, manifest)
@@ -226,8 +240,6 @@ async def resume_table(
     async def dial(addr: str, port: int, nursery: trio.Nursery) -> None:
         try:
             await dial_rejoin(node, addr, port, deadline=trio.current_time() + node.timeout, nursery=nursery)
-        except VotedOut:
-            raise
         except NetError as exc:
             failures.append(str(exc))
             log.warning("could not reconnect to %s:%d: %s", addr, port, exc)
@@ -244,6 +256,12 @@ async def resume_table(
                 for addr, port in targets:
                     dials.start_soon(dial, addr, port, nursery)
             if targets and len(failures) == len(targets) and not _linked(node):
+                if away > 2 * node.timeout or any(t.voted_out for t in tables.values()):
+                    _close_unknown(manifest_path, manifest)
+                    raise TableGone(f"the table went on without you: nobody of table {genesis.table_id.hex()[:16]} "
+                                    f"answers, and this seat has been away for {away:.0f} s, longer than the "
+                                    f"others wait ({2 * node.timeout:g} s); its result is unknown here. The "
+                                    "transcript is kept, closed, for `p2pcards audit`.")
                 raise ConnectError("could not reach any other process of table "
                                    f"{genesis.table_id.hex()[:16]}: " + "; ".join(failures))
     return node
@@ -262,6 +280,14 @@ async def _resume_local(genesis_raw: bytes, spec: Any, seats: list[LocalSeat], d
         async with trio.open_nursery() as nursery:
             for n in nodes:
                 nursery.start_soon(n.run)
+
+
+def _close_unknown(manifest_path: Path, manifest: Manifest) -> None:
+    """Mark a table this process cannot learn the end of as ended here, outcome unknown."""
+    try:
+        save_manifest(manifest_path.parent.parent.parent, replace(manifest, finished=True, ended="unknown"))
+    except OSError as exc:
+        log.warning("cannot write the table manifest: %s", exc)
 
 
 def _linked(node: Node) -> bool:
@@ -290,14 +316,31 @@ async def _listen(manifest: Manifest) -> list[trio.SocketListener]:
     return listeners[:1]
 
 
+#: The gate of each resumed process's listener (:func:`_serve`), made with its first connection.
+_GATES: Final[weakref.WeakKeyDictionary[Node, PreauthGate]] = weakref.WeakKeyDictionary()
+
+
 async def _serve(stream: trio.SocketStream, node: Node) -> None:
-    """A connection to a resumed process: only reconnections of the table's processes."""
+    """A connection to a resumed process: only reconnections of the table's processes.
+
+    Until its reconnection is proven it holds a slot of the listener's gate (none free:
+    closed at once, not even greeted) and its frames are at most
+    :data:`~p2pcards.net.link.PREAUTH_FRAME` bytes; the exchange is bounded by
+    :data:`REJOIN_TIMEOUT`.
+    """
     try:
         peer = stream.socket.getpeername()
         name = f"{peer[0]}:{peer[1]}"
     except OSError:
         return
-    link = Link(stream, name)
+    gate = _GATES.get(node)
+    if gate is None:
+        gate = _GATES[node] = PreauthGate("the listener of a resumed process")
+    slot = gate.enter()
+    if slot is None:
+        await trio.aclose_forcefully(stream)
+        return
+    link = Link(stream, name, limit=PREAUTH_FRAME)
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(link.run)
@@ -312,7 +355,10 @@ async def _serve(stream: trio.SocketStream, node: Node) -> None:
                 if obj.get("type") == "rejoin":
                     if not await answer_rejoin(node, link, obj, nonce):
                         await link.aclose("reconnection refused")
-                    return  # else the node reads the link; this nursery keeps its reader
+                        return
+                    link.raise_limit()  # welcomed: the node reads the link; this nursery keeps its reader
+                    slot.release()
+                    return
                 try:
                     await link.send(make_refused("full", "this table is in play: every seat is taken"))
                     await link.send_eof()
@@ -322,3 +368,5 @@ async def _serve(stream: trio.SocketStream, node: Node) -> None:
     except Exception:  # noqa: BLE001 -- one connection never takes the process down
         log.exception("connection %s failed", name)
         await link.aclose("failed")
+    finally:
+        slot.release()  # on every way out before it was proven: refusal, timeout, error, cancellation

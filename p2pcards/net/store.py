@@ -1,11 +1,14 @@
 """What a process keeps on disk per table, so that it can take its seats again after a crash.
 
-In ``DATA/tables/<table id hex>/`` (mode 0700), for each local peer, under a *stem* --
-``seat<N>``, or ``seat<N>-<8 characters of the bot's fingerprint>`` for a bot that took a
-voted-out seat:
+In ``DATA/tables/<table id hex>/`` (mode 0700), for each local peer, under a *stem*
+(``seat<N>``):
 
-- ``<stem>.log``: the transcript as this peer holds it, one frame per message from the
-  genesis on, appended and fsync'd before anything it contains is sent;
+- ``<stem>.log``: the table's transcript as this peer holds it, one frame per message from
+  the genesis on, appended and fsync'd before anything it contains is sent;
+- ``<stem>.side``: the peer's own votes and nays, fsync'd before they are sent (a voter
+  never both votes and nays, even across a crash);
+- ``<stem>.rejected``: the peer's own messages that the table did not accept (a
+  certificate took their place), cut from the log and kept apart;
 - ``<stem>.secret``: the peer's private 32-byte table secret (its deal seeds derive from
   it), mode 0600, written before the first message;
 - ``<stem>.identity``: a bot's identity (its private keys), mode 0600 (a joiner's peer has
@@ -14,8 +17,8 @@ voted-out seat:
 and for the process, ``host.mesh``, ``join.mesh`` or ``local.mesh`` (mode 0600): its
 :class:`Manifest` -- the directory of processes from the lobby's ``start`` with their
 addresses, this process's listener, the address it joined, its peers -- rewritten
-atomically whenever it changes (a vote moves a seat to another process) and marked
-finished at the end.  A ``local`` table (``p2pcards play`` against the computer) has every
+atomically whenever it changes and, at the end, marked with how the table ended here
+(:data:`ENDINGS`).  A ``local`` table (``p2pcards play`` against the computer) has every
 seat in this process, each a peer of its own over in-memory streams, and no addresses.
 ``p2pcards resume`` reads these files; nothing here does network I/O.
 """
@@ -34,6 +37,8 @@ from p2pcards.net.lobby import Process
 from p2pcards.table.wire import FrameDecoder, FrameError, frame, pack, unpack
 
 __all__ = [
+    "ENDINGS",
+    "FrameFile",
     "Manifest",
     "PERSON",
     "PeerEntry",
@@ -50,10 +55,15 @@ __all__ = [
     "read_secret",
     "save_identity",
     "save_manifest",
+    "side_path",
     "table_dir",
 ]
 
-MANIFEST_VERSION: Final = 1
+MANIFEST_VERSION: Final = 2
+#: How a table ended for this process (``Manifest.ended``): played to its end, this
+#: process's seat voted out (it followed the rest as an observer), abandoned by a seat,
+#: or gone on without this process, which could reach nobody to learn the outcome.
+ENDINGS: Final = ("finished", "voted-out", "abandoned", "unknown")
 #: The ``level`` of a peer whose decisions a person makes on a screen.
 PERSON: Final = "person"
 ROLES: Final = ("host", "join", "local")
@@ -68,11 +78,14 @@ def table_dir(data_dir: Path, table_id: bytes) -> Path:
     return data_dir / "tables" / table_id.hex()
 
 
-def peer_stem(seat: int, bot_fingerprint: str | None = None) -> str:
-    """The file stem of a local peer: ``seat<N>``, or with a replacement bot's fingerprint."""
-    if bot_fingerprint is None:
-        return f"seat{seat}"
-    return f"seat{seat}-{bot_fingerprint.replace('-', '')[:8]}"
+def peer_stem(seat: int) -> str:
+    """The file stem of a local peer: ``seat<N>``."""
+    return f"seat{seat}"
+
+
+def side_path(log: Path, what: str) -> Path:
+    """A file kept next to a peer's log: ``<stem>.side`` or ``<stem>.rejected``."""
+    return log.with_suffix(f".{what}")
 
 
 def log_path(data_dir: Path, table_id: bytes, seat: int, stem: str | None = None) -> Path:
@@ -257,6 +270,42 @@ class TableLog:
             self._fd = -1
 
 
+class FrameFile:
+    """An append-only file of frames next to a log (``.side``, ``.rejected``), created on
+    first append, fsync'd on every append; owner-only."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd = -1
+
+    def append(self, messages: Sequence[bytes]) -> None:
+        if self._fd < 0:
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        data = memoryview(b"".join(frame(m) for m in messages))
+        while data:
+            data = data[os.write(self._fd, data):]
+        os.fsync(self._fd)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    @staticmethod
+    def read(path: Path) -> list[bytes]:
+        """The whole frames of ``path`` (none if it is missing; a torn last frame is dropped)."""
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
+        try:
+            return FrameDecoder().feed(data)
+        except FrameError as exc:
+            raise StoreError(f"{path} is not a file of messages: {exc}") from None
+
+
 # ---------------------------------------------------------------------- manifest
 @dataclass(frozen=True)
 class PeerEntry:
@@ -290,6 +339,8 @@ class Manifest:
     listen: tuple[str, int] | None = None
     dial: tuple[str, int] | None = None
     finished: bool = False
+    #: how the table ended here (one of :data:`ENDINGS`), once it did
+    ended: str | None = None
 
     @property
     def table_hex(self) -> str:
@@ -302,31 +353,23 @@ class Manifest:
     def with_peers(self, peers: Sequence[PeerEntry]) -> Manifest:
         return replace(self, peers=tuple(peers))
 
-    def moved(self, seat: int, to_seat: int) -> Manifest:
-        """The directory once ``seat`` is played in the process of ``to_seat`` (a vote)."""
-        procs = []
-        for p in self.processes:
-            seats = tuple(s for s in p.seats if s != seat)
-            if to_seat in seats:
-                seats = tuple(sorted((*seats, seat)))
-            procs.append(Process(seats, p.addr, p.port))
-        return replace(self, processes=tuple(procs))
-
     def to_bytes(self) -> bytes:
         return pack({
             "v": MANIFEST_VERSION, "role": self.role, "table": self.table, "user": self.user, "game": self.game,
             "processes": [{"seats": list(p.seats), "addr": p.addr, "port": p.port} for p in self.processes],
             "peers": [{"seat": p.seat, "stem": p.stem, "identity": p.identity, "level": p.level} for p in self.peers],
             "listen": list(self.listen) if self.listen else None, "dial": list(self.dial) if self.dial else None,
-            "finished": self.finished,
+            "finished": self.finished, "ended": self.ended,
         })
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Manifest:
         try:
             obj = unpack(data)
-            if obj["v"] != MANIFEST_VERSION or obj["role"] not in ROLES:
-                raise ValueError("unknown version or role")
+            if obj["v"] != MANIFEST_VERSION:
+                raise ValueError(f"manifest version {obj['v']!r} (of another version of p2pcards)")
+            if obj["role"] not in ROLES or obj["ended"] not in (None, *ENDINGS):
+                raise ValueError("unknown role or ending")
             procs = tuple(Process(tuple(int(s) for s in p["seats"]), p["addr"], p["port"]) for p in obj["processes"])
             peers = tuple(PeerEntry(int(p["seat"]), str(p["stem"]), str(p["identity"]), str(p["level"]))
                           for p in obj["peers"])
@@ -338,7 +381,7 @@ class Manifest:
             if type(table) is not bytes or len(table) != 32:
                 raise ValueError("bad table id")
             return cls(obj["role"], table, str(obj["user"]), str(obj["game"]), procs, peers, listen, dial,
-                       bool(obj["finished"]))
+                       bool(obj["finished"]), obj["ended"])
         except (FrameError, KeyError, TypeError, ValueError, IndexError) as exc:
             raise StoreError(f"not a table manifest: {exc}") from None
 

@@ -1,18 +1,25 @@
-"""Table messages: a signed, hash-chained transcript (DESIGN.md, "Table").
+"""Table messages: one encoding, signed or certified, hash-chained (protocol version 2).
 
-Every message is a msgpack map::
+Every table message is a msgpack array of two items (``protocol/PROTOCOL.md``, "Table
+messages"):
 
-    {"v": 1, "table": TABLE_ID, "deal": N, "seq": I, "prev": HASH, "author": SEAT,
-     "kind": KIND, "body": {...}, "sig": ED25519_SIGNATURE}
+* a **signed message** ``[body, sig]``: ``body`` is the canonical msgpack (below) of the
+  header map ``{author, body, deal, kind, prev, seq, table, v}`` and ``sig`` the author's
+  Ed25519 signature of ``SIG_DOMAIN || body``;
+* a **certificate** ``[statement, proof]``: ``statement`` is the canonical msgpack of a
+  header map whose ``author`` is :data:`TABLE` (nobody: the table itself), and ``proof`` an
+  array of signed messages of the seats that make the statement true (their votes, their
+  revealed seeds, the two messages of an equivocation).  A certificate is a deterministic
+  function of what the seats signed, so every replica that holds the same proof writes the
+  same certificate, and nobody's single signature creates one.
 
-signed by its author over the canonical msgpack of the map without ``sig``.  ``seq``
-counts messages from 0 (the genesis); ``prev`` is the SHA-256 of the previous message's
-bytes, so the transcript is a hash chain and every message carries the chain head its
-author holds.  Message 0 is the *genesis*: the table's game, options and seats, signed by
-the host (``author`` -1); the table id is a hash of its body.
-
-A ``vote`` message votes a silent seat out (:class:`VoteBody`; the rules are in
-``protocol/PROTOCOL.md``, "Voting a silent seat out", and in :mod:`p2pcards.table.table`).
+**One encoding.**  *Canonical* msgpack is the shortest form of every value and map keys in
+increasing order of their UTF-8 bytes, at every depth; a message whose body (or statement)
+or whose outer array is not canonical is refused.  Signatures must be canonical too (the
+``S`` half below the group order), so a third party cannot alter a signature that
+verifies.  A message's **hash** -- its chain link, the ``prev`` of the next message -- is
+SHA-256 of the first item (the signed bytes, or the statement): what is signed is what is
+chained, and a certificate's hash does not depend on which valid signatures prove it.
 
 Sans-IO: pure functions and frozen values; the trio layer only moves the bytes.
 """
@@ -30,30 +37,110 @@ from p2pcards.table.wire import FrameError, pack, unpack
 __all__ = [
     "VERSION",
     "HOST",
+    "TABLE",
     "ZERO_HASH",
+    "ENTRY_KINDS",
+    "SIDE_KINDS",
+    "CERT_KINDS",
     "Envelope",
     "Genesis",
     "SeatInfo",
     "TranscriptError",
+    "VersionError",
+    "canonical",
     "message_hash",
     "make_genesis",
     "sign_message",
+    "make_certificate",
     "parse_message",
-    "VoteBody",
-    "vote_opener",
-    "vote_order",
+    "peek",
 ]
 
-VERSION: Final = 1
+VERSION: Final = 2
 #: ``author`` of the genesis message: the host, who need not hold a seat.
 HOST: Final = -1
+#: ``author`` of a certificate: the table itself (the proof holds the seats' signatures).
+TABLE: Final = -2
 ZERO_HASH: Final = bytes(32)
-_KEYS: Final = frozenset({"v", "table", "deal", "seq", "prev", "author", "kind", "body", "sig"})
+SIG_DOMAIN: Final = b"p2pcards/table/v2/sig\x00"
+TABLE_ID_DOMAIN: Final = b"p2pcards/table/v2\x00"
+_HEADER: Final = frozenset({"v", "table", "deal", "seq", "prev", "author", "kind", "body"})
+#: Transcript entries written by one seat (signed).
+ENTRY_KINDS: Final = frozenset({"genesis", "deck", "choice", "locate", "dispute", "abandon"})
+#: Certificates: transcript entries written by the table from the seats' signed messages.
+CERT_KINDS: Final = frozenset({"outvote", "fork", "close"})
+#: Signed messages that take no place in the transcript by themselves: a vote against a
+#: silent seat, a "nay" (the voter holds the silent seat's message), a revealed seed.
+SIDE_KINDS: Final = frozenset({"vote", "nay", "seed"})
 MAX_NAME: Final = 40
+#: The order of the Ed25519 group: a signature's S must be below it.
+_ED25519_L: Final = 2**252 + 27742317777372353535851937790883648493
 
 
 class TranscriptError(Exception):
     """A message that is not a well-formed, correctly signed table message."""
+
+
+class VersionError(TranscriptError):
+    """A message (or a saved transcript) of another protocol version."""
+
+
+def canonical(obj: Any) -> bytes:
+    """The canonical msgpack of ``obj``: shortest forms, map keys sorted at every depth."""
+    return pack(_sorted(obj))
+
+
+def _sorted(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        for key in obj:
+            if type(key) is not str:
+                raise TranscriptError("map keys are strings")
+        return {k: _sorted(obj[k]) for k in sorted(obj, key=lambda k: k.encode())}
+    if isinstance(obj, (list, tuple)):
+        return [_sorted(v) for v in obj]
+    return obj
+
+
+def _decode_canonical(data: bytes, what: str) -> Any:
+    try:
+        obj = unpack(data)
+    except FrameError as exc:
+        raise TranscriptError(f"{what}: {exc}") from None
+    if canonical(obj) != data:
+        raise TranscriptError(f"{what} is not canonical msgpack (another encoding of a message is refused)")
+    return obj
+
+
+def message_hash(raw: bytes) -> bytes:
+    """The chain link of a message: SHA-256 of its first item (what is signed or stated)."""
+    return hashlib.sha256(_first(raw)).digest()
+
+
+def _first(raw: bytes) -> bytes:
+    try:
+        outer = unpack(raw)
+    except FrameError as exc:
+        raise TranscriptError(str(exc)) from None
+    if not isinstance(outer, list) or len(outer) != 2 or type(outer[0]) is not bytes:
+        raise TranscriptError("not a table message")
+    first: bytes = outer[0]
+    return first
+
+
+def peek(raw: bytes) -> tuple[str | None, int | None]:
+    """``(kind, seq)`` of a message, without checking anything else (for routing); Nones
+    for anything that does not look like a table message."""
+    try:
+        outer = unpack(raw)
+        if not isinstance(outer, list) or len(outer) != 2 or type(outer[0]) is not bytes:
+            return None, None
+        msg = unpack(outer[0])
+    except FrameError:
+        return None, None
+    if not isinstance(msg, dict):
+        return None, None
+    kind, seq = msg.get("kind"), msg.get("seq")
+    return (kind if type(kind) is str else None), (seq if type(seq) is int and seq >= 0 else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +205,7 @@ class Genesis:
 
     @property
     def table_id(self) -> bytes:
-        return hashlib.sha256(b"p2pcards/table/v1\x00" + pack(self.body())).digest()
+        return hashlib.sha256(TABLE_ID_DOMAIN + canonical(self.body())).digest()
 
     @classmethod
     def from_body(cls, body: Any) -> Genesis:
@@ -140,8 +227,8 @@ class Genesis:
             raise TranscriptError("malformed genesis options or nonce")
         if type(host["signing"]) is not bytes or len(host["signing"]) != 32 or type(host["name"]) is not str:
             raise TranscriptError("malformed genesis host key")
-        if type(body["timeout"]) not in (int, float) or not 0 < body["timeout"] <= 3600:
-            raise TranscriptError("timeout is 0..3600 seconds")
+        if type(body["timeout"]) is not float or not 0 < body["timeout"] <= 3600:
+            raise TranscriptError("timeout is 0..3600 seconds (a float)")
         infos = tuple(SeatInfo.from_wire(s) for s in seats)
         if len({s.signing for s in infos}) != len(infos):
             raise TranscriptError("a key sits in two seats")
@@ -151,7 +238,11 @@ class Genesis:
 
 @dataclass(frozen=True, slots=True)
 class Envelope:
-    """A parsed, signature-checked table message and its bytes."""
+    """A parsed table message and its bytes.
+
+    ``proof`` is empty for a signed message and holds the raw signed messages of a
+    certificate (checked by the table, which knows what they must prove).
+    """
 
     table: bytes
     deal: int
@@ -161,26 +252,43 @@ class Envelope:
     kind: str
     body: Mapping[str, Any]
     raw: bytes
+    hash: bytes
+    proof: tuple[bytes, ...] = ()
 
     @property
-    def hash(self) -> bytes:
-        return message_hash(self.raw)
+    def certificate(self) -> bool:
+        return self.author == TABLE
+
+    @property
+    def slot(self) -> tuple[int, bytes]:
+        """Where the message stands in the chain: ``(seq, prev)``."""
+        return self.seq, self.prev
 
 
-def message_hash(raw: bytes) -> bytes:
-    """The chain link: SHA-256 of a message's bytes."""
-    return hashlib.sha256(raw).digest()
+def _header(*, table: bytes, deal: int, seq: int, prev: bytes, author: int, kind: str,
+            body: Mapping[str, Any]) -> bytes:
+    return canonical({"v": VERSION, "table": table, "deal": deal, "seq": seq, "prev": prev,
+                      "author": author, "kind": kind, "body": dict(body)})
 
 
 def sign_message(
     signer: Identity, *, table: bytes, deal: int, seq: int, prev: bytes, author: int, kind: str,
     body: Mapping[str, Any],
 ) -> bytes:
-    """The bytes of a signed table message."""
-    msg: dict[str, Any] = {"v": VERSION, "table": table, "deal": deal, "seq": seq, "prev": prev,
-                           "author": author, "kind": kind, "body": dict(body)}
-    msg["sig"] = signer.sign(pack(msg))
-    return pack(msg)
+    """The bytes of a signed table message (an entry or a side message)."""
+    signed = _header(table=table, deal=deal, seq=seq, prev=prev, author=author, kind=kind, body=body)
+    return pack([signed, signer.sign(SIG_DOMAIN + signed)])
+
+
+def make_certificate(
+    *, table: bytes, deal: int, seq: int, prev: bytes, kind: str, body: Mapping[str, Any],
+    proof: Sequence[bytes],
+) -> bytes:
+    """The bytes of a certificate (author :data:`TABLE`) with its proof."""
+    if kind not in CERT_KINDS:
+        raise ValueError(f"{kind!r} is not a certificate")
+    statement = _header(table=table, deal=deal, seq=seq, prev=prev, author=TABLE, kind=kind, body=body)
+    return pack([statement, list(proof)])
 
 
 def make_genesis(host: Identity, genesis: Genesis) -> bytes:
@@ -190,86 +298,69 @@ def make_genesis(host: Identity, genesis: Genesis) -> bytes:
 
 
 def parse_message(raw: bytes, signing_keys: Sequence[bytes] | None, host_key: bytes | None = None) -> Envelope:
-    """Decode ``raw`` and check its shape and signature.
+    """Decode ``raw``, check its encoding, shape and (for a signed message) its signature.
 
     ``signing_keys`` are the seats' keys (None before the genesis is known, when only a
-    genesis can be parsed, checked against its own host key or ``host_key``).
+    genesis can be parsed, checked against its own host key or ``host_key``).  A
+    certificate's proof is not checked here (:class:`~p2pcards.table.table.Table` does).
+    Raises :class:`VersionError` for a message of another protocol version.
     """
     try:
-        msg = unpack(raw)
+        outer = unpack(raw)
     except FrameError as exc:
         raise TranscriptError(str(exc)) from None
-    if not isinstance(msg, dict) or set(msg) != _KEYS:
+    if isinstance(outer, dict) and "v" in outer and outer.get("v") != VERSION:
+        raise VersionError(f"a message of protocol version {outer.get('v')!r}; this p2pcards speaks version "
+                           f"{VERSION}")
+    if not isinstance(outer, list) or len(outer) != 2 or type(outer[0]) is not bytes:
+        raise TranscriptError("not a table message (a table message is [body, signature] or [statement, proof])")
+    if pack(outer) != raw:
+        raise TranscriptError("not canonical msgpack (another encoding of a message is refused)")
+    first, second = outer
+    msg = _decode_canonical(first, "the signed body")
+    if not isinstance(msg, dict) or set(msg) != _HEADER:
         raise TranscriptError("not a table message (wrong fields)")
-    if pack(msg) != raw:
-        raise TranscriptError("not canonical msgpack")
     if msg["v"] != VERSION:
-        raise TranscriptError(f"protocol version {msg['v']!r} is not {VERSION}")
+        raise VersionError(f"a message of protocol version {msg['v']!r}; this p2pcards speaks version {VERSION}")
     for field, typ in (("table", bytes), ("deal", int), ("seq", int), ("prev", bytes), ("author", int),
-                       ("kind", str), ("body", dict), ("sig", bytes)):
+                       ("kind", str), ("body", dict)):
         if type(msg[field]) is not typ:
             raise TranscriptError(f"field {field} has the wrong type")
-    if len(msg["prev"]) != 32 or len(msg["sig"]) != 64 or msg["seq"] < 0 or msg["deal"] < 0:
-        raise TranscriptError("malformed prev, sig, seq or deal")
-    author = msg["author"]
-    if author == HOST:
-        if msg["kind"] != "genesis":
-            raise TranscriptError("only the genesis is signed by the host")
-        try:
-            key = msg["body"]["host"]["signing"]
-        except (KeyError, TypeError):
-            raise TranscriptError("malformed genesis") from None
-        if host_key is not None and key != host_key:
-            raise TranscriptError("the genesis is not signed by the expected host")
+    if len(msg["prev"]) != 32 or msg["seq"] < 0 or msg["deal"] < 0:
+        raise TranscriptError("malformed prev, seq or deal")
+    author, kind = msg["author"], msg["kind"]
+    proof: tuple[bytes, ...] = ()
+    if author == TABLE:
+        if kind not in CERT_KINDS or type(second) is not list:
+            raise TranscriptError(f"a {kind!r} message is not a certificate")
+        if not all(type(p) is bytes for p in second) or len(second) > 8:
+            raise TranscriptError("a certificate's proof is a short list of messages")
+        proof = tuple(second)
     else:
-        if signing_keys is None or not 0 <= author < len(signing_keys):
-            raise TranscriptError(f"author {author} is not a seat of this table")
-        key = signing_keys[author]
-    sig = msg.pop("sig")
-    if type(key) is not bytes or not verify(key, sig, pack(msg)):
-        raise TranscriptError(f"bad signature (claimed author {author})")
-    return Envelope(msg["table"], msg["deal"], msg["seq"], msg["prev"], author, msg["kind"], msg["body"], raw)
-
-
-# ---------------------------------------------------------------------- votes
-def vote_opener(against: int, seats: int) -> int:
-    """The only seat that may open a vote against seat ``against``: the lowest other seat."""
-    if not 0 <= against < seats:
-        raise ValueError(f"seat {against} is not a seat of a {seats}-seat table")
-    return 1 if against == 0 else 0
-
-
-def vote_order(against: int, seats: int) -> tuple[int, ...]:
-    """Who votes against seat ``against``, in order: every other seat, lowest first.
-
-    The opener is the first; a vote is complete when every one of them has voted (a seat
-    is never voted out by fewer than all the other seats).
-    """
-    return tuple(s for s in range(seats) if s != against)
-
-
-@dataclass(frozen=True, slots=True)
-class VoteBody:
-    """The body of a ``vote`` message: ``{against: SEAT, bot: SEAT-INFO or nil}``.
-
-    The opening vote names, in ``bot``, the new peer that takes the seat from the next
-    deal on (its display name, its fresh public keys, its level and who runs it); the
-    following votes carry ``bot`` nil.
-    """
-
-    against: int
-    bot: SeatInfo | None
-
-    def to_body(self) -> dict[str, Any]:
-        return {"against": self.against, "bot": None if self.bot is None else self.bot.to_wire()}
-
-    @classmethod
-    def from_body(cls, body: Mapping[str, Any], seats: int) -> VoteBody:
-        """Check the shape of a vote body (raises :class:`TranscriptError`)."""
-        if not isinstance(body, Mapping) or set(body) != {"against", "bot"}:
-            raise TranscriptError("a vote is {against, bot}")
-        against = body["against"]
-        if type(against) is not int or not 0 <= against < seats:
-            raise TranscriptError(f"a vote against {against!r}, which is not a seat")
-        bot = None if body["bot"] is None else SeatInfo.from_wire(body["bot"])
-        return cls(against, bot)
+        if kind in CERT_KINDS:
+            raise TranscriptError(f"a {kind!r} is a certificate, not a seat's message")
+        if kind not in ENTRY_KINDS and kind not in SIDE_KINDS:
+            raise TranscriptError(f"unknown message kind {kind!r}")
+        if type(second) is not bytes or len(second) != 64:
+            raise TranscriptError("a signature is 64 bytes")
+        if int.from_bytes(second[32:], "little") >= _ED25519_L:
+            raise TranscriptError("a signature that is not canonical")
+        if author == HOST:
+            if kind != "genesis":
+                raise TranscriptError("only the genesis is signed by the host")
+            try:
+                key = msg["body"]["host"]["signing"]
+            except (KeyError, TypeError):
+                raise TranscriptError("malformed genesis") from None
+            if host_key is not None and key != host_key:
+                raise TranscriptError("the genesis is not signed by the expected host")
+        else:
+            if kind == "genesis":
+                raise TranscriptError("the genesis is signed by the host")
+            if signing_keys is None or not 0 <= author < len(signing_keys):
+                raise TranscriptError(f"author {author} is not a seat of this table")
+            key = signing_keys[author]
+        if type(key) is not bytes or not verify(key, second, SIG_DOMAIN + first):
+            raise TranscriptError(f"bad signature (claimed author {author})")
+    return Envelope(msg["table"], msg["deal"], msg["seq"], msg["prev"], author, kind, msg["body"], raw,
+                    hashlib.sha256(first).digest(), proof)

@@ -3,18 +3,22 @@
 ``python -m p2pcards.table.vectors DIRECTORY`` writes:
 
 * ``table-bisca.json``: a one-deal Bisca table between two seats;
-* ``table-vote.json``: a two-deal Sueca table whose seat 2 falls silent at its first
-  decision; seats 0, 1 and 3 vote it out, the first deal is void, and a bot with fixed
-  keys plays the seat in the second deal;
-* ``table-fault.json``: a one-deal Bisca table whose seat 1 seals a wrong key to seat 0;
-  seat 0 claims it with the signed evidence (a ``fault`` message), the deal is void and
-  seat 1 blamed.
+* ``table-vote.json``: a two-deal Sueca table (to 8) whose seat 2 falls silent at its first
+  decision; seats 0, 1 and 3 vote it out (an ``outvote`` certificate), seat 2 loses the
+  deal, and in the second deal it is a dummy whose cards are dealt face up and whose plays
+  every replica computes;
+* ``table-dispute.json``: a one-deal Bisca table whose seat 1 seals a wrong key to seat 0;
+  seat 0 disputes the deal in its turn with the signed evidence, and seat 1 loses it;
+* ``table-fork.json``: a one-deal Sueca table whose seat 1 signs two different plays for
+  one place and sends seats 2 and 3 the second; the ``fork`` certificate takes that place
+  everywhere and seat 1 loses the deal.
 
 Each holds the inputs (every key as the 32-byte seed it is derived from, each peer's table
 secret, the genesis), every message in transcript order with its hash, the outcome and
-the transcript hash.  Ed25519 signatures and every derivation are deterministic, so the
-same inputs give the same bytes; another implementation replays the messages and must
-accept every one, reach the same chain head and the same outcome.
+the transcript hash.  Ed25519 signatures and every derivation are deterministic, and so is
+the in-memory network that ran them (:class:`~p2pcards.table.local.LocalMesh`), so the same
+inputs give the same bytes; another implementation replays the messages and must accept
+every one, reach the same chain head and the same outcome.
 """
 
 from __future__ import annotations
@@ -35,13 +39,12 @@ from p2pcards.core.players import RandomPlayer
 from p2pcards.identity import Identity
 from p2pcards.mental.seal import KeyEntry
 from p2pcards.table.audit import audit_transcript
-from p2pcards.table.local import run_local
+from p2pcards.table.local import LocalMesh
 from p2pcards.table.table import Table
-from p2pcards.table.transcript import Genesis, SeatInfo, make_genesis, message_hash
-from p2pcards.table.wire import unpack
+from p2pcards.table.transcript import Genesis, SeatInfo, make_genesis, message_hash, parse_message, peek
 from p2pcards.vectorfiles import vectors_main, write_files
 
-__all__ = ["generate", "write", "main", "fixed_identity", "WrongKeySender", "VOTE_SILENT", "FAULT_KEY"]
+__all__ = ["generate", "write", "main", "fixed_identity", "WrongKeySender", "TwoPlays", "VOTE_SILENT", "FAULT_KEY"]
 
 #: The seat that falls silent in ``table-vote.json``.
 VOTE_SILENT = 2
@@ -93,7 +96,8 @@ class _Setup:
         return {
             "host": {"ed25519_seed": _seed("host/ed25519").hex()},
             "seats": [_keys(f"seat{s}", f"secret{s}") for s in range(self.spec.seats)],
-            "deal_seed": "HMAC-SHA256(table_secret, 'p2pcards/deal-seed/v1' || table_id || u64(deal))",
+            "deal_seed": "HMAC-SHA256(table_secret, 'p2pcards/deal-seed/v2' || table_id || u64(deal) || "
+                         "the hash of the last message before the deal)",
             **extra,
         }
 
@@ -107,17 +111,18 @@ class _Setup:
             "inputs": inputs,
             "table_id": self.genesis.table_id.hex(),
             "messages": [{"seq": i, "hex": m.hex(), "hash": message_hash(m).hex()} for i, m in enumerate(log)],
+            "side_messages": "votes, nays and seeds are not in the transcript; the certificates carry them",
             **outcome,
             "transcript_hash": message_hash(log[-1]).hex(),
         }
         return json.dumps(data, indent=1) + "\n"
 
 
-def _setup(game: str, deals: int, nonce: str) -> _Setup:
+def _setup(game: str, deals: int, nonce: str, options: dict[str, str] | None = None) -> _Setup:
     spec = load_games().get(game)
     host = fixed_identity("host")
     ids = [fixed_identity(f"seat{s}") for s in range(spec.seats)]
-    genesis = Genesis(game, spec.rules_version, spec.resolve_options({}),
+    genesis = Genesis(game, spec.rules_version, spec.resolve_options(options or {}),
                       tuple(SeatInfo(i.name, i.signing_public, i.sealing_public, "random", host.fingerprint)
                             for i in ids),
                       deals, host.signing_public, host.name, _seed(nonce)[:16], 60.0)
@@ -128,11 +133,25 @@ def _audit(log: Sequence[bytes]) -> dict[str, Any]:
     return audit_transcript(log, load_games())
 
 
+def _run(t: _Setup, tables: Sequence[Table], silent_at_decision: int | None = None,
+         route: Any = None) -> LocalMesh:
+    """Run the table in memory; seat ``silent_at_decision`` says nothing from its first
+    decision on."""
+    mesh = LocalMesh(dict(enumerate(tables)), dict(enumerate(t.players())), route=route)
+    mesh.start()
+    while True:
+        x = silent_at_decision
+        if x is not None and x not in mesh.silent and tables[x].decision() is not None:
+            mesh.silent.add(x)
+        if not mesh.step():
+            return mesh
+
+
 # ---------------------------------------------------------------- a whole table
 def _bisca() -> str:
     t = _setup("bisca", 1, "nonce")
     tables = [t.table(s) for s in range(2)]
-    run_local(tables, t.players())
+    _run(t, tables)
     return t.vector("a one-deal Bisca table between two seats, every message in transcript order",
                     t.inputs(), tables[0].log, deals=t.deals())
 
@@ -140,86 +159,27 @@ def _bisca() -> str:
 # ---------------------------------------------------------------- a vote
 def _vote() -> str:
     """Seat ``VOTE_SILENT`` of a two-deal Sueca table says nothing from its first decision
-    on; when nothing else moves its opener votes it out naming the bot, the others vote in
-    seat order, and the bot's replica, restored from the transcript, plays the second deal."""
-    t = _setup("sueca", 2, "vote/nonce")
+    on; when nothing else moves every other seat votes it out, it loses the deal, and it is
+    a dummy in the second deal."""
+    t = _setup("sueca", 2, "vote/nonce", {"target": "8"})
     x = VOTE_SILENT
-    tables = {s: t.table(s) for s in range(t.spec.seats)}
-    players: dict[int, Any] = dict(enumerate(t.players()))
-    bot_id, bot_secret = fixed_identity("bot"), _seed("bot-secret")
-    alive = set(tables)
-    opener: int | None = None
-    silent_at: int | None = None
-    queue = [(s, m) for s, table in tables.items() for m in table.start()]
-
-    def spawn() -> None:
-        """Seat the bot once a replica has completed the vote."""
-        if x in alive:
-            return
-        for s in sorted(alive):
-            if tables[s].replacements:
-                bot = Table(t.raw, t.spec, bot_id, bot_secret, seat=x)
-                queue.extend((x, m) for m in bot.restore(tables[s].log))
-                tables[x], players[x] = bot, RandomPlayer(random.Random(99))
-                alive.add(x)
-                return
-
-    while True:
-        if queue:
-            src, raw = queue.pop(0)
-            seq = unpack(raw)["seq"]
-            for s in sorted(alive):
-                table = tables[s]
-                if s == src or table.finished or (seq < table.seq and table.log[seq] == raw):
-                    continue
-                queue += [(s, m) for m in table.receive(raw)]
-                spawn()
-            continue
-        for s in sorted(alive):
-            decision = tables[s].decision()
-            if decision is None:
-                continue
-            if s == x and silent_at is None:  # the seat falls silent here
-                silent_at = tables[s].seq
-                alive.discard(x)
-                continue
-            queue += [(s, m) for m in tables[s].decide(players[s].choose(tables[s].view(), decision))]
-            break
-        else:
-            opener = next((s for s in sorted(alive) if tables[s].may_open_vote() == x), None)
-            if opener is None or tables[opener].replacements:
-                break
-            info = SeatInfo("bot", bot_id.signing_public, bot_id.sealing_public, "random", t.ids[opener].fingerprint)
-            queue += [(opener, m) for m in tables[opener].vote_out(info)]
-            spawn()
+    tables = [t.table(s) for s in range(t.spec.seats)]
+    _run(t, tables, silent_at_decision=x)
     log = tables[0].log
-    assert all(tables[s].log == log and tables[s].finished for s in alive) and silent_at is not None
-    rep = tables[0].replacements[0]
-    inputs = t.inputs(
-        silent={"seat": x, "seq": silent_at,
-                "note": f"seat {x} writes nothing from its first decision on (seq {silent_at}), "
-                        "where the lowest other seat opens the vote"},
-        bot={**_keys("bot", "bot-secret"), "name": "bot", "bot": "random", "runs_on": t.ids[rep.opener].fingerprint},
-    )
-    vote = {
-        "seat": rep.seat,
-        "deal": rep.deal,
-        "opened_at": rep.slot,
-        "completed_at": rep.seq,
-        "voters": list(rep.voters),
-        "old_signing": rep.old_signing.hex(),
-        "bot": {"name": rep.bot.name, "signing": rep.bot.signing.hex(), "sealing": rep.bot.sealing.hex(),
-                "fingerprint": rep.bot.fingerprint, "bot": rep.bot.bot, "runs_on": rep.bot.runs_on},
-    }
-    return t.vector(f"a two-deal Sueca table: seat {x} falls silent and is voted out, deal 0 is void, "
-                    "a bot with fixed keys plays the seat in deal 1", inputs, log,
-                    vote=vote, deals=t.deals(), audit=_audit(log))
+    assert all(tables[s].log == log and tables[s].finished for s in range(4) if s != x)
+    cert_seq = next(i for i, m in enumerate(log) if peek(m)[0] == "outvote")
+    inputs = t.inputs(silent={"seat": x, "seq": cert_seq,
+                              "note": f"seat {x} writes nothing from its first decision on (seq {cert_seq}); "
+                                      "when nothing else moves, every other seat votes"})
+    vote = {**tables[0].outvotes[0], "certificate": cert_seq}
+    return t.vector(f"a two-deal Sueca table to 8: seat {x} falls silent and is voted out, it loses deal 0 and "
+                    "is a dummy in deal 1", inputs, log, vote=vote, deals=t.deals(), audit=_audit(log))
 
 
-# ---------------------------------------------------------------- a fault claim
+# ---------------------------------------------------------------- a dispute
 class WrongKeySender(Table):
-    """Seat 1 of ``table-fault.json``: the first key it seals in deal 0 is ``FAULT_KEY``
-    instead of its own (a modified client; the receiving seat claims the fault).
+    """Seat 1 of ``table-dispute.json``: the first key it seals in deal 0 is ``FAULT_KEY``
+    instead of its own (a modified client; the receiving seat disputes the deal).
     ``cheated`` then says where: ``{"to": seat, "position": position}``."""
 
     cheated: dict[str, int] | None = None
@@ -239,34 +199,81 @@ class WrongKeySender(Table):
         party._sealed = corrupt  # type: ignore[method-assign]
 
 
-def _fault() -> str:
+def _dispute() -> str:
     t = _setup("bisca", 1, "fault/nonce")
     tables = [t.table(0), t.table(1, WrongKeySender)]
     sender = tables[1]
     assert isinstance(sender, WrongKeySender)
-    run_local(tables, t.players())
+    _run(t, tables)
     log = tables[0].log
     cheated = sender.cheated
     assert tables[1].log == log and all(table.finished for table in tables) and cheated is not None
-    claim_seq = next(i for i, m in enumerate(log) if unpack(m)["kind"] == "fault")
-    claim = unpack(log[claim_seq])
+    seq = next(i for i, m in enumerate(log) if peek(m)[0] == "dispute")
+    claim = parse_message(log[seq], tables[0].keys)
     inputs = t.inputs(deviation={
         "seat": 1,
         "to": cheated["to"],
         "position": cheated["position"],
         "key": FAULT_KEY.hex(),
         "note": f"in deal 0, seat 1 seals to seat {cheated['to']} this key (the scalar 5, 32 bytes little-endian) "
-                f"as its own for position {cheated['position']}, in the message just before the claim",
+                f"as its own for position {cheated['position']}",
     })
-    fault = {"seq": claim_seq, "deal": claim["deal"], "claimant": claim["author"], "against": claim["body"]["against"]}
-    return t.vector("a one-deal Bisca table: seat 1 seals a wrong key to seat 0, which claims it with the "
-                    "signed evidence (a fault message); the deal is void and seat 1 blamed", inputs, log,
-                    fault=fault, deals=t.deals(), audit=_audit(log))
+    dispute = {"seq": seq, "deal": claim.deal, "accuser": claim.author, "against": claim.body["against"]}
+    return t.vector("a one-deal Bisca table: seat 1 seals a wrong key to seat 0, which disputes the deal in its "
+                    "turn with the signed evidence; seat 1 loses the deal", inputs, log,
+                    dispute=dispute, deals=t.deals(), audit=_audit(log))
+
+
+# ---------------------------------------------------------------- an equivocation
+class TwoPlays(Table):
+    """Seat 1 of ``table-fork.json``: at its first play it also signs the play of its
+    next legal card for the same place (``second``), which a router gives seats 2 and 3."""
+
+    second: bytes | None = None
+
+    def decide(self, choice: Any) -> list[bytes]:
+        view, decision = self.view(), self.decision()
+        if self.second is None and view is not None and decision is not None and decision.kind == "play":
+            others = [p for p in view.legal if p != choice]
+            if others:
+                twin = Table(self.log[0], self.spec, self.me, self._secret, self.group)
+                twin.restore(self.log)
+                self.second = twin.decide(others[0])[0]
+        return super().decide(choice)
+
+    def _adopt(self, fresh: Table) -> None:
+        second = self.second
+        super()._adopt(fresh)
+        self.second = second
+
+
+def _fork() -> str:
+    t = _setup("sueca", 1, "fork/nonce")
+    tables = [t.table(0), t.table(1, TwoPlays), t.table(2), t.table(3)]
+    cheat = tables[1]
+    assert isinstance(cheat, TwoPlays)
+
+    def route(src: int, dst: int, raw: bytes) -> bytes:
+        second = cheat.second
+        if src == 1 and dst in (2, 3) and second is not None and peek(raw) == peek(second):
+            return second
+        return raw
+
+    _run(t, tables, route=route)
+    log = tables[0].log
+    assert all(tables[s].log == log and tables[s].finished for s in (0, 2, 3)) and cheat.second is not None
+    seq = next(i for i, m in enumerate(log) if peek(m)[0] == "fork")
+    inputs = t.inputs(deviation={"seat": 1, "seq": seq, "second": cheat.second.hex(),
+                                 "note": "seat 1 signs two plays for this place; seats 2 and 3 get the second"})
+    return t.vector("a one-deal Sueca table: seat 1 signs two different plays for one place; the fork "
+                    "certificate takes that place everywhere and seat 1 loses the deal", inputs, log,
+                    fork={"seq": seq, "against": 1}, deals=t.deals(), audit=_audit(log))
 
 
 def generate() -> dict[str, str]:
     """File name -> JSON text of every table vector."""
-    return {"table-bisca.json": _bisca(), "table-vote.json": _vote(), "table-fault.json": _fault()}
+    return {"table-bisca.json": _bisca(), "table-vote.json": _vote(), "table-dispute.json": _dispute(),
+            "table-fork.json": _fork()}
 
 
 def write(directory: Path) -> list[Path]:

@@ -1,0 +1,331 @@
+"""Dishonest peers: subclasses of the real :class:`~p2pcards.table.table.Table` that try to
+bend a table.  The in-memory tests (tests/test_attacks.py) run them over
+:class:`~p2pcards.table.local.LocalMesh`; the process tests run them as real peers over TCP
+(``python -m tests.attackers``, see the bottom of this file) against honest processes.
+
+Each attacker keeps what it tried in ``tried`` so that a test can check that the attack
+happened (an attack that never ran proves nothing).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from p2pcards.core import Deal
+from p2pcards.mental.errors import UnattributedFault
+from p2pcards.mental.kdf import hpke_info
+from p2pcards.mental.messages import Kind
+from p2pcards.mental.seal import KeyEntry, SealedPayload, hpke_seal, sign_payload
+from p2pcards.table.audit import first_dealer
+from p2pcards.table.table import Table
+from p2pcards.table.transcript import TABLE, make_certificate, sign_message
+from p2pcards.table.wire import pack, unpack
+
+__all__ = [
+    "ATTACKERS",
+    "Attacker",
+    "RetroVoter",
+    "InstantVoter",
+    "LoneVoter",
+    "Equivocator",
+    "Reencoder",
+    "GarbledSealer",
+    "BadHeaderSealer",
+    "Substituter",
+    "Copier",
+    "FalseDisputer",
+    "SeedWithholder",
+    "PastClaimer",
+]
+
+
+class Attacker(Table):
+    """A table replica that also keeps a record of what it tried."""
+
+    tried: list[str]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.tried = []
+        super().__init__(*args, **kwargs)
+
+    def _adopt(self, fresh: Table) -> None:
+        kept = {k: v for k, v in self.__dict__.items() if k in ("tried", "second")}
+        super()._adopt(fresh)
+        self.__dict__.update(kept)
+
+    def sign(self, kind: str, body: dict[str, Any], *, seq: int, prev: bytes, deal: int) -> bytes:
+        assert self.me is not None and self.seat is not None
+        return sign_message(self.me, table=self.table_id, deal=deal, seq=seq, prev=prev, author=self.seat, kind=kind,
+                            body=body)
+
+    def victim(self) -> int:
+        """The next seat after this one."""
+        assert self.seat is not None
+        return (self.seat + 1) % self.n
+
+
+class RetroVoter(Attacker):
+    """In the second deal, votes against another seat for a place of the first deal (where
+    that seat wrote), and sends a certificate of its own vote alone, to make the table go
+    back and undo scored history."""
+
+    def decide(self, choice: Any) -> list[bytes]:
+        out = super().decide(choice)
+        if self.deal_no >= 1 and not self.tried:
+            target = self.victim()
+            k = next(i for i in range(1, self.deal_start) if self._authors[i] == target and self._deals[i] == 0)
+            vote = self.sign("vote", {"against": target}, seq=k, prev=self.hashes[k - 1], deal=0)
+            others = [s for s in range(self.n) if s != target]
+            cert = make_certificate(table=self.table_id, deal=0, seq=k, prev=self.hashes[k - 1], kind="outvote",
+                                    body={"against": target, "voters": others}, proof=[vote])
+            self.tried.append(f"vote against seat {target} at seq {k}")
+            out = [*out, vote, cert]
+        return out
+
+
+class InstantVoter(Attacker):
+    """Votes against every other seat as soon as it is due, without waiting; and sends a
+    certificate of its lone vote."""
+
+    def receive(self, raw: bytes) -> list[bytes]:
+        out = super().receive(raw)
+        for x in sorted(self.may_vote()):
+            if len(self.tried) < 5:
+                votes = self.vote(x)
+                cert = make_certificate(table=self.table_id, deal=self.deal_no, seq=self.seq, prev=self.head,
+                                        kind="outvote", body={"against": x, "voters": [self.seat]},
+                                        proof=votes[:1])
+                self.tried.append(f"instant vote against seat {x} at seq {self.seq}")
+                out = [*out, *votes, cert]
+        return out
+
+
+class LoneVoter(Attacker):
+    """In a two-seat game: votes the other seat out the moment it is due, alone."""
+
+    def receive(self, raw: bytes) -> list[bytes]:
+        out = super().receive(raw)
+        x = self.victim()
+        if x in self.due() and len(self.tried) < 3:
+            vote = self.sign("vote", {"against": x}, seq=self.seq, prev=self.head, deal=self.deal_no)
+            cert = make_certificate(table=self.table_id, deal=self.deal_no, seq=self.seq, prev=self.head,
+                                    kind="outvote", body={"against": x, "voters": [self.seat]}, proof=[vote])
+            self.tried.append(f"lone vote against seat {x} at seq {self.seq}")
+            out = [*out, vote, cert]
+        return out
+
+
+class Equivocator(Attacker):
+    """At its first play, also signs a second, different play for the same place
+    (``second``): a router sends it to some seats instead of the first."""
+
+    second: bytes | None = None
+
+    def decide(self, choice: Any) -> list[bytes]:
+        if self.second is None and self.deal_no == 0:
+            view = self.view()
+            decision = self.decision()
+            if view is not None and decision is not None and decision.kind == "play":
+                others = [p for p in view.legal if p != choice]
+                if others:  # an honest twin of this replica, there, plays another card
+                    twin = Table(self.log[0], self.spec, self.me, self._secret, self.group)
+                    twin.restore(self.log)
+                    self.second = twin.decide(others[0])[0]
+                    self.tried.append(f"two plays for seq {self.seq}")
+        return super().decide(choice)
+
+
+class Reencoder(Attacker):
+    """Sends its messages in another encoding of the same signed content (map keys in
+    another order); the signature still verifies against the canonical bytes."""
+
+    @staticmethod
+    def reencode(raw: bytes) -> bytes:
+        body, sig = unpack(raw)
+        msg = unpack(body)
+        return pack([pack(dict(reversed(list(msg.items())))), sig])
+
+
+def _corrupt_sealed(table: Attacker, how: str) -> None:
+    """Make ``table``'s party seal its first keys of deal 0 to its victim badly."""
+    party = table.party
+    honest = party._sealed
+    victim = table._pi.get(table.victim())
+
+    def sealed(step: int, kind: Kind, to: int, positions: tuple[int, ...], entries: tuple[KeyEntry, ...]) -> Any:
+        wire = honest(step, kind, to, positions, entries)
+        if table.deal_no != 0 or to != victim or table.tried:
+            return wire
+        table.tried.append(f"{how} keys sealed to party {to} in step {step}")
+        if how == "garbled":
+            data = bytearray(wire["sealed"])  # type: ignore[arg-type]
+            data[-5] ^= 0x40
+            return {**wire, "sealed": bytes(data)}
+        # a payload whose header names another step, properly sealed and signed
+        setup = party.setup
+        assert party.deal_id is not None and party._signing_key is not None and party._kdf is not None
+        payload = SealedPayload(kind=kind, table_id=setup.table_id, deal_number=setup.deal_number,
+                                deal_id=party.deal_id, step=step + 1000, sender=party._own_seat(), recipient=to,
+                                entries=entries)
+        info = hpke_info(setup.table_id, setup.deal_number, kind, step, party._own_seat(), to)
+        sealed = hpke_seal(setup.sealing_keys[to], info, sign_payload(party._signing_key, payload),
+                           party._kdf.hpke_ikm(kind, step, to))
+        return {**wire, "sealed": sealed}
+
+    party._sealed = sealed  # type: ignore[method-assign]
+
+
+class GarbledSealer(Attacker):
+    """Seals its first keys to its victim so that they do not open (only the victim sees it)."""
+
+    def _start_deal(self) -> None:
+        super()._start_deal()
+        if not self.observer:
+            _corrupt_sealed(self, "garbled")
+
+
+class BadHeaderSealer(Attacker):
+    """Seals its first keys to its victim under a payload header of another step."""
+
+    def _start_deal(self) -> None:
+        super()._start_deal()
+        if not self.observer:
+            _corrupt_sealed(self, "bad-header")
+
+
+def _positions_dealt(table: Table, dealer: int) -> dict[int, list[int]]:
+    """Which positions the opening deal gives to which seat (public: the game's steps)."""
+    state = table.spec.new_match(table.options, dealer).new_deal(None)
+    out: dict[int, list[int]] = {}
+    for step, _ in list(state._queue):
+        if isinstance(step, Deal) and step.source < 0:
+            out.setdefault(step.seat, []).extend(step.positions)
+    return out
+
+
+class Substituter(Attacker):
+    """Shuffles honestly but puts a group element that is no card at one position of its
+    output (valid and distinct, so nothing shows until that position opens)."""
+
+    def _start_deal(self) -> None:
+        super()._start_deal()
+        if self.observer or self.deal_no != 0:
+            return
+        party = self.party
+        honest = party._shuffled
+
+        def shuffled() -> tuple[bytes, ...]:
+            deck = list(honest())
+            deck[0] = self.group.hash_to_element(b"not a card" + self._secret)  # (the same again after a rebuild)
+            self.tried.append("a non-card element at position 0 of its shuffle")
+            return tuple(deck)
+
+        party._shuffled = shuffled  # type: ignore[method-assign]
+
+
+class Copier(Attacker):
+    """The last shuffler copies one of its victim's (encrypted) cards into a position of its
+    own, disguised by a random factor that its lock step takes away again: its copy opens
+    to the victim's card."""
+
+    def _start_deal(self) -> None:
+        super()._start_deal()
+        if self.observer or self.deal_no != 0 or self.seat != self._parties[-1]:
+            return
+        party, group = self.party, self.group
+        honest_shuffle, honest_lock = party._shuffled, party._locked
+        r = group.scalar_reduce(hashlib.sha512(b"disguise" + self._secret).digest())  # the same after a rebuild
+        chosen: dict[str, int] = {}
+
+        def shuffled() -> tuple[bytes, ...]:
+            deck = list(honest_shuffle())
+            assert party.deal_id is not None
+            dealt = _positions_dealt(self, first_dealer(party.deal_id, self.n))
+            mine, theirs = dealt[self._me_seat()][0], dealt[self.victim()][0]
+            chosen.update(mine=mine, theirs=theirs)
+            deck[mine] = group.mult(r, deck[theirs])
+            self.tried.append(f"copied position {theirs} of seat {self.victim()} into its own position {mine}")
+            return tuple(deck)
+
+        def locked() -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
+            deck, commitments = honest_lock()
+            if chosen:
+                out = list(deck)
+                out[chosen["mine"]] = group.mult(group.scalar_invert(r), out[chosen["mine"]])
+                deck = tuple(out)
+            return deck, commitments
+
+        honest_open = party._open
+
+        def open_quietly(position: int, keys: Any, *, private: bool = False) -> None:
+            try:
+                honest_open(position, keys, private=private)
+            except UnattributedFault as exc:  # a cheat does not complain about its own copy...
+                if not exc.private:  # ...but sees what everyone sees
+                    raise
+
+        party._shuffled = shuffled  # type: ignore[method-assign]
+        party._locked = locked  # type: ignore[method-assign]
+        party._open = open_quietly  # type: ignore[method-assign]
+
+
+class FalseDisputer(Attacker):
+    """Disputes a clean deal at its first play, claiming its keys did not open."""
+
+    def decide(self, choice: Any) -> list[bytes]:
+        decision = self.decision()
+        if decision is not None and self.deal_no == 0 and not self.tried and decision.kind == "play":
+            self.private = UnattributedFault("made up: my cards do not open", private=True)
+            self.tried.append(f"a false dispute at seq {self.seq}")
+            return self._flush()
+        return super().decide(choice)
+
+
+class SeedWithholder(GarbledSealer):
+    """Garbles keys to its victim (who disputes), then never reveals its seed."""
+
+    def _reveal_seed(self) -> list[bytes]:
+        if self.stage == "seeds" and self.deal_no == 0:
+            if "withheld" not in self.tried:
+                self.tried.append("withheld")
+            return []
+        return super()._reveal_seed()
+
+
+class PastClaimer(Attacker):
+    """Sends cheap-to-make claims about places long past: a dispute and a fork certificate
+    whose proof does not hold, for every place of the first deal it did not write."""
+
+    def decide(self, choice: Any) -> list[bytes]:
+        out = super().decide(choice)
+        if self.deal_no >= 1 and not self.tried:
+            extra = []
+            for k in range(2, self.deal_start):
+                if self._authors[k] in (self.seat, TABLE):
+                    continue
+                extra.append(self.sign("dispute", {"against": self._authors[k], "reason": "bogus", "evidence": None},
+                                       seq=k, prev=self.hashes[k - 1], deal=self._deals[k]))
+                extra.append(make_certificate(table=self.table_id, deal=self._deals[k], seq=k, prev=self.hashes[k - 1],
+                                              kind="fork", body={"against": self._authors[k]},
+                                              proof=[self.log[k], self.log[k]]))
+            self.tried.append(f"{len(extra)} claims about the first deal")
+            out = [*out, *extra]
+        return out
+
+
+ATTACKERS: dict[str, type[Attacker]] = {
+    "retro-vote": RetroVoter,
+    "instant-vote": InstantVoter,
+    "lone-vote": LoneVoter,
+    "equivocate": Equivocator,
+    "reencode": Reencoder,
+    "garbled-keys": GarbledSealer,
+    "bad-header": BadHeaderSealer,
+    "substitute": Substituter,
+    "copy": Copier,
+    "false-dispute": FalseDisputer,
+    "withhold-seed": SeedWithholder,
+    "past-claims": PastClaimer,
+}
+
