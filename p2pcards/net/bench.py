@@ -59,16 +59,22 @@ def _baseline(deals: int) -> dict[str, Any]:
             "note": "4 replicas in one process, no sockets"}
 
 
-def _traffic(log: Path) -> tuple[list[int], int]:
-    """Bytes each seat sent (its messages, once to each other process), and the messages."""
+def _traffic(log: Path) -> tuple[list[int], int, int]:
+    """Bytes each seat sent (its messages, once to each other process), the messages sent
+    and the transcript's entries.  Certificates are written by every replica and sent by
+    none; the signed messages in their proofs (seeds, votes) were each sent by their author."""
     frames = FrameDecoder().feed(log.read_bytes())
     sent = [0] * 4
     genesis = parse_message(frames[0], None)
     keys = [s["signing"] for s in genesis.body["seats"]]
+    messages = 0
     for raw in frames[1:]:
         env = parse_message(raw, keys)
-        sent[env.author] += (len(raw) + 4) * 3  # one copy to each other process
-    return sent, len(frames) - 1
+        for signed in (env.proof if env.certificate else (raw,)):
+            author = parse_message(signed, keys).author
+            sent[author] += (len(signed) + 4) * 3  # one copy to each other process
+            messages += 1
+    return sent, messages, len(frames) - 1
 
 
 def _fsync_ms(directory: Path, rounds: int = 50) -> float:
@@ -138,7 +144,7 @@ def run_table_bench(deals: int = 3) -> dict[str, Any]:
             raise RuntimeError("the benchmark table did not report its deals")
         played = len(times)
         per_deal = [round(1000 * (b - a), 1) for a, b in zip([started, *times[:-1]], times, strict=True)]
-        sent, messages = _traffic(Path(final["log"]))
+        sent, messages, entries = _traffic(Path(final["log"]))
         fsync_ms = _fsync_ms(Path(tmp))
     baseline = _baseline(played)
     mean = sum(per_deal) / len(per_deal)
@@ -154,5 +160,6 @@ def run_table_bench(deals: int = 3) -> dict[str, Any]:
                  "met": mean <= AIM_MS and max(peaks) <= AIM_MB},
         "self_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "messages_per_deal": round(messages / played, 1),
+        "entries_per_deal": round(entries / played, 1),
         "fsync_ms": fsync_ms,
     }

@@ -113,6 +113,8 @@ REFUSAL_BURST: Final = 64
 REFUSALS_PER_SECOND: Final = 8.0
 #: After this long with entries waiting ahead of the Table and nothing fitting, ask for a sync.
 AHEAD_SYNC: Final = 1.0
+#: What the heartbeat puts in a peer's inbox to wake it (a clock ran out).
+POKE: Final = b""
 
 #: ``on_event(seat, event)``: a local Table's ``deal`` or ``final`` event.
 EventSink = Callable[[int, dict[str, Any]], None]
@@ -238,8 +240,6 @@ class _Peer:
     restored: bool = False
     #: Messages the restored log held when the node took it (the file goes on from there).
     saved: list[bytes] | None = None
-    #: Woken by the heartbeat when the peer has something to do (a vote).
-    poke: trio.Event = field(default_factory=trio.Event)
 
 
 class _Bucket:
@@ -679,10 +679,9 @@ class Node:
             log.info("seat %d: nothing for %g s; asking the others for the transcript from seq %d",
                      peer.seat, self.timeout / 2, table.seq)
             self.request_sync(table.seq)
-        if any(now - since >= self.timeout for s, since in clock.due.items() if s in table.may_vote()):
-            peer.poke.set()
-        if idle >= 2 * self.timeout:
-            peer.poke.set()
+        if any(now - since >= self.timeout for s, since in clock.due.items() if s in table.may_vote()) or (
+                idle >= 2 * self.timeout):
+            peer.inbox.put_local(POKE)
 
     async def _run_peer(self, peer: _Peer) -> None:
         table = peer.table
@@ -722,24 +721,11 @@ class Node:
             await self._receive_into(peer)
 
     async def _receive_into(self, peer: _Peer) -> None:
-        """Wait for a message or a poke; file what arrived."""
-        peer.poke = trio.Event()
-        async with trio.open_nursery() as waiting:
-
-            async def take() -> None:
-                raw, link = await peer.inbox.get()
-                self._file(peer, raw, link)
-                while (queued := peer.inbox.get_nowait()) is not None:  # filed together, logged once
-                    self._file(peer, *queued)
-                waiting.cancel_scope.cancel()
-
-            async def poked() -> None:
-                await peer.poke.wait()
-                waiting.cancel_scope.cancel()
-
-            waiting.start_soon(take)
-            waiting.start_soon(poked)
-        peer.poke.set()
+        """Wait for a message or a poke (an empty message, from the heartbeat); file what arrived."""
+        raw, link = await peer.inbox.get()
+        self._file(peer, raw, link)
+        while (queued := peer.inbox.get_nowait()) is not None:  # filed together, logged once
+            self._file(peer, *queued)
 
     def _vote(self, peer: _Peer, now: float) -> bool:
         """Vote against every seat this peer's clock has seen due for the timeout."""
@@ -757,6 +743,8 @@ class Node:
     def _file(self, peer: _Peer, raw: bytes, link: Link | None) -> None:
         """Take one received message: drop a duplicate, buffer an entry from ahead, give
         side messages to the Table at once, refuse the rest."""
+        if raw is POKE:
+            return
         table = peer.table
         kind, seq = peek(raw)
         if kind in SIDE_KINDS:

@@ -108,6 +108,7 @@ from p2pcards.table.transcript import (
     TranscriptError,
     VersionError,
     make_certificate,
+    own_envelope,
     parse_message,
     peek,
     sign_message,
@@ -413,7 +414,7 @@ class Table:
             raise LocalError("this table cannot be abandoned now")
         waiting = sorted(x for x in self.due() if x != self.seat)
         raw = self._sign("abandon", {"waiting_for": waiting})
-        self._append(parse_message(raw, self.keys))
+        self._append(own_envelope(raw))
         self._finish_abandoned(self.seat, waiting)
         return [raw]
 
@@ -565,7 +566,7 @@ class Table:
         self._new_slot()
 
     def _append_own(self, raw: bytes, msgs: list[dict[str, Any]]) -> None:
-        self._append(parse_message(raw, self.keys))
+        self._append(own_envelope(raw))
         self.deck_msgs.extend(msgs)
         self._advance()
 
@@ -591,7 +592,7 @@ class Table:
         while self._may_write() and self.stage != "seeds" and self.expected() == self.seat:
             if self.private is not None:  # a fault only this seat can see: dispute it now
                 raw = self._sign("dispute", _dispute_body(self.private, self._pi))
-                env = parse_message(raw, self.keys)
+                env = own_envelope(raw)
                 self._on_dispute(env)
                 out.append(raw)
                 break
@@ -616,7 +617,7 @@ class Table:
         mine = [p for p, c in self.party.hand().items() if c == step.card]
         if not mine:
             raw = self._sign("locate", {"position": None, "msgs": []})
-            self._append(parse_message(raw, self.keys))
+            self._append(own_envelope(raw))
             self._locate_turn += 1
             self._advance()
             return raw
@@ -949,10 +950,10 @@ class Table:
         if self.stage != "seeds" or any(s not in self._seed_msgs for s in closers):
             return []
         proof = [self._seed_msgs[s] for s in closers]
-        seeds = [parse_message(m, self.keys).body["seed"] for m in proof]
+        seeds = [own_envelope(m).body["seed"] for m in proof]
         raw = make_certificate(table=self.table_id, deal=self.deal_no, seq=self.seq, prev=self.head, kind="close",
                                body={"seats": list(closers), "seeds": seeds}, proof=proof)
-        self._close(parse_message(raw, self.keys))
+        self._close(own_envelope(raw))
         return self._flush()  # every replica writes its own close: only the next deal's messages go out
 
     def _check_close(self, env: Envelope) -> None:
@@ -1124,7 +1125,7 @@ class Table:
         raw = make_certificate(table=self.table_id, deal=self.deal_no, seq=self.seq, prev=self.head, kind="outvote",
                                body={"against": against, "voters": list(voters)},
                                proof=[votes[v] for v in voters])
-        self._take_outvote(parse_message(raw, self.keys), against, voters)
+        self._take_outvote(own_envelope(raw), against, voters)
         return [raw, *self._flush()]
 
     def _check_fork(self, env: Envelope) -> int:
@@ -1175,8 +1176,8 @@ class Table:
                 raise Rejected(f"seat {env.author} signed two messages for seq {k}, in a deal that is closed",
                                env.author)
             cert = self._fork_cert(k, env.author, self.log[k], env.raw)
-            out = self._supersede(parse_message(cert, self.keys),
-                                  lambda fresh: fresh._take_fork(parse_message(cert, fresh.keys), env.author))
+            out = self._supersede(own_envelope(cert),
+                                  lambda fresh: fresh._take_fork(own_envelope(cert), env.author))
             return [cert, *out]
         raise Rejected(f"replayed or stale message (seq {k}; this peer is at {self.seq})")
 
@@ -1352,11 +1353,11 @@ class Table:
         if not self._current_deal(k):
             return []
         cert = self._fork_cert(k, author, one, two)
-        env = parse_message(cert, self.keys)
+        env = own_envelope(cert)
         if k == self.seq:
             self._take_fork(env, author)
             return [cert, *self._flush()]
-        return [cert, *self._supersede(env, lambda fresh: fresh._take_fork(parse_message(cert, fresh.keys), author))]
+        return [cert, *self._supersede(env, lambda fresh: fresh._take_fork(own_envelope(cert), author))]
 
     def _restore_side(self, raw: bytes) -> None:
         """Put back this peer's own saved vote or nay (so that it never does both)."""

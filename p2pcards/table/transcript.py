@@ -31,6 +31,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+import msgpack  # type: ignore[import-untyped]
+
 from p2pcards.identity import Identity, fingerprint, verify
 from p2pcards.table.wire import FrameError, pack, unpack
 
@@ -53,6 +55,7 @@ __all__ = [
     "sign_message",
     "make_certificate",
     "parse_message",
+    "own_envelope",
     "peek",
 ]
 
@@ -90,25 +93,50 @@ def canonical(obj: Any) -> bytes:
     return pack(_sorted(obj))
 
 
+_CONTAINERS: Final = (dict, list, tuple)
+
+
 def _sorted(obj: Any) -> Any:
-    if isinstance(obj, dict):
+    kind = type(obj)
+    if kind is dict:
         for key in obj:
             if type(key) is not str:
                 raise TranscriptError("map keys are strings")
-        return {k: _sorted(obj[k]) for k in sorted(obj, key=lambda k: k.encode())}
-    if isinstance(obj, (list, tuple)):
-        return [_sorted(v) for v in obj]
+        return {k: _sorted(obj[k]) for k in sorted(obj, key=_key_order)}
+    if kind is list or kind is tuple:
+        if any(type(v) in _CONTAINERS for v in obj):
+            return [_sorted(v) for v in obj]
+        return obj  # (msgpack packs a tuple as an array too)
     return obj
+
+
+def _key_order(key: str) -> bytes:
+    return key.encode()
+
+
+def _sorted_pairs(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` of the canonical decoder: string keys in canonical order."""
+    keys = [k for k, _ in pairs]
+    if any(type(k) is not str for k in keys) or keys != sorted(keys, key=_key_order) or len(set(keys)) != len(keys):
+        raise TranscriptError("map keys out of canonical order")
+    return dict(pairs)
 
 
 def _decode_canonical(data: bytes, what: str) -> Any:
     try:
-        obj = unpack(data)
-    except FrameError as exc:
-        raise TranscriptError(f"{what}: {exc}") from None
-    if canonical(obj) != data:
+        obj = msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=True, ext_hook=_no_ext,
+                              object_pairs_hook=_sorted_pairs)
+    except TranscriptError:
+        raise TranscriptError(f"{what} is not canonical msgpack (another encoding of a message is refused)") from None
+    except Exception as exc:  # noqa: BLE001 -- msgpack raises many types
+        raise TranscriptError(f"{what}: not valid msgpack: {exc.__class__.__name__}: {exc}") from None
+    if pack(obj) != data:
         raise TranscriptError(f"{what} is not canonical msgpack (another encoding of a message is refused)")
     return obj
+
+
+def _no_ext(code: int, data: bytes) -> Any:
+    raise TranscriptError(f"msgpack extension type {code} is not allowed")
 
 
 def message_hash(raw: bytes) -> bytes:
@@ -295,6 +323,16 @@ def make_genesis(host: Identity, genesis: Genesis) -> bytes:
     """The signed genesis message (seq 0)."""
     return sign_message(host, table=genesis.table_id, deal=0, seq=0, prev=ZERO_HASH, author=HOST,
                         kind="genesis", body=genesis.body())
+
+
+def own_envelope(raw: bytes) -> Envelope:
+    """The envelope of a message this replica just signed or certified itself: no check
+    (what :func:`parse_message` checks is true by construction)."""
+    first, second = unpack(raw)
+    msg = unpack(first)
+    proof = tuple(second) if msg["author"] == TABLE else ()
+    return Envelope(msg["table"], msg["deal"], msg["seq"], msg["prev"], msg["author"], msg["kind"], msg["body"], raw,
+                    hashlib.sha256(first).digest(), proof)
 
 
 def parse_message(raw: bytes, signing_keys: Sequence[bytes] | None, host_key: bytes | None = None) -> Envelope:
