@@ -329,3 +329,69 @@ ATTACKERS: dict[str, type[Attacker]] = {
     "past-claims": PastClaimer,
 }
 
+
+
+class LoudEquivocator(Equivocator):
+    """An equivocator as a process would be: it sends both of its plays to everyone."""
+
+    def decide(self, choice: Any) -> list[bytes]:
+        had = self.second
+        out = super().decide(choice)
+        if had is None and self.second is not None:
+            out = [*out, self.second]
+        return out
+
+
+ATTACKERS["equivocate-loud"] = LoudEquivocator
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tests.attackers KIND HOST:PORT``: join the table at HOST:PORT as a
+    dishonest peer of KIND (a random player otherwise), printing the join's JSON lines.
+    The data directory is $P2PCARDS_HOME, as for ``p2pcards join``."""
+    import argparse
+    import json
+    import sys
+
+    import trio
+
+    from p2pcards.core import load_games
+    from p2pcards.identity import data_dir, load_or_create
+    from p2pcards.net import NetError, join_table, single_error
+
+    parser = argparse.ArgumentParser(prog="python -m tests.attackers")
+    parser.add_argument("kind", choices=sorted(ATTACKERS))
+    parser.add_argument("address")
+    parser.add_argument("--linger", type=float, default=1.0)
+    args = parser.parse_args(argv)
+    host, _, port = args.address.rpartition(":")
+    me = load_or_create(data_dir())
+
+    def line(obj: dict[str, Any]) -> None:
+        print(json.dumps(obj), flush=True)
+
+    tried: list[str] = []
+
+    def table_class(*a: Any, **kw: Any) -> Table:
+        table = ATTACKERS[args.kind](*a, **kw)
+        table.tried = tried
+        return table
+
+    async def run() -> None:
+        await join_table(host, int(port), me=me, registry=load_games(), data_dir=data_dir(), level="random",
+                         on_seated=line, on_table=line, on_event=lambda seat, ev: line({**ev, "seat": seat}),
+                         linger=args.linger, table_class=table_class)
+
+    try:
+        with single_error():
+            trio.run(run)
+    except NetError as exc:
+        print(f"attacker: {exc}", file=sys.stderr)
+        line({"type": "tried", "tried": tried, "error": str(exc)})
+        return 1
+    line({"type": "tried", "tried": tried, "error": None})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

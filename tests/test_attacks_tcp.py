@@ -1,0 +1,138 @@
+"""Dishonest peers as real processes over TCP on loopback (``python -m tests.attackers``)
+against honest ``p2pcards host`` and ``p2pcards join`` processes: a retroactive vote, an
+instant vote, a lone vote in Bisca, an equivocation.  For each: the honest processes end
+with byte-identical logs and the same verdicts, the right seat is blamed (or nobody when
+the attack changes nothing), no scored deal is lost, no honest seat is pushed out, and
+every process exits."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from p2pcards.core import load_games
+from p2pcards.net import log_path
+from p2pcards.table.audit import audit_transcript
+from p2pcards.table.wire import FrameDecoder
+
+REGISTRY = load_games()
+ROOT = Path(__file__).resolve().parent.parent
+LOOPBACK = "127.0.0.1"
+
+
+class _Proc:
+    """A process whose standard output and error go to files."""
+
+    def __init__(self, tmp: Path, name: str, home: Path, *args: str) -> None:
+        self.name = name
+        self.out_path, self.err_path = tmp / f"{name}.out", tmp / f"{name}.err"
+        self.home = home
+        env = {**os.environ, "P2PCARDS_HOME": str(home), "PYTHONUNBUFFERED": "1"}
+        with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
+            self.proc = subprocess.Popen([sys.executable, "-m", *args], stdout=out, stderr=err, env=env, cwd=ROOT)
+
+    def lines(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.out_path.read_text().splitlines() if line.endswith("}")]
+
+    def wait(self, timeout: float) -> int:
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise AssertionError(f"{self.name} did not finish; stderr:\n{self.err_path.read_text()[-3000:]}") from None
+
+
+def _until(what: str, check: Any, timeout: float = 30.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _table(tmp: Path, game: str, kind: str, deals: int, *options: str) -> dict[str, Any]:
+    """A host (a random bot in seat 0), honest joiners and the attacker in the last seat;
+    every process run to its end.  Returns what each printed and the table id."""
+    seats = 4 if game != "bisca" else 2
+    spec = ",".join(["bot:random"] + ["remote"] * (seats - 1))
+    host = _Proc(tmp, "host", tmp / "host", "p2pcards", "host", game, "--bind", LOOPBACK, "--seats", spec,
+                 "--deals", str(deals), "--timeout", "4", "--linger", "1", "--json", "--no-announce", *options)
+    procs = [host]
+    try:
+        port = _until("the host to listen", lambda: host.lines()[:1])[0]["port"]
+        address = f"{LOOPBACK}:{port}"
+        for s in range(1, seats - 1):
+            joiner = _Proc(tmp, f"join{s}", tmp / f"j{s}", "p2pcards", "join", address, "--bot", "random", "--json",
+                           "--linger", "1")
+            procs.append(joiner)
+            _until(f"joiner {s} to be seated", lambda j=joiner: j.lines()[:1])
+        attacker = _Proc(tmp, "attacker", tmp / "attacker", "tests.attackers", kind, address)
+        procs.append(attacker)
+        codes = [p.wait(120) for p in procs]
+    finally:
+        for p in procs:
+            if p.proc.poll() is None:
+                p.proc.kill()
+                p.proc.wait()
+    for p in procs:
+        assert "Traceback" not in p.err_path.read_text(), p.err_path.read_text()[-3000:]
+    table = next(x for x in host.lines() if x["type"] == "table")
+    return {"procs": procs, "codes": codes, "table": bytes.fromhex(table["table"]), "seats": seats}
+
+
+def _honest_logs(tmp: Path, run: dict[str, Any]) -> list[bytes]:
+    table_id, seats = run["table"], run["seats"]
+    logs = [log_path(tmp / "host", table_id, 0).read_bytes()]
+    logs += [log_path(tmp / f"j{s}", table_id, s).read_bytes() for s in range(1, seats - 1)]
+    return logs
+
+
+def _check(tmp: Path, run: dict[str, Any], blamed: int | None) -> dict[str, Any]:
+    procs, codes = run["procs"], run["codes"]
+    attacker = procs[-1]
+    tried = next(x for x in attacker.lines() if x["type"] == "tried")["tried"]
+    assert tried, "the attack happened"
+    assert all(code == 0 for code in codes[:-1]), [p.err_path.read_text()[-2000:] for p in procs]
+    logs = _honest_logs(tmp, run)
+    assert len(set(logs)) == 1, "the honest processes hold the same transcript, byte for byte"
+    finals = [next(x for x in p.lines() if x["type"] == "final") for p in procs[:-1]]
+    assert len({f["transcript_hash"] for f in finals}) == 1
+    deals = [[x for x in p.lines() if x["type"] == "deal"] for p in procs[:-1]]
+    assert all([d["audit"] for d in ds] == [d["audit"] for d in deals[0]] for ds in deals)
+    report = audit_transcript(FrameDecoder().feed(logs[0]), REGISTRY)
+    assert report["error"] is None and report["votes"] == [] and report["dummies"] == [], "no seat was pushed out"
+    verdicts = [(d["verdict"], d["seat"]) for d in report["deals"]]
+    if blamed is None:
+        assert report["ok"] and all(v == ("clean", None) for v in verdicts), verdicts
+    else:
+        assert verdicts[0][1] == blamed and verdicts[0][0] == "fault", verdicts
+    assert len(report["deals"]) == finals[0]["deals"], "no scored deal was lost"
+    return report
+
+
+def test_a_retroactive_vote_by_a_process_undoes_nothing(tmp_path):
+    run = _table(tmp_path, "sueca", "retro-vote", 2, "-o", "target=8")
+    _check(tmp_path, run, None)
+
+
+def test_an_instant_vote_by_a_process_pushes_nobody_out(tmp_path):
+    run = _table(tmp_path, "sueca", "instant-vote", 1)
+    _check(tmp_path, run, None)
+
+
+def test_a_lone_vote_in_bisca_by_a_process_is_refused(tmp_path):
+    run = _table(tmp_path, "bisca", "lone-vote", 1)
+    _check(tmp_path, run, None)
+
+
+def test_an_equivocating_process_is_blamed_by_every_honest_one(tmp_path):
+    run = _table(tmp_path, "sueca", "equivocate-loud", 2, "-o", "target=8")
+    report = _check(tmp_path, run, 3)
+    assert report["deals"][0]["kind"] == "equivocation"
