@@ -225,6 +225,12 @@ in this process: its peers link up in memory again.  A person's seat (`play`, `p
 output are a terminal and --json is not given; otherwise a heuristic computer player
 plays it to the end.
 
+--list prints every table of this identity kept here, one per line, with its state; with
+--json one object per table:
+  {"type": "saved", "table": HEX, "game": NAME, "role": "host"|"join"|"local", "seats": [I, ...],
+   "state": "unfinished"|"finished"|"voted-out"|"abandoned"|"unknown", "path": DIRECTORY}
+("unknown": the table went on without this seat and nobody could tell it the outcome).
+
 JSON output (--json): one object per line.  First
   {"type": "resumed", "table": HEX, "game": NAME, "role": "host"|"join"|"local", "seats": [I, ...],
    "seq": N (messages in the saved transcript), "deals_done": N, "finished": BOOL}
@@ -620,12 +626,12 @@ class _TablePrinter:
             from p2pcards.net.node import log_path
 
             obj["log"] = str(log_path(self.data, bytes.fromhex(self.table["table"]), seat)) if self.data else None
-            obj["voted_out"] = self.voted_out
+            obj["voted_out"] = bool(event.get("voted_out")) or self.voted_out
             obj.setdefault("abandoned", None)
             winner = "no winner yet" if event["winner"] is None else f"won by {event['winner']}"
             if obj["abandoned"]:
                 winner = f"abandoned by seat {obj['abandoned']['by']}, no winner"
-            out = " (this seat was voted out and watched the rest)" if self.voted_out else ""
+            out = " (this seat was voted out and watched the rest)" if obj["voted_out"] else ""
             self.line(obj, f"table over after {event['deals']} deal(s){out}: {winner}, totals {event['totals']}; "
                            f"transcript {event['transcript_hash'][:16]}, log {obj['log']}")
             return
@@ -832,6 +838,29 @@ def _resume_on_screen(found: Any, me: Any, registry: GameRegistry, data: Any) ->
     return _left_note(play_lan(registry, ResumePlan(found.path), me=me, lang=lang, data_dir=data))
 
 
+_STATES = {"unfinished": "unfinished: `p2pcards resume {prefix}` takes its seats again",
+           "finished": "ended: played to its end", "voted-out": "ended: this seat was voted out (it watched the rest)",
+           "abandoned": "ended: abandoned", "unknown": "ended: the table went on without this seat; result unknown"}
+
+
+def cmd_resume_list(args: argparse.Namespace, out: TextIO) -> int:
+    """``resume --list``: every table this identity played here, unfinished or ended."""
+    from p2pcards.identity import data_dir
+    from p2pcards.net import unfinished_tables
+
+    me = _identity()
+    found = unfinished_tables(data_dir(), me, prefix=args.table, ended=True)
+    for f in found:
+        m = f.manifest
+        obj = {"type": "saved", "table": m.table_hex, "game": m.game, "role": m.role, "seats": list(m.seats),
+               "state": f.state, "path": str(f.path.parent)}
+        text = f"{f.describe()}: {_STATES[f.state].format(prefix=m.table_hex[:8])}"
+        print(json.dumps(obj) if args.json else text, file=out)
+    if not found and not args.json:
+        print(f"no table of this identity in {data_dir()}", file=out)
+    return 0
+
+
 def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
     from p2pcards.identity import data_dir
     from p2pcards.net import unfinished_tables
@@ -839,6 +868,8 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
     prefix = args.table
     if prefix is not None and (not prefix or any(c not in "0123456789abcdefABCDEF" for c in prefix)):
         raise CliError(f"TABLE is a prefix of a table id (hexadecimal), got {prefix!r}")
+    if args.list:
+        return cmd_resume_list(args, out)
     linger = _check_linger(args)
     registry = _load()
     _setup_logging(args.verbose)
@@ -852,7 +883,8 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
         return 1
     if len(found) > 1:
         names = "; ".join(f.describe() for f in found)
-        raise CliError(f"several unfinished tables; name one by a prefix of its id: {names}")
+        raise CliError(f"several unfinished tables (`p2pcards resume --list` lists them); name one by a prefix of "
+                       f"its id: {names}")
     return _resume(found[0], me, registry, printer, linger)
 
 
@@ -1174,6 +1206,8 @@ def build_parser() -> argparse.ArgumentParser:
         "reconnect to the other players, fetch the messages missed, and play on.",
     )
     p.add_argument("table", metavar="TABLE", nargs="?", help="a prefix of the table id (when there are several)")
+    p.add_argument("--list", action="store_true",
+                   help="list this identity's tables here, unfinished and ended, and how each ended")
     p.add_argument("--json", action="store_true", help="print JSON lines (format below)")
     p.add_argument("--linger", type=float, default=30.0, metavar="S",
                    help="seconds to stay once the table is over when a player is missing, so that it can come "

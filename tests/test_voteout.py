@@ -12,7 +12,7 @@ from p2pcards.table.audit import audit_transcript
 from p2pcards.table.local import LocalMesh
 from p2pcards.table.table import Rejected, Table
 from p2pcards.table.transcript import parse_message
-from tests.table_helpers import REGISTRY, assert_agree, deals_of, kinds, make_net, mesh_of
+from tests.table_helpers import REGISTRY, assert_agree, deals_of, header, kinds, make_net, mesh_of
 
 
 def _silence(net, seat: int, after: int, **mesh_args) -> LocalMesh:
@@ -194,3 +194,37 @@ def test_replicas_with_votes_are_restored_from_their_logs():
     for raw in log[old.seq:]:
         old.receive(raw)
     assert old.log == log and old.voted_out and old.finished
+
+
+def test_a_seat_voted_out_where_its_own_message_ended_the_deal_takes_the_vote_once_proven():
+    """Seat 1's message that ends deal 0 (and its seed) never leaves its process, which has
+    revealed its seed on its own chain.  The others vote it out at that place and close the
+    deal there.  Seat 1 holds the certificate back until the others' close proves that its
+    own chain can never close (their seeds are bound to the certificate), then takes it and
+    keeps its own message apart."""
+    net = make_net("copas", deals=2)
+    x = 1
+    cut: dict[str, int] = {}
+
+    def route(src, dst, raw):
+        t = net.tables[x]
+        if src == x and t.deal_no == 0 and t.stage == "seeds" and "seq" not in cut:
+            cut["seq"] = t.seq - 1  # x's own last entry: it ended the deal
+        if src == x and "seq" in cut and (net.tables[0].deal_no == 0 or header(raw)["deal"] == 0):
+            if header(raw)["seq"] >= cut["seq"]:
+                return None
+        return raw
+
+    mesh = mesh_of(net, route=route)
+    mesh.start()
+    while mesh.step():
+        pass
+    assert "seq" in cut
+    log = assert_agree(net, [0, 2, 3])
+    t = net.tables[x]
+    assert t.log == log, "it took the certificate in place of its own message"
+    assert t.voted_out and t.finished
+    for superseded in t.take_superseded():  # its own last entry, when that was what ended the deal
+        assert superseded not in log and header(superseded)["author"] == x
+    deals = deals_of(net.events[0])
+    assert deals[0]["audit"]["verdict"] == "vote-out" and deals[0]["audit"]["seat"] == x

@@ -319,6 +319,10 @@ class Node:
         self.started = trio.Event()
         self._nursery: trio.Nursery | None = None
         self._answering: set[Link] = set()
+        #: sync requests that came while an answer was going out on their link
+        self._asked: dict[Link, int] = {}
+        #: True once every local Table has finished (the node only lingers, answering syncs)
+        self._over = False
         self._buckets: dict[Link, _Bucket] = {}
         self._synced_at: dict[Link, float] = {}
         for local in seats:
@@ -411,6 +415,12 @@ class Node:
     def _min_seq(self) -> int:
         return min(p.table.seq for p in self.peers.values())
 
+    def _sync_start(self) -> int:
+        """Where to ask the others' transcript from: the start of the current deal of the
+        local Table furthest behind (a certificate may have taken the place of this process's
+        own last entries, within that deal)."""
+        return min(p.table.deal_start for p in self.peers.values())
+
     @property
     def voted_out(self) -> list[int]:
         """Local seats the other seats voted out."""
@@ -443,7 +453,7 @@ class Node:
         for lk, _ in old:
             self._nursery.start_soon(lk.aclose, "replaced by a new connection")
         self._nursery.start_soon(self._dispatch, link, frozenset(seats))
-        self.request_sync(self._min_seq(), [(link, frozenset(seats))])
+        self.request_sync(self._sync_start(), [(link, frozenset(seats))])
         log.info("seat(s) %s: link replaced by a new connection (%s)", sorted(seats), link.name)
         self._tell_link(frozenset(seats), True)
         return True
@@ -510,7 +520,9 @@ class Node:
             return
         assert self._nursery is not None
         if isinstance(msg, Sync):
-            if link not in self._answering:  # one answer at a time per link; the asker asks again
+            if link in self._answering:  # one answer at a time per link: the latest request waits its turn
+                self._asked[link] = min(msg.start, self._asked.get(link, msg.start))
+            else:
                 self._answering.add(link)
                 self._nursery.start_soon(self._answer_sync, link, msg.start)
         elif msg.count >= SYNC_BATCH and msg.start + msg.count < msg.seq:
@@ -523,15 +535,22 @@ class Node:
             best = max(self.peers.values(), key=lambda p: p.written)
             written = best.written
             batch = best.table.log[start:written][:SYNC_BATCH] if start < written else []
-            side = best.table.side_messages() if start + len(batch) >= written else []
+            whole = start + len(batch) >= written
+            side = best.table.side_messages() if whole else []
             with trio.move_on_after(self.timeout):
                 for raw in [*batch, *side]:
                     await link.send(raw)
                 await link.send(make_synced(self.table_id, start, len(batch), written))
+                if whole and self._over:  # a process that came back after the end has it all now
+                    await link.send_eof()
         except LinkClosed:
             pass
         finally:
             self._answering.discard(link)
+            again = self._asked.pop(link, None)
+            if again is not None and self._nursery is not None and link.reason is None:
+                self._answering.add(link)
+                self._nursery.start_soon(self._answer_sync, link, again)
 
     # ------------------------------------------------------------------ running
     async def run(self) -> None:
@@ -550,7 +569,7 @@ class Node:
                         peer.clock = _Clock(now)
                     self.started.set()
                     if any(p.restored for p in self.peers.values()):
-                        self.request_sync(self._min_seq())
+                        self.request_sync(self._sync_start())
                     nursery.start_soon(self._heartbeat)
                     async with trio.open_nursery() as peers:
                         for peer in list(self.peers.values()):
@@ -564,16 +583,40 @@ class Node:
                 for link, _ in self.links:
                     await link.aclose("the table is over")
         if self.manifest is not None and self.data_dir is not None:
-            ended = "voted-out" if self.voted_out else (
-                "abandoned" if any(p.table.abandoned for p in self.peers.values()) else "finished")
-            self._save_manifest(ended=ended)
+            self._save_manifest(ended=self.ending())
+
+    def set_aside_unconfirmed(self) -> None:
+        """This process's table went on without it and nobody can tell it what became of
+        its last messages: its own entries at the end of each log, which no other seat has
+        built on, are cut from the log and kept apart with the rejected ones (the log keeps
+        only what the others are known to have accepted)."""
+        for peer in self.peers.values():
+            table = peer.table
+            k = len(table.log)
+            while k > 1 and table._authors[k - 1] == peer.seat:
+                k -= 1
+            if k == len(table.log) or peer.log is None:
+                continue
+            tail = table.log[k:]
+            if peer.rejected_file is not None:
+                peer.rejected_file.append(tail)
+            peer.log.truncate(k)
+            peer.written = min(peer.written, k)
+            log.warning("seat %d: its last %d message(s) were never confirmed by another seat; kept apart in "
+                        "%s.rejected", peer.seat, len(tail), peer.stem)
+
+    def ending(self) -> str:
+        """How the table ended for this process (:data:`~p2pcards.net.store.ENDINGS`)."""
+        if self.voted_out:
+            return "voted-out"
+        return "abandoned" if any(p.table.abandoned for p in self.peers.values()) else "finished"
 
     def close_files(self, finished: bool = False) -> None:
         """Open the log files (cutting a torn last write), close them, save the manifest:
         for a process that finds its table over without running."""
         self._open_logs()
         self._close_files()
-        self._save_manifest(ended="finished" if finished else None)
+        self._save_manifest(ended=self.ending() if finished else None)
 
     def _close_files(self) -> None:
         for peer in self.peers.values():
@@ -659,7 +702,7 @@ class Node:
                 log.warning("this process was away for %.1f s; catching up before any clock may act", now - last)
                 for peer in self.peers.values():
                     peer.clock.restart(now)
-                self.request_sync(self._min_seq())
+                self.request_sync(self._sync_start())
                 last = now
                 continue
             last = now
@@ -672,7 +715,7 @@ class Node:
             return
         if peer.ahead and peer.ahead_since is not None and now - peer.ahead_since >= AHEAD_SYNC:
             peer.ahead_since = now
-            self._sync_from(None, table.seq)
+            self._sync_from(None, min(table.seq - 4, table.deal_start))
         idle = now - clock.progress
         if idle >= self.timeout / 2 and not clock.synced:
             clock.synced = True
@@ -806,7 +849,9 @@ class Node:
         except Rejected as exc:
             self._reject(peer, seq, exc, link)
             if link is not None and ("chain mismatch" in exc.reason or "another chain" in exc.reason):
-                self._sync_from(link, peer.table.seq - 4)  # perhaps a fork: see what that process holds
+                # perhaps a fork, or a certificate in place of this peer's own last entries: see what
+                # that process holds from the start of the deal
+                self._sync_from(link, min(peer.table.seq - 4, peer.table.deal_start))
             return False
         except Exception as exc:  # noqa: BLE001 -- a bug below must not stop the peer
             log.exception("seat %d: the table failed on a message (seq %s)", peer.seat, seq)
@@ -871,19 +916,30 @@ class Node:
 
     async def _hang_up(self) -> None:
         """Half-close every link, then wait (bounded) until the processes with seats hang up
-        too; when one is missing, linger so that it can come back and learn the outcome."""
-        missing = any(seats and link.reason is not None and not link.clean_eof for link, seats in self.links)
-        missing = missing or any(self._peer_is_dummy(s) for s in range(self.n_seats))
+        too; when one is missing (its link broke, or its seat was voted out), linger up to
+        ``linger`` seconds so that it can come back, sync and learn the outcome."""
+        missing = {s for link, seats in self.links if link.reason is not None and not link.clean_eof for s in seats}
+        missing |= {s for s in range(self.n_seats) if self._peer_is_dummy(s)}
+        self._over = True
         for link, _ in list(self.links):
             await link.send_eof()
         if missing and self.linger > 0:
-            log.info("a process of this table is missing: waiting up to %g s for it to come back and learn the "
-                     "outcome", self.linger)
+            log.info("seat(s) %s missing: waiting up to %g s for them to come back and learn the outcome",
+                     sorted(missing), self.linger)
+
+        def done() -> bool:
+            for link, seats in self.links:
+                if not seats:
+                    continue
+                if seats & missing and not (link.rejoined and link.clean_eof):
+                    return False  # not back yet, or back and still catching up
+                if not link.clean_eof and link.reason is None:
+                    return False  # still playing its last moves
+            return True
+
         with trio.move_on_after(self.linger if missing else min(self.timeout, LINGER)):
-            while not all(link.clean_eof for link, seats in self.links if seats):
-                await trio.sleep(HEARTBEAT)
-                for link, _ in list(self.links):  # a link adopted meanwhile is told the end too
-                    await link.send_eof()
+            while not done():
+                await trio.sleep(HEARTBEAT)  # (a link adopted meanwhile gets the end after its sync)
 
     def _peer_is_dummy(self, seat: int) -> bool:
         return any(seat in p.table.dummies for p in self.peers.values()) and seat not in self.peers

@@ -75,6 +75,13 @@ class Unfinished:
     def table(self) -> str:
         return self.manifest.table_hex
 
+    @property
+    def state(self) -> str:
+        """``unfinished``, or how it ended here (:data:`~p2pcards.net.store.ENDINGS`)."""
+        if not self.manifest.finished:
+            return "unfinished"
+        return self.manifest.ended or "finished"
+
     def describe(self) -> str:
         m = self.manifest
         if m.role == "local":
@@ -93,12 +100,14 @@ def unfinished_tables(
     role: str | None = None,
     dial: tuple[str, int] | None = None,
     game: str | None = None,
+    ended: bool = False,
 ) -> list[Unfinished]:
     """The tables of this identity that were not played to their end here, optionally only
-    those whose id starts with ``prefix``, of a ``role``, joined at ``dial``, of a ``game``."""
+    those whose id starts with ``prefix``, of a ``role``, joined at ``dial``, of a ``game``;
+    with ``ended``, the ended ones too (``manifest.ended`` says how)."""
     out = []
     for path, m in find_manifests(data_dir):
-        if m.finished or m.user != me.fingerprint:
+        if (m.finished and not ended) or m.user != me.fingerprint:
             continue
         if prefix is not None and not m.table_hex.startswith(prefix.lower()):
             continue
@@ -215,7 +224,8 @@ async def resume_table(
             t = tables[first]
             assert t.match is not None
             on_event(first, {"type": "final", "winner": t.match.winner, "totals": list(t.match.totals),
-                             "deals": t.deals_done, "transcript_hash": t.transcript_hash, "abandoned": t.abandoned})
+                             "deals": t.deals_done, "transcript_hash": t.transcript_hash, "abandoned": t.abandoned,
+                             "voted_out": t.voted_out})
         return node
     away = time.time() - max(p.stat().st_mtime for p in manifest_path.parent.glob("*.log"))
     if manifest.role == "local":  # every seat is here: the peers link up in memory again
@@ -257,6 +267,7 @@ async def resume_table(
                     dials.start_soon(dial, addr, port, nursery)
             if targets and len(failures) == len(targets) and not _linked(node):
                 if away > 2 * node.timeout or any(t.voted_out for t in tables.values()):
+                    node.set_aside_unconfirmed()
                     _close_unknown(manifest_path, manifest)
                     raise TableGone(f"the table went on without you: nobody of table {genesis.table_id.hex()[:16]} "
                                     f"answers, and this seat has been away for {away:.0f} s, longer than the "

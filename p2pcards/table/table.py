@@ -456,6 +456,9 @@ class Table:
         if self.finished:
             raise Rejected("the table is over")
         if env.seq > self.seq or env.prev != self.head:
+            proven = self._seeds_of(env) if self._pending_cert is not None else []
+            if proven:  # a close on a certificate this peer waits on: its seeds prove that chain
+                return self._side(proven[0])
             raise Rejected(f"chain mismatch at seq {env.seq} (this peer is at {self.seq})")
         if env.author == self.seat and not env.certificate:
             raise Rejected("a message in this seat's name that this peer did not write")
@@ -750,7 +753,7 @@ class Table:
         self.abandoned = {"by": by, "waiting_for": waiting, "deal": self.deal_no}
         self._emit({"type": "final", "winner": None, "totals": list(self.match.totals) if self.match else [],
                     "deals": self.deals_done, "transcript_hash": self.transcript_hash,
-                    "abandoned": dict(self.abandoned)})
+                    "abandoned": dict(self.abandoned), "voted_out": self.voted_out})
 
     # ------------------------------------------------------------------ internals: the deal
     def _start_deal(self) -> None:
@@ -1060,7 +1063,8 @@ class Table:
         if over:
             self.finished = True
             self._emit({"type": "final", "winner": match.winner, "totals": list(match.totals),
-                        "deals": self.deals_done, "transcript_hash": self.transcript_hash, "abandoned": None})
+                        "deals": self.deals_done, "transcript_hash": self.transcript_hash, "abandoned": None,
+                        "voted_out": self.voted_out})
             return
         self.deal_no += 1
         self._start_deal()
@@ -1097,7 +1101,7 @@ class Table:
         voters = tuple(s for s in range(self.n) if self.live[s] and s != against)
         if body["voters"] != list(voters) or len(voters) < MIN_VOTERS or len(env.proof) != len(voters):
             raise Rejected("an outvote needs the votes of every other playing seat")
-        if against not in self.due():
+        if against not in self.due() and against != self.seat:  # (this seat cannot argue with the others' clocks)
             raise Rejected(f"an outvote against seat {against}, which the table does not wait for")
         for voter, raw in zip(voters, env.proof, strict=True):
             m = self._side_env(raw)
@@ -1164,8 +1168,8 @@ class Table:
             if env.kind == "fork":
                 against = self._check_fork_past(env)
                 return self._supersede(env, lambda fresh: fresh._take_fork(env, against))
-            if env.kind == "outvote" and self._only_mine_from(k):
-                # the others voted this seat out where its own message was: it lost the place
+            if env.kind == "outvote" and (self._only_mine_from(k) or self._own_close_at(k)):
+                # the others voted this seat out where its own message (or its close) was: it lost the place
                 return self._supersede(env, lambda fresh: fresh._certificate(env))
             raise Rejected(f"a {env.kind} for seq {k}, which this peer has passed")
         if env.kind == "abandon" and self._only_mine_from(k) and self._current_deal(k):
@@ -1180,6 +1184,16 @@ class Table:
                                   lambda fresh: fresh._take_fork(own_envelope(cert), env.author))
             return [cert, *out]
         raise Rejected(f"replayed or stale message (seq {k}; this peer is at {self.seq})")
+
+    def _own_close_at(self, k: int) -> bool:
+        """Whether entry ``k`` is a close this replica wrote with its own seed, that nobody
+        but this seat can hold: every entry after it is its own.  (A voter that voted holds
+        a late seed aside, so if the others completed a vote against this seat, no other
+        replica closed with its seed; such a close is this seat's alone.)"""
+        if self.seat is None or self._authors[k] != TABLE or peek(self.log[k])[0] != "close":
+            return False
+        seats = own_envelope(self.log[k]).body.get("seats", [])
+        return self.seat in seats and all(a == self.seat for a in self._authors[k + 1:])
 
     def _only_mine_from(self, k: int) -> bool:
         """Whether every entry from ``k`` on is this seat's own (only those can lose their place)."""
@@ -1210,6 +1224,7 @@ class Table:
         if fresh.seq != k:  # pragma: no cover -- restore stops at k
             raise Rejected(f"cannot go back to seq {k}")
         fresh._hold_from = None
+        fresh._ahead_side = list(self._ahead_side)  # (seeds of the certificate's chain among them)
         take(fresh)
         mine = [raw for raw, author in zip(self.log[k:], self._authors[k:], strict=True) if author == self.seat]
         fresh._emit = self._emit
@@ -1219,6 +1234,20 @@ class Table:
         self._adopt(fresh)
         self._rewound = rewound
         self.superseded = superseded
+        return out
+
+    def _seeds_of(self, env: Envelope) -> list[Envelope]:
+        """The seeds in a close's proof, as side messages (checked), for another place."""
+        if env.kind != "close" or not env.certificate:
+            return []
+        out = []
+        for raw in env.proof:
+            try:
+                m = self._side_env(raw)
+            except Rejected:
+                return []
+            if m.kind == "seed" and m.slot == env.slot and m.author != self.seat:
+                out.append(m)
         return out
 
     def _branch_proven(self, env: Envelope) -> bool:
@@ -1268,6 +1297,9 @@ class Table:
             raise Rejected("a seed before the deal's seed round", env.author)
         if not self.live[env.author] or set(env.body) != {"seed"} or not self._seed_ok(env.author, env.body["seed"]):
             raise Rejected(f"seat {env.author} revealed a seed that is not its commitment's", env.author)
+        if env.author in self._voted:  # this peer voted against it here: held, as a late entry is
+            self._held[env.author] = env.raw
+            return [env.raw]
         old = self._seed_msgs.get(env.author)
         if old is None:
             self._seed_msgs[env.author] = env.raw
@@ -1278,6 +1310,10 @@ class Table:
         if set(body) != {"against"} or type(body["against"]) is not int:
             raise Rejected("a vote is {against}", env.author)
         against = body["against"]
+        seed = self._seed_msgs.get(against) if self.stage == "seeds" and against != self.seat else None
+        if seed is not None and self.live[env.author] and not self.observer and against not in self._voted:
+            # this peer holds the seed the vote says is missing: it answers with a nay
+            return [self._sign_nay(env.seq, against, seed)]
         if not self.live[env.author] or against == env.author or against not in self.due() or sum(
             self.live
         ) < MIN_VOTERS + 1:
@@ -1341,10 +1377,13 @@ class Table:
             return [nay] if nay is not None else []
         return []
 
-    def _sign_nay(self, k: int, against: int) -> bytes:
+    def _sign_nay(self, k: int, against: int, message: bytes | None = None) -> bytes:
+        """A nay for place ``k``: ``message`` (the silent seat's message there: by default its
+        entry at ``k``; in a seed round, its seed) shows that it was not silent."""
         assert self.me is not None and self.seat is not None
-        raw = sign_message(self.me, table=self.table_id, deal=self._deals[k], seq=k, prev=self.hashes[k - 1],
-                           author=self.seat, kind="nay", body={"against": against, "message": self.log[k]})
+        prev, deal = (self.head, self.deal_no) if k == self.seq else (self.hashes[k - 1], self._deals[k])
+        raw = sign_message(self.me, table=self.table_id, deal=deal, seq=k, prev=prev, author=self.seat, kind="nay",
+                           body={"against": against, "message": self.log[k] if message is None else message})
         self._nays[k] = raw
         self.own_side.append(raw)
         return raw

@@ -1,0 +1,82 @@
+"""Away and back, in process (trio's mock clock): a process's clocks measure the other
+seats' silence, not its own sleep -- after a gap in its own progress it catches up first
+and votes only after a full timeout of real silence."""
+
+from __future__ import annotations
+
+import random
+
+import trio
+import trio.testing
+
+from p2pcards.core import load_games
+from p2pcards.core.players import make_player
+from p2pcards.identity import Identity
+from p2pcards.net import Link, LocalSeat, Node, make_table
+from p2pcards.table.transcript import SeatInfo
+
+REGISTRY = load_games()
+
+
+def _copas(timeout: float) -> tuple[object, bytes, list[LocalSeat]]:
+    spec = REGISTRY.get("copas")
+    host = Identity.generate("host")
+    ids = [Identity.generate(f"p{i}") for i in range(4)]
+    infos = [SeatInfo(i.name, i.signing_public, i.sealing_public, "random", host.fingerprint) for i in ids]
+    raw = make_table(host, spec, infos, deals=1, timeout=timeout)
+    return spec, raw, [LocalSeat(ids[s], make_player("random", spec, random.Random(s))) for s in range(4)]
+
+
+async def test_a_process_that_was_away_does_not_vote_at_once_when_it_wakes(autojump_clock):
+    """Seat 1's process is silent.  Before the timeout, this process is frozen for longer
+    than the timeout (the clock jumps); when it wakes its clocks restart: it votes only a
+    full timeout later, never at once."""
+    clock = autojump_clock
+    spec, raw, seats = _copas(timeout=10.0)
+    votes: list[float] = []
+    node = Node(raw, spec, [seats[0], seats[2], seats[3]], data_dir=None, linger=0)
+    mine, theirs = trio.testing.memory_stream_pair()
+    node.attach(Link(mine, "seat 1"), {1})
+
+    async def watch() -> None:
+        while not votes:
+            if any(1 in t._voted or t.outvotes for t in node.tables.values()):
+                votes.append(trio.current_time())
+            await trio.sleep(0.05)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(node.run)
+        nursery.start_soon(watch)
+        await trio.sleep(5)  # seat 1 is due (its commitment) and silent for 5 s
+        assert not votes
+        clock.jump(30)  # frozen for 30 s: past the timeout
+        woke = trio.current_time()
+        await trio.sleep(9)
+        assert not votes, "nobody votes in the first timeout after waking"
+        await trio.sleep(3)
+        assert votes and woke + 10 - 0.5 <= votes[0] <= woke + 10 + 1.5
+        nursery.cancel_scope.cancel()
+    del theirs
+
+
+async def test_a_process_that_was_away_asks_for_what_it_missed_first(autojump_clock):
+    """A process that wakes from a gap asks every other process for the transcript from
+    where it is, before any clock of its own may act."""
+    spec, raw, seats = _copas(timeout=10.0)
+    node = Node(raw, spec, [seats[0]], data_dir=None, linger=0)
+    asked: list[float] = []
+    ends = []
+    for s in (1, 2, 3):
+        mine, theirs = trio.testing.memory_stream_pair()
+        node.attach(Link(mine, f"seat {s}"), {s})
+        ends.append(theirs)
+    sync = node.request_sync
+    node.request_sync = lambda start, links=None: (asked.append(trio.current_time()), sync(start, links))[1]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(node.run)
+        await trio.sleep(1)
+        asked.clear()
+        autojump_clock.jump(25)
+        await trio.sleep(0.5)
+        assert asked, "the first heartbeat after the gap asked for a sync"
+        nursery.cancel_scope.cancel()
