@@ -248,9 +248,24 @@ def test_deal_summary_with_audit_verdict_and_continue_key():
     model.deal_over(_deal_event({"points": [0, 120], "tricks": [0, 10], "game_points": [4, 0], "multiplier": 1,
                                  "renuncia": 1}, verdict="renuncia", seat=1, reason="did not follow suit"))
     assert "✗ Renúncia by Bot1: did not follow suit" in model.summary_lines()
-    model.deal_over(_deal_event(None, verdict="fault", seat=2, reason="bad key"))
+    lost = {"points": [0, 0], "tricks": [0, 0], "game_points": [0, 4], "multiplier": 1, "renuncia": 2}
+    model.deal_over(_deal_event(lost, verdict="fault", seat=2, reason="bad key"))
+    assert "✗ Fault by Bot2: bad key — Bot2 loses the deal." in model.summary_lines()
+    model.deal_over(_deal_event(lost, verdict="vote-out", seat=2, reason="silent"))
+    assert ("✗ Bot2 was silent past the timeout and was voted out: Bot2 loses the deal and is a dummy from now on."
+            in model.summary_lines())
+    model.deal_over(_deal_event(None, verdict="void", seat=None, reason="nobody to blame"))
     assert model.summary_lines()[0] == "This deal is void and scores nothing."
-    assert "✗ Fault by Bot2: bad key — the deal is void." in model.summary_lines()
+
+
+def test_a_dummy_is_shown_face_up_on_every_screen_and_a_seat_voted_out_watches():
+    model, _ = make_model(in_deal=True, dummies=(1,), dummy_hands={1: ("AS", "7H")}, hand_sizes=(10, 2, 10, 10))
+    panel = model.seat_panel(1)
+    assert panel.marker == "dummy (voted out)" and panel.cards == "A♠ 7♥"
+    assert model.seat_panel(2).cards == "10 cards"
+    watcher, _ = make_model(in_deal=True, dummies=(0,), voted_out=True, hand_sizes=(10, 10, 10, 10))
+    assert watcher.seat_panel(0).marker == "you (voted out: watching)"
+    assert watcher.status().startswith("you were voted out")
 
 
 def test_match_end_tally_per_game():

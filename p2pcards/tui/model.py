@@ -135,6 +135,11 @@ class Snapshot:
     info: Mapping[str, Any] = field(default_factory=dict)
     strength: Mapping[str, int] = field(default_factory=dict)
     in_deal: bool = False
+    #: seats voted out: their cards are dealt face up (``dummy_hands``), every peer plays them
+    dummies: tuple[int, ...] = ()
+    dummy_hands: Mapping[int, tuple[Card, ...]] = field(default_factory=dict)
+    #: True once the person's own seat was voted out (the screen only watches)
+    voted_out: bool = False
 
 
 def snapshot_of(table: Any) -> Snapshot:
@@ -143,6 +148,7 @@ def snapshot_of(table: Any) -> Snapshot:
     party = table.party
     phase = str(getattr(party.phase, "value", party.phase))
     totals = tuple(table.match.totals) if table.match is not None else ()
+    dummies = tuple(getattr(table, "dummies", ()))
     base: dict[str, Any] = {
         "deal": table.deal_no,
         "stage": stage,
@@ -150,11 +156,14 @@ def snapshot_of(table: Any) -> Snapshot:
         "committed": len(party.commitments()),
         "expected": table.expected(),
         "totals": totals,
+        "dummies": dummies,
+        "voted_out": bool(getattr(table, "voted_out", False)),
     }
     game = table.game
     view = table.view()
     if game is None or view is None:
         return Snapshot(**base)
+    base["dummy_hands"] = {s: tuple(c for c in game.deck.hand_cards(s) if c is not None) for s in dummies}
     step = game.step()
     deciding: tuple[int, ...] = ()
     kind = None
@@ -419,8 +428,11 @@ class TableModel:
         snap = self.snap
         you = seat == self.me
         runs = ""
+        dummy = seat in snap.dummies
         if you:
-            marker = t("you_marker")
+            marker = t("you_dummy") if dummy else t("you_marker")
+        elif dummy:
+            marker = t("dummy")
         elif label.bot:
             marker = t("bot", level=label.bot)
             if label.runs_on and label.runs_on == self.here:
@@ -430,7 +442,9 @@ class TableModel:
         else:
             marker = t("person")
         cards = ""
-        if snap.in_deal and seat < len(snap.hand_sizes):
+        if snap.in_deal and seat in snap.dummy_hands and not you:  # a dummy's cards are face up for all
+            cards = " ".join(card_label(c) for c in snap.dummy_hands[seat])
+        elif snap.in_deal and seat < len(snap.hand_sizes):
             k = snap.hand_sizes[seat]
             cards = t("one_card_left") if k == 1 else t("cards_left", n=k)
         detail = []
@@ -494,6 +508,8 @@ class TableModel:
             return t("stopped", reason=self.error)
         if snap.stage == "over" or self.finished:
             return t("table_over")
+        if snap.voted_out:
+            return t("watching")
         if self.decision is not None:
             return t("your_turn")
         away = ""
@@ -634,6 +650,8 @@ class TableModel:
             return "✓ " + t("verified")
         if verdict == "renuncia":
             return "✗ " + t("renuncia", name=self.name(seat), reason=reason)
+        if verdict == "vote-out":
+            return "✗ " + t("vote_out", name=self.name(seat))
         if seat is None:
             return "✗ " + t("fault_unknown", reason=reason)
         return "✗ " + t("fault", name=self.name(seat), reason=reason)
