@@ -225,6 +225,10 @@ in this process: its peers link up in memory again.  A person's seat (`play`, `p
 output are a terminal and --json is not given; otherwise a heuristic computer player
 plays it to the end.
 
+--abandon ends a table of two playing seats whose other seat stays silent (nobody can be
+voted out of a table of two): an "abandon" is written to the transcript and sent to the
+other seat if it can be reached; the table ends with no winner ("final" with "abandoned").
+
 --list prints every table of this identity kept here, one per line, with its state; with
 --json one object per table:
   {"type": "saved", "table": HEX, "game": NAME, "role": "host"|"join"|"local", "seats": [I, ...],
@@ -805,16 +809,18 @@ def _warn_unfinished(data: Any, me: Any, **which: Any) -> None:
               "takes its seats again", file=sys.stderr)
 
 
-def _resume(found: Any, me: Any, registry: GameRegistry, printer: _TablePrinter, linger: float) -> int:
+def _resume(found: Any, me: Any, registry: GameRegistry, printer: _TablePrinter, linger: float,
+            abandon: bool = False) -> int:
     from p2pcards.net import resume_table
     from p2pcards.net.store import PERSON
 
-    if any(p.level == PERSON for p in found.manifest.peers) and not printer.json and _is_terminal(printer.out):
+    if any(p.level == PERSON for p in found.manifest.peers) and not printer.json and _is_terminal(printer.out) \
+            and not abandon:
         return _resume_on_screen(found, me, registry, printer.data)
 
     async def main() -> None:
         await resume_table(found.path, me=me, registry=registry, data_dir=printer.data, on_resumed=printer.resumed,
-                           on_table=printer.on_table, on_event=printer.on_event, linger=linger)
+                           on_table=printer.on_table, on_event=printer.on_event, linger=linger, abandon=abandon)
 
     return _run_net(main)
 
@@ -885,7 +891,7 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
         names = "; ".join(f.describe() for f in found)
         raise CliError(f"several unfinished tables (`p2pcards resume --list` lists them); name one by a prefix of "
                        f"its id: {names}")
-    return _resume(found[0], me, registry, printer, linger)
+    return _resume(found[0], me, registry, printer, linger, args.abandon)
 
 
 def _join_target(args: argparse.Namespace, by_name: bool) -> tuple[str, int]:
@@ -1208,6 +1214,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("table", metavar="TABLE", nargs="?", help="a prefix of the table id (when there are several)")
     p.add_argument("--list", action="store_true",
                    help="list this identity's tables here, unfinished and ended, and how each ended")
+    p.add_argument("--abandon", action="store_true",
+                   help="abandon the table instead (a table of two seats whose other seat is gone): it ends with no "
+                        "winner, recorded")
     p.add_argument("--json", action="store_true", help="print JSON lines (format below)")
     p.add_argument("--linger", type=float, default=30.0, metavar="S",
                    help="seconds to stay once the table is over when a player is missing, so that it can come "

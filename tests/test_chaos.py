@@ -189,3 +189,31 @@ def test_a_peer_that_comes_back_long_after_the_end_is_told_plainly(tmp_path):
     # resume no longer offers it, and says why
     again = Proc(tmp_path, "resume-again", tmp_path / "h3", "resume")
     assert again.wait(30) == 1 and "no unfinished table" in again.stderr
+
+
+def test_a_two_seat_table_whose_other_seat_is_gone_waits_then_can_be_abandoned(tmp_path):
+    host = Proc(tmp_path, "host", tmp_path / "h0", "host", "bisca", "--bind", LOOPBACK, "--seats", "bot:random,remote",
+                "--timeout", "1", "--linger", "0", "--json", "--no-announce")
+    joiner = None
+    try:
+        port = until("the host to listen", lambda: host.lines()[:1])[0]["port"]
+        joiner = Proc(tmp_path, "join1", tmp_path / "h1", "join", f"{LOOPBACK}:{port}", "--bot", "random", "--json",
+                      "--linger", "0")
+        table = bytes.fromhex(until("the table to start", lambda: host.first("table"))["table"])
+        until("the table to be under way", lambda: len(frames(log_path(tmp_path / "h1", table, 1))) >= 6)
+        joiner.signal(signal.SIGKILL)
+        assert host.wait(60) == 1, "a table of two never votes: the host stops, the table left to resume"
+        assert "silent for 2 s" in host.stderr and "--abandon" in host.stderr and "Traceback" not in host.stderr
+        again = Proc(tmp_path, "abandon", tmp_path / "h0", "resume", "--abandon", "--json", "--linger", "0")
+        assert again.wait(60) == 0, again.stderr[-2000:]
+    finally:
+        for p in (host, joiner):
+            if p is not None:
+                p.kill()
+    final = again.first("final")
+    assert final["winner"] is None and final["abandoned"]["by"] == 0 and final["abandoned"]["waiting_for"] == [1]
+    report = audit_transcript(frames(log_path(tmp_path / "h0", table, 0)), REGISTRY)
+    assert report["error"] is None and report["abandoned"]["by"] == 0 and report["winner"] is None
+    listed = [json.loads(x) for x in Proc(tmp_path, "list", tmp_path / "h0", "resume", "--list", "--json")
+              .wait_output(30).splitlines()]
+    assert [x["state"] for x in listed if x["table"] == table.hex()] == ["abandoned"]

@@ -58,7 +58,9 @@ class PeerSilent(NetError):
     def __init__(self, seat: int, name: str, seconds: float, seq: int, local_seat: int) -> None:
         super().__init__(
             f"seat {seat} ({name}) has been silent for {seconds:g} s; the table waits for its message "
-            f"seq {seq} (seen from seat {local_seat}) and no vote replaced it (a vote needs every other seat)"
+            f"seq {seq} (seen from seat {local_seat}) and no vote replaced it (a vote needs every other seat, "
+            "and a table of two never votes); `p2pcards resume` takes the table up again later, and "
+            "`p2pcards resume --abandon` ends a table of two with no winner"
         )
         self.seat = seat
         self.seconds = seconds

@@ -185,12 +185,15 @@ async def resume_table(
     person: Player | None = None,
     on_link: LinkSink | None = None,
     linger: float = LINGER,
+    abandon: bool = False,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
 ) -> Node:
     """Take this process's seats of a table again and play it to the end; returns the node.
 
     ``person`` plays a person's seat (a screen; without it a heuristic bot does);
-    ``on_link`` and ``linger`` go to the node.
+    ``on_link`` and ``linger`` go to the node.  With ``abandon`` the table is abandoned
+    instead (a table of two playing seats, while the other seat is due: it ends with no
+    winner, recorded in the transcript and sent to the other seat if it can be reached).
 
     ``on_resumed`` gets ``{"type": "resumed", "table", "game", "role", "seats", "seq",
     "deals_done", "finished"}`` once the logs are restored; ``task_status`` reports the
@@ -217,7 +220,13 @@ async def resume_table(
                     "deals_done": lead.deals_done, "finished": finished})
     if on_table is not None:
         on_table(describe_table(genesis, sorted(tables)))
-    if finished:  # it was killed after the end: tidy its files and say how it ended
+    if abandon:
+        able = [s for s, t in tables.items() if t.may_abandon()]
+        if not able or manifest.role == "local":
+            raise ResumeError(f"table {genesis.table_id.hex()[:16]} cannot be abandoned now: only a table of two "
+                              "playing seats can be, while it waits for the other seat (resume it to play on)")
+        node.peers[able[0]].out.extend(tables[able[0]].abandon())
+    if finished and not abandon:  # it was killed after the end: tidy its files and say how it ended
         node.close_files(finished=True)
         if on_event is not None:
             first = min(tables)
@@ -265,7 +274,7 @@ async def resume_table(
             async with trio.open_nursery() as dials:
                 for addr, port in targets:
                     dials.start_soon(dial, addr, port, nursery)
-            if targets and len(failures) == len(targets) and not _linked(node):
+            if targets and len(failures) == len(targets) and not _linked(node) and not abandon:
                 if away > 2 * node.timeout or any(t.voted_out for t in tables.values()):
                     node.set_aside_unconfirmed()
                     _close_unknown(manifest_path, manifest)
