@@ -11,7 +11,8 @@ import pytest
 from p2pcards.table.audit import audit_transcript
 from p2pcards.table.local import LocalMesh
 from p2pcards.table.table import Rejected, Table
-from p2pcards.table.transcript import parse_message
+from p2pcards.table.transcript import canonical, parse_message
+from p2pcards.table.wire import pack, unpack
 from tests.table_helpers import REGISTRY, assert_agree, deals_of, header, kinds, make_net, mesh_of
 
 
@@ -228,3 +229,48 @@ def test_a_seat_voted_out_where_its_own_message_ended_the_deal_takes_the_vote_on
         assert superseded not in log and header(superseded)["author"] == x
     deals = deals_of(net.events[0])
     assert deals[0]["audit"]["verdict"] == "vote-out" and deals[0]["audit"]["seat"] == x
+
+
+def test_a_voter_cut_off_takes_the_entry_it_held_once_the_deal_closed_on_it():
+    """Seat 2 votes against seat 1 and is cut off before its vote leaves; seat 1's message
+    reaches the others, who play on, vote seat 2 out and close the deal.  Nobody answers a
+    vote for a closed deal, so seat 2 would hold seat 1's message for ever: the chain from
+    that message to the close (whose seeds other seats signed) shows the vote can never
+    complete, and seat 2 takes the message and follows the table to its end."""
+    net = make_net("copas", deals=2)
+    late_seat, voter = 1, 2
+    mesh = mesh_of(net)
+    mesh.start()
+    for _ in range(60):
+        mesh.step()
+    mesh.players[late_seat] = None  # the test decides for it
+    while net.tables[late_seat].decision() is None or mesh._queue:
+        assert mesh.step()
+    k = net.tables[voter].seq
+    net.tables[voter].vote(late_seat)  # its clock ran out; the vote never leaves (it is cut off)
+    mesh.silent.add(voter)
+    t = net.tables[late_seat]
+    late = t.decide(net.players[late_seat].choose(t.view(), t.decision()))
+    mesh.players[late_seat] = net.players[late_seat]
+    mesh.send(late_seat, late)
+    while mesh.step():
+        pass
+    log = assert_agree(net, [0, 1, 3])
+    assert all(voter in net.tables[s].dummies for s in (0, 1, 3)) and net.tables[0].finished
+    v = net.tables[voter]
+    assert v.receive(late[0]) == [late[0]] and v.holding and v.seq == k, "it voted: it holds the message aside"
+    close = next(i for i in range(k + 1, len(log)) if kinds(log)[i] == "close")
+    assert v.take_held({i: [log[i]] for i in range(k + 1, close)}) == [] and v.holding, "no close: no proof"
+    gap = {i: [log[i]] for i in range(k + 1, close + 1) if i != k + 2}
+    assert v.take_held(gap) == [] and v.holding, "a chain with a hole proves nothing"
+    first, second = unpack(log[k + 1])
+    changed = unpack(first)
+    changed["deal"] += 1  # another statement for that place: it hashes otherwise (a signature, if any, breaks)
+    forged = {i: [log[i]] for i in range(k + 1, close + 1)}
+    forged[k + 1] = [pack([canonical(changed), second])]
+    assert v.take_held(forged) == [] and v.holding, "a chain with another entry in it proves nothing"
+    v.take_held({i: [log[i]] for i in range(k + 1, close + 1)})
+    assert not v.holding and v.seq == k + 1 and v.log == log[: k + 1]
+    for raw in log[k + 1:]:
+        v.receive(raw)
+    assert v.log == log and v.voted_out and v.finished

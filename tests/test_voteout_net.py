@@ -21,6 +21,7 @@ from p2pcards.identity import Identity
 from p2pcards.net import Link, LocalSeat, Node, log_path, make_table, single_error
 from p2pcards.net.store import FrameFile, side_path
 from p2pcards.table.audit import audit_transcript
+from p2pcards.table.table import Table
 from p2pcards.table.transcript import SeatInfo
 from p2pcards.table.wire import FrameDecoder, frame, unpack
 
@@ -200,3 +201,45 @@ async def test_a_seat_nobody_hears_is_voted_out_and_its_process_follows_as_an_ob
     kept = FrameFile.read(side_path(log_path(tmp_path / "n2", table_id, 2), "rejected"))
     assert kept and all(_signed(m)["author"] == 2 and m not in logs[0] for m in kept)
     assert any("superseded by a certificate" in r.getMessage() for r in caplog.records)
+
+
+class _Flooder(Table):
+    """A dishonest peer that follows each of its plays with a burst of forged copies (one
+    flipped signature bit each): cheap to send, each one a refusal at every other process."""
+
+    sent = 0
+
+    def decide(self, choice: Any) -> list[bytes]:
+        out = super().decide(choice)
+        junk = [m[:-1] + bytes([m[-1] ^ (1 + i % 255)]) for m in out for i in range(200)]
+        _Flooder.sent += len(junk)
+        return [*out, *junk]
+
+
+async def test_a_peer_that_floods_refusals_is_throttled_and_the_table_plays_on(tmp_path, caplog):
+    """Every link may cause a burst of refusals, then a few a second; past that, what it
+    sends is dropped unread (its real messages too: they come again by a sync, or its seat
+    falls silent and is voted out).  The honest processes refuse a bounded number of
+    messages, nobody honest is voted out, and the table ends with one transcript."""
+    from p2pcards.net.node import REFUSAL_BURST, REFUSALS_PER_SECOND
+
+    caplog.set_level(logging.WARNING, logger="p2pcards.net")
+    spec, raw, seats = _table("copas", deals=2, timeout=1.0)
+    _Flooder.sent = 0
+    nodes = [Node(raw, spec, [s], data_dir=tmp_path / f"n{i}", linger=0,
+                  table_class=_Flooder if i == 1 else Table) for i, s in enumerate(seats)]
+    _wire(nodes, {})
+    start = trio.current_time()
+    await _run(nodes)
+    elapsed = trio.current_time() - start
+    table_id = nodes[0].table_id
+    logs = [_frames(log_path(tmp_path / f"n{s}", table_id, s)) for s in (0, 2, 3)]
+    assert all(x == logs[0] for x in logs)
+    report = audit_transcript(logs[0], REGISTRY)
+    assert report["ok"] and all(v["seat"] == 1 for v in report["votes"]), report["votes"]
+    assert nodes[0].tables[0].finished
+    assert any("too many refused messages" in r.getMessage() for r in caplog.records)
+    bound = REFUSAL_BURST + REFUSALS_PER_SECOND * elapsed + 8
+    for s in (0, 2, 3):
+        refused = sum(1 for _, exc in nodes[s].peers[s].rejected if "signature" in exc.reason)  # the junk
+        assert refused <= bound < _Flooder.sent, (s, refused, bound, _Flooder.sent)

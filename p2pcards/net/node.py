@@ -232,6 +232,10 @@ class _Peer:
     ahead: dict[int, list[tuple[bytes, Link | None]]] = field(default_factory=dict)
     ahead_count: int = 0
     ahead_since: float | None = None
+    #: The furthest ``close`` buffered ahead, and the furthest one shown to a Table that
+    #: holds a late entry aside (:meth:`Table.take_held`)
+    ahead_close: int = -1
+    held_tried: int = -1
     #: Messages that arrived ahead of the Table and waited (a statistic).
     overtaken: int = 0
     rejected: list[tuple[int | None, Rejected]] = field(default_factory=list)
@@ -319,6 +323,8 @@ class Node:
         self.started = trio.Event()
         self._nursery: trio.Nursery | None = None
         self._answering: set[Link] = set()
+        #: links whose last sync answer reached the end of what this process had written
+        self._whole: set[Link] = set()
         #: sync requests that came while an answer was going out on their link
         self._asked: dict[Link, int] = {}
         #: True once every local Table has finished (the node only lingers, answering syncs)
@@ -536,6 +542,10 @@ class Node:
             written = best.written
             batch = best.table.log[start:written][:SYNC_BATCH] if start < written else []
             whole = start + len(batch) >= written
+            if whole:
+                self._whole.add(link)
+            else:
+                self._whole.discard(link)
             side = best.table.side_messages() if whole else []
             with trio.move_on_after(self.timeout):
                 for raw in [*batch, *side]:
@@ -809,6 +819,8 @@ class Node:
         if all(raw != held for held, _ in bucket):
             bucket.append((raw, link))
             peer.ahead_count += 1
+            if kind == "close":
+                peer.ahead_close = max(peer.ahead_close, seq)
             peer.overtaken += 1
             if peer.ahead_since is None:
                 peer.ahead_since = trio.current_time()
@@ -828,6 +840,18 @@ class Node:
                 peer.out.extend(table.decide(peer.player.choose(view, decision)))
                 progressed = True
                 continue
+            if table.holding and peer.ahead_close > peer.held_tried:  # a voter left behind: see take_held
+                peer.held_tried = peer.ahead_close
+                before = table.seq
+                try:
+                    peer.out.extend(table.take_held({s: [r for r, _ in b] for s, b in peer.ahead.items()}))
+                except Rejected as exc:
+                    self._reject(peer, table.seq, exc, None)
+                progressed = table.seq != before
+                if progressed:
+                    log.info("seat %d: the table went on past the entry it held aside (it voted); it takes it",
+                             peer.seat)
+                    continue
             seq = table.seq
             candidates = peer.ahead.pop(seq, None)
             if not candidates:
@@ -844,6 +868,11 @@ class Node:
             peer.ahead_since = None
 
     def _try(self, peer: _Peer, raw: bytes, seq: int | None, link: Link | None) -> bool:
+        bucket = self._buckets.get(link) if link is not None else None
+        if bucket is not None and not bucket.allows(trio.current_time()):
+            # (checked here too: the reader's check runs ahead of the refusals still in the inbox)
+            bucket.dropped += 1
+            return False
         try:
             peer.out.extend(peer.table.receive(raw))
         except Rejected as exc:
@@ -921,8 +950,12 @@ class Node:
         missing = {s for link, seats in self.links if link.reason is not None and not link.clean_eof for s in seats}
         missing |= {s for s in range(self.n_seats) if self._peer_is_dummy(s)}
         self._over = True
-        for link, _ in list(self.links):
-            await link.send_eof()
+        held = set()
+        for link, seats in list(self.links):
+            if self._catching_up(link, seats, missing):
+                held.add(link)  # its last sync answer (``_answer_sync``) ends with the end of the link
+            else:
+                await link.send_eof()
         if missing and self.linger > 0:
             log.info("seat(s) %s missing: waiting up to %g s for them to come back and learn the outcome",
                      sorted(missing), self.linger)
@@ -940,6 +973,18 @@ class Node:
         with trio.move_on_after(self.linger if missing else min(self.timeout, LINGER)):
             while not done():
                 await trio.sleep(HEARTBEAT)  # (a link adopted meanwhile gets the end after its sync)
+                for link in [lk for lk in held if lk.clean_eof]:  # it hung up first: it had it all
+                    held.discard(link)
+                    await link.send_eof()
+
+    def _catching_up(self, link: Link, seats: frozenset[int], missing: set[int]) -> bool:
+        """Whether ``link`` is a sync in progress the end must not cut: a process that came
+        back (or fell behind) and has not yet been answered up to this process's end."""
+        if link.reason is not None or link.clean_eof or not seats:
+            return False
+        if link in self._answering or link in self._asked:
+            return True
+        return bool(seats & missing) and link.rejoined and link not in self._whole
 
     def _peer_is_dummy(self, seat: int) -> bool:
         return any(seat in p.table.dummies for p in self.peers.values()) and seat not in self.peers

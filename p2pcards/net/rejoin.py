@@ -97,6 +97,7 @@ async def _answer(node: Node | None, link: Link, obj: dict[str, Any], nonce: byt
         parse_proof(proof, node.table_id, rejoin, node.current_keys(), nonce, node.former_keys())
         if not node.may_adopt(link, frozenset(rejoin.seats)):
             raise LobbyProtocolError("a newer link with those seats is up", "duplicate")
+        link.raise_limit()  # proven: after the welcome the dialler may send whole sync batches at once
         await link.send(_welcome(node.seq))
     except LobbyProtocolError as exc:
         log.warning("%s: reconnection refused (%s): %s", link.name, exc.code, exc.reason)

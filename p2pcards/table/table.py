@@ -42,7 +42,8 @@ now, in a table of at least three playing seats) and calls :meth:`vote` when its
 has seen that seat silent for the timeout.  A replica that holds the silent seat's message
 for that place never votes: it answers a vote with a ``nay`` carrying the message; a voter
 that voted holds a late message aside until the vote is complete (``outvote``
-certificate: every other playing seat voted) or a nay shows it cannot be.  A seat voted
+certificate: every other playing seat voted) or a nay shows it cannot be (for a voter
+left behind, the chain from that message to the close of its deal: :meth:`take_held`).  A seat voted
 out becomes a **dummy**: it loses the deal it was silent in, its cards are dealt face up
 from then on, it takes no part in the deck, and every replica plays it with the same
 deterministic bot (:func:`~p2pcards.core.players.dummy_choice`).  In a table of two
@@ -64,7 +65,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -121,6 +122,8 @@ _MAX_MSGS: Final = 64
 MIN_VOTERS: Final = 2
 #: Side messages kept for a place this replica has not reached yet.
 _MAX_AHEAD_SIDE: Final = 64
+#: How far past a held entry :meth:`Table.take_held` follows a chain to the deal's close.
+_MAX_HELD_CHAIN: Final = 4096
 _MAX_REASON: Final = 200
 
 
@@ -350,6 +353,55 @@ class Table:
         if self.finished or self.observer or sum(self.live) >= MIN_VOTERS + 1:
             return False
         return any(x != self.seat for x in self.due())
+
+    @property
+    def holding(self) -> bool:
+        """Whether this replica holds a late entry aside (it voted against its author here)."""
+        return bool(self._held) and not self.finished
+
+    def take_held(self, ahead: Mapping[int, Sequence[bytes]]) -> list[bytes]:
+        """A voter left behind: take the entry it holds aside when the table went on past it.
+
+        This replica voted against a seat at its current place and holds that seat's late
+        entry until the vote completes or a nay shows it cannot -- but nobody answers a
+        vote for a place in a deal they have closed, so a voter cut off from the table (its
+        vote never reached the others) would wait for ever.  ``ahead`` holds entries for
+        later places (by seq, as the runtime buffered them).  When they chain from the held
+        entry up to a ``close`` whose seeds are signed by a seat other than this one and the
+        held entry's author, that seat accepted the held entry and closed the deal on it:
+        it never voted, the vote can never complete (a closed deal is never taken back), and
+        this replica takes the entry as from a nay.  Returns what to broadcast ([] when
+        ``ahead`` proves nothing).  Only the close's seeds are checked by signature: the
+        hashes that chain them to the held entry commit to every entry in between, which
+        the replica then checks one by one as it takes them.
+        """
+        if not self.holding:
+            return []
+        for author, raw in list(self._held.items()):
+            held = own_envelope(raw)
+            if held.seq != self.seq or held.prev != self.head:
+                continue  # (a seed held in a seed round: its close comes in turn)
+            head, seq = held.hash, held.seq + 1
+            while seq - held.seq <= _MAX_HELD_CHAIN:
+                nxt = None
+                for cand in ahead.get(seq, ()):
+                    try:
+                        env = parse_message(cand, self.keys)
+                    except TranscriptError:
+                        continue
+                    if env.table == self.table_id and env.prev == head:
+                        nxt = env
+                        break
+                if nxt is None:
+                    break
+                if nxt.certificate and nxt.kind == "close":
+                    if any(m.author != author for m in self._seeds_of(nxt)):
+                        self._voted.discard(author)
+                        self._held.pop(author, None)
+                        return self.receive(raw)
+                    break
+                head, seq = nxt.hash, seq + 1
+        return []
 
     def side_messages(self) -> list[bytes]:
         """The signed side messages of this replica's current place that it holds (seeds,
