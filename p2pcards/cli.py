@@ -862,9 +862,25 @@ def cmd_resume_list(args: argparse.Namespace, out: TextIO) -> int:
                "state": f.state, "path": str(f.path.parent)}
         text = f"{f.describe()}: {_STATES[f.state].format(prefix=m.table_hex[:8])}"
         print(json.dumps(obj) if args.json else text, file=out)
-    if not found and not args.json:
-        print(f"no table of this identity in {data_dir()}", file=out)
+    if not args.json:
+        note = _older_note()
+        if not found:
+            print(f"no table of this identity in {data_dir()}{note}", file=out)
+        elif note:
+            print(note.strip(" ()").capitalize(), file=out)
     return 0
+
+
+def _older_note() -> str:
+    """A sentence about tables saved by an older p2pcards, which cannot be resumed ('' if none)."""
+    from p2pcards.identity import data_dir
+    from p2pcards.net.store import older_manifests
+
+    older = older_manifests(data_dir())
+    if not older:
+        return ""
+    return (f" ({len(older)} table(s) there were saved by an older p2pcards, whose table protocol this version "
+            "no longer speaks: they cannot be resumed; their files are left as they are)")
 
 
 def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
@@ -885,7 +901,8 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
     found = unfinished_tables(printer.data, me, prefix=prefix)
     if not found:
         which = f" whose id starts with {prefix}" if prefix else ""
-        print(f"p2pcards: error: this identity has no unfinished table{which} in {printer.data}", file=sys.stderr)
+        print(f"p2pcards: error: this identity has no unfinished table{which} in {printer.data}{_older_note()}",
+              file=sys.stderr)
         return 1
     if len(found) > 1:
         names = "; ".join(f.describe() for f in found)

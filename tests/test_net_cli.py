@@ -182,3 +182,42 @@ def test_audit_of_a_played_log_and_of_a_flipped_byte(tmp_path):
     assert "signature" in report["error"]["reason"]
     code, text = cli("audit", str(path))
     assert code == 1 and f"error at message seq {report['error']['seq']}" in text and "FAULT" in text
+
+
+def test_audit_of_several_logs_says_whether_they_are_one_transcript(tmp_path):
+    one = _played_log(tmp_path / "a")
+    other_seat = one.with_name("seat1.log")
+    beginning = tmp_path / "beginning.log"
+    beginning.write_bytes(b"".join(frame(m) for m in _frames(one)[:5]))
+    code, out = cli("audit", str(one), str(other_seat), str(beginning), "--json")
+    report = json.loads(out)
+    assert code == 0 and report["ok"] and report["agree"] and report["disagreements"] == [], report
+    assert [[d["verdict"] for d in r["deals"]] for r in report["logs"][:2]] == [["clean"], ["clean"]]
+    stranger = _played_log(tmp_path / "b")  # another table: its genesis differs
+    code, out = cli("audit", str(one), str(stranger), "--json")
+    report = json.loads(out)
+    assert code == 1 and not report["ok"] and not report["agree"]
+    assert report["disagreements"] == [{"path": str(stranger), "with": str(one), "seq": 0}] or (
+        report["disagreements"] == [{"path": str(one), "with": str(stranger), "seq": 0}])
+    code, text = cli("audit", str(one), str(stranger))
+    assert code == 1 and "DISAGREE" in text and "at seq 0" in text
+
+
+def _frames(path: Path) -> list[bytes]:
+    from p2pcards.net.store import FrameFile
+
+    return FrameFile.read(path)
+
+
+def test_resume_says_that_tables_of_an_older_version_cannot_be_resumed(home, capsys):
+    from p2pcards.table.wire import pack
+
+    old = home / "tables" / ("ab" * 32)
+    old.mkdir(parents=True)
+    (old / "join.mesh").write_bytes(pack({"v": 1, "role": "join", "table": bytes(32)}))
+    code, _ = cli("resume")
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "no unfinished table" in err and "1 table(s) there were saved by an older p2pcards" in err
+    code, out = cli("resume", "--list")
+    assert code == 0 and "saved by an older p2pcards" in out and "cannot be resumed" in out

@@ -45,6 +45,7 @@ __all__ = [
     "StoreError",
     "TableLog",
     "find_manifests",
+    "older_manifests",
     "in_use",
     "load_identity",
     "load_manifest",
@@ -417,4 +418,23 @@ def find_manifests(data_dir: Path) -> list[tuple[Path, Manifest]]:
                     out.append((path, load_manifest(path)))
                 except StoreError:
                     continue
+    return out
+
+
+def older_manifests(data_dir: Path) -> list[Path]:
+    """Manifests under ``DATA/tables`` written by an older p2pcards (an earlier table
+    protocol): this version cannot resume those tables; their files are left as they are."""
+    out: list[Path] = []
+    root = data_dir / "tables"
+    if not root.is_dir():
+        return out
+    for directory in sorted(root.iterdir()):
+        for role in ROLES:
+            path = directory / f"{role}.mesh"
+            try:
+                obj = unpack(path.read_bytes()) if path.is_file() else None
+            except (OSError, FrameError):
+                continue
+            if isinstance(obj, dict) and type(obj.get("v")) is int and obj["v"] < MANIFEST_VERSION:
+                out.append(path)
     return out
