@@ -454,7 +454,7 @@ def test_start_screen_plays_a_game_and_comes_back(tmp_path, monkeypatch):
 
             table.lobby.listeners.append(read_error)
             code = run_lan_table(table, input=kw["input"], output=kw["output"])
-            inp.send_text("5")  # back at the menu: quit
+            inp.send_text("6")  # back at the menu: quit
             return code
 
         with socket.socket() as s:  # a port nobody listens on
@@ -484,3 +484,40 @@ def test_line_mode_stays_reachable_and_no_terminal_means_no_full_screen(tmp_path
     proc = subprocess.run([sys.executable, "-m", "p2pcards", "play", "--speed", "-1"], capture_output=True,
                           text=True, timeout=60, env=env)
     assert proc.returncode == 2 and "--speed must be between 0 and 10" in proc.stderr
+
+
+def test_start_screen_lists_saved_tables_and_takes_an_unfinished_one_up_again(tmp_path, monkeypatch):
+    """"Your tables" lists what ``resume --list`` lists: the unfinished table first (Enter
+    takes it up again, from its files), an ended one with how it ended (Enter explains)."""
+    import dataclasses
+
+    import p2pcards.tui.app as app_module
+    from p2pcards.net.store import load_manifest, save_manifest
+
+    me = load_or_create(tmp_path, "Zé")
+    spec = REGISTRY.get("bisca")
+    table = LocalTable(spec, spec.resolve_options({}), me=me, text=Text("en"), bots="random", seed=4, deals=2,
+                       speed=0, data_dir=tmp_path)
+    drive(table, extra=leave_after(3))
+    (found,) = unfinished_tables(tmp_path, me)
+    gone = dataclasses.replace(load_manifest(found.path), table=bytes(range(32)), finished=True, ended="unknown")
+    save_manifest(tmp_path, gone)
+    resumed: list[Any] = []
+
+    def run_local(t: Any, **kw: Any) -> int:
+        resumed.append(t)
+        inp.send_text("6")  # back at the menu: quit
+        return 130
+
+    monkeypatch.setattr(app_module, "run_local_table", run_local)
+    out = ScreenOutput()
+    with create_pipe_input() as inp:
+        inp.send_text("5" + DOWN + "\r" + DOWN + "\r")  # your tables; the ended one; then the unfinished one
+        with create_app_session(input=inp, output=out):
+            code = run_start_screen(REGISTRY, me=me, lang="en", data_dir=tmp_path, input=inp, output=out, lan=False)
+    assert code == 0
+    drawn = out.drawn()
+    assert f"bisca {table.table_id.hex()[:8]} (against the computer): unfinished: Enter takes it up again" in drawn
+    assert "bisca 00010203 (against the computer): ended: the table went on without you" in drawn
+    assert "That table has ended: there is nothing to take up" in drawn
+    assert len(resumed) == 1 and resumed[0].table_id == table.table_id and resumed[0].manifest.role == "local"

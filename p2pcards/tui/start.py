@@ -4,8 +4,9 @@ that opens the chosen table.
 The LAN list is fed by :mod:`p2pcards.discovery` (DNS-SD over multicast DNS) in a trio task
 running as a guest of the screen's asyncio loop, as the table screen does
 (:func:`p2pcards.tui.app.run_with_trio`).  Playing against the computer, hosting a LAN table
-with the person at it, or joining one (from the list or by address) opens the table
-screen (:mod:`p2pcards.tui.lan` for the LAN) and comes back here when it ends.
+with the person at it, joining one (from the list or by address) or taking up a saved
+table again opens the table screen (:mod:`p2pcards.tui.lan` for the LAN) and comes back
+here when it ends.
 """
 
 from __future__ import annotations
@@ -34,10 +35,10 @@ from p2pcards.identity import Identity
 from p2pcards.net.lobby import SeatSpec
 from p2pcards.tui.app import play_local, run_with_trio
 from p2pcards.tui.i18n import Text
-from p2pcards.tui.lan import HostPlan, JoinPlan, hosting_announcer, play_lan
-from p2pcards.tui.start_model import MENU, LanEntry, StartChoice, StartModel
+from p2pcards.tui.lan import HostPlan, JoinPlan, ResumePlan, hosting_announcer, play_lan
+from p2pcards.tui.start_model import MENU, LanEntry, SavedEntry, StartChoice, StartModel
 
-__all__ = ["build_start_app", "run_start_screen", "start_fragments", "lan_entry"]
+__all__ = ["build_start_app", "run_start_screen", "saved_tables", "start_fragments", "lan_entry"]
 
 log = logging.getLogger("p2pcards.tui")
 
@@ -100,7 +101,7 @@ def start_fragments(model: StartModel) -> StyleAndTextTuples:
 
     if view == "menu":
         labels = {"play": t("start_play"), "host": t("start_host"), "lan": t("start_lan"),
-                  "join": t("start_join"), "quit": t("start_quit")}
+                  "join": t("start_join"), "saved": t("start_saved"), "quit": t("start_quit")}
         for i, item in enumerate(MENU):
             style = "class:item.cursor" if i == model.cursor else "class:item"
 
@@ -148,6 +149,19 @@ def start_fragments(model: StartModel) -> StyleAndTextTuples:
             style = "class:item.cursor" if i == model.lan_cursor else "class:item"
             text = t("lan_entry", game=e.game, host=e.host, address=f"{e.address}:{e.port}", free=e.free)
             line(style, f"  {e.name}: {text}" + (f" ({e.reason})" if e.reason else ""))
+    elif view == "saved":
+        if not model.saved:
+            line("class:help", "  " + t("saved_none"))
+        for i, sv in enumerate(model.saved):
+            style = "class:item.cursor" if i == model.saved_cursor else "class:item"
+            kind = {"local": "saved_local", "join": "saved_joined"}.get(sv.role, "saved_hosted")
+            where = t(kind, where=sv.where)
+
+            def pick(i: int = i) -> None:
+                model.saved_cursor = i
+                model.enter()
+
+            line(style, f"  {sv.game} {sv.table[:8]} ({where}): {t('saved_' + sv.state)}", pick)
     elif view == "join":
         line("", f"  {t('start_address')}: ")
         line("class:value", f"  {model.address}█")
@@ -274,6 +288,52 @@ def _discovery() -> tuple[OpenDiscovery | None, Callable[[GameRegistry], Callabl
     return open_discovery, judge
 
 
+def saved_tables(data_dir: Path | None, me: Identity) -> list[SavedEntry]:
+    """The tables of ``me`` saved under ``data_dir``, unfinished ones first, the most
+    recently played first within each (as ``p2pcards resume --list`` finds them)."""
+    if data_dir is None:
+        return []
+    from p2pcards.net import unfinished_tables
+    from p2pcards.net.store import PERSON
+
+    out = []
+    for found in unfinished_tables(data_dir, me, ended=True):
+        m = found.manifest
+        where = f"{m.dial[0]}:{m.dial[1]}" if m.role == "join" and m.dial else (
+            f"port {m.listen[1]}" if m.listen else "")
+        try:
+            played = max(p.stat().st_mtime for p in found.path.parent.iterdir())
+        except (OSError, ValueError):
+            played = 0.0
+        entry = SavedEntry(m.table_hex, m.game, m.role, where, found.state, found.path,
+                           any(p.level == PERSON for p in m.peers))
+        out.append((entry.state != "unfinished", -played, entry))
+    return [e for *_, e in sorted(out, key=lambda x: (x[0], x[1], x[2].table))]
+
+
+def _resume_chosen(registry: GameRegistry, choice: StartChoice, *, me: Identity, lang: str, speed: float,
+                   data_dir: Path | None, input: Input | None, output: Output | None) -> str:
+    """Take up the saved table ``choice.path`` on the screen; returns a message for the
+    start screen when it cannot be ('' otherwise)."""
+    from p2pcards.net import ResumeError
+    from p2pcards.net.store import StoreError, load_manifest
+    from p2pcards.tui.app import run_local_table
+    from p2pcards.tui.runtime import LocalTable
+
+    assert choice.path is not None
+    text = Text(lang)
+    try:
+        if load_manifest(choice.path).role == "local":
+            table = LocalTable.resume(choice.path, registry, me=me, text=text, speed=speed)
+            run_local_table(table, input=input, output=output)
+        else:
+            play_lan(registry, ResumePlan(choice.path), me=me, lang=lang, speed=speed, data_dir=data_dir,
+                     input=input, output=output)
+    except (ResumeError, StoreError) as exc:
+        return text("saved_failed", error=str(exc))
+    return ""
+
+
 def run_start_screen(
     registry: GameRegistry,
     *,
@@ -298,6 +358,7 @@ def run_start_screen(
     pending = ""
     while True:
         model = StartModel(list(registry.games.values()), text, discovery=opener is not None)
+        model.saved = saved_tables(data_dir, me)
         if pending:
             model.show(pending)
             pending = ""
@@ -321,3 +382,6 @@ def run_start_screen(
         elif choice.kind == "join":
             join = JoinPlan(choice.host, choice.port, expect_host=choice.fingerprint)
             play_lan(registry, join, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input, output=output)
+        elif choice.kind == "resume":
+            pending = _resume_chosen(registry, choice, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input,
+                                     output=output)

@@ -1,11 +1,13 @@
 """The start screen as data (``p2pcards`` alone): a menu, the "play against the computer"
 form, the live list of LAN tables, join by address -- no terminal, no trio.
 
-Views: ``menu`` (play, host, LAN tables, join, quit), ``play`` (game, each table option of
-that game, the computer players' level, start), ``host`` (the same form with how many
-seats are for players on the LAN; the person takes seat 0, LAN players the next seats,
-computer players run by this machine the rest), ``lan`` (tables seen by discovery, live),
-``join`` (an address typed in), ``message`` (a paragraph and a key to go back).  Keys
+Views: ``menu`` (play, host, LAN tables, join, your tables, quit), ``play`` (game, each
+table option of that game, the computer players' level, start), ``host`` (the same form
+with how many seats are for players on the LAN; the person takes seat 0, LAN players the
+next seats, computer players run by this machine the rest), ``lan`` (tables seen by
+discovery, live), ``join`` (an address typed in), ``saved`` (the tables this identity
+played here, as ``p2pcards resume --list`` lists them: an unfinished one is taken up
+again, an ended one says how it ended), ``message`` (a paragraph and a key to go back).  Keys
 arrive as method calls; the screen ends through ``on_exit(result)`` with a
 :class:`StartChoice` (or None to quit).
 """
@@ -14,16 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from p2pcards.core import GameSpec
 from p2pcards.core.players import PLAYER_LEVELS
 from p2pcards.tui.i18n import Text
 
-__all__ = ["MENU", "LanEntry", "PlayForm", "StartChoice", "StartModel", "parse_address"]
+__all__ = ["MENU", "LanEntry", "PlayForm", "SavedEntry", "StartChoice", "StartModel", "parse_address"]
 
 #: The menu, top to bottom.
-MENU = ("play", "host", "lan", "join", "quit")
+MENU = ("play", "host", "lan", "join", "saved", "quit")
 
 #: Games first in the list, in this order; any other installed game follows by name.
 PREFERRED = ("sueca", "bisca", "copas", "sobe-e-desce")
@@ -42,8 +45,9 @@ def parse_address(text: str) -> tuple[str, int] | None:
 @dataclass(frozen=True)
 class StartChoice:
     """What the person chose: ``play`` (game, options, level), ``host`` (the same and how
-    many ``remote`` seats) or ``join`` (host, port, and the announced host's fingerprint
-    when the table was picked from the LAN list)."""
+    many ``remote`` seats), ``join`` (host, port, and the announced host's fingerprint
+    when the table was picked from the LAN list) or ``resume`` (``path``: the saved
+    table's manifest)."""
 
     kind: str
     game: str = ""
@@ -53,6 +57,7 @@ class StartChoice:
     port: int = 0
     remote: int = 0
     fingerprint: str | None = None
+    path: Path | None = None
 
 
 @dataclass
@@ -130,6 +135,23 @@ class LanEntry:
     fingerprint: str | None = None
 
 
+@dataclass(frozen=True)
+class SavedEntry:
+    """A table this identity played here: its id (hex), game, role (``local``, ``host``,
+    ``join``), where (the address joined or hosted on, '' for ``local``), ``state``
+    (``unfinished``, or how it ended: ``finished``, ``voted-out``, ``abandoned``,
+    ``unknown``), its manifest, and whether a person's seat is in it (only those are taken
+    up on the screen; ``p2pcards resume`` plays the others on)."""
+
+    table: str
+    game: str
+    role: str
+    where: str
+    state: str
+    path: Path
+    person: bool = True
+
+
 class StartModel:
     """Everything on the start screen (module docstring)."""
 
@@ -150,6 +172,9 @@ class StartModel:
         self.lan_problem: str | None = None
         self.lan_cursor = 0
         self.address = ""
+        #: the saved tables (set by the runner from the data directory)
+        self.saved: list[SavedEntry] = []
+        self.saved_cursor = 0
         self.error = ""
         self.message = ""
         self.on_exit: Callable[[StartChoice | None], None] = lambda choice: None
@@ -196,6 +221,8 @@ class StartModel:
             self.row = (self.row + step) % len(self.active_form.rows())
         elif self.view == "lan" and self.lan:
             self.lan_cursor = (self.lan_cursor + step) % len(self.lan)
+        elif self.view == "saved" and self.saved:
+            self.saved_cursor = (self.saved_cursor + step) % len(self.saved)
 
     def left(self) -> None:
         self._change(-1)
@@ -240,6 +267,14 @@ class StartModel:
                     self._join(f"{entry.address}:{entry.port}", entry.fingerprint)
         elif view == "join":
             self._join(self.address)
+        elif view == "saved" and self.saved:
+            saved = self.saved[self.saved_cursor]
+            if saved.state != "unfinished":
+                self.error = self.text("saved_is_over")
+            elif not saved.person:
+                self.error = self.text("saved_no_person", prefix=saved.table[:8])
+            else:
+                self.on_exit(StartChoice("resume", game=saved.game, path=saved.path))
         elif view == "message":
             self.view = "menu"
 
