@@ -23,7 +23,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,21 @@ _IP_TIMEOUT = 10
 
 def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["ip", *args], capture_output=True, text=True, timeout=_IP_TIMEOUT, check=check)
+
+
+def built(n: int) -> Iterator[Lan]:
+    """A fixture's body: a LAN of ``n`` hosts for the test (skipped, with the reason, where
+    none can be built), deleted after it even when it fails."""
+    import pytest
+
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    lan = Lan.build(n)
+    try:
+        yield lan
+    finally:
+        lan.close()
 
 
 def skip_reason() -> str | None:

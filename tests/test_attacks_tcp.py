@@ -7,11 +7,6 @@ every process exits."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,42 +14,9 @@ from p2pcards.core import load_games
 from p2pcards.net import log_path
 from p2pcards.table.audit import audit_transcript
 from p2pcards.table.wire import FrameDecoder
+from tests.procs import LOOPBACK, Proc, until
 
 REGISTRY = load_games()
-ROOT = Path(__file__).resolve().parent.parent
-LOOPBACK = "127.0.0.1"
-
-
-class _Proc:
-    """A process whose standard output and error go to files."""
-
-    def __init__(self, tmp: Path, name: str, home: Path, *args: str) -> None:
-        self.name = name
-        self.out_path, self.err_path = tmp / f"{name}.out", tmp / f"{name}.err"
-        self.home = home
-        env = {**os.environ, "P2PCARDS_HOME": str(home), "PYTHONUNBUFFERED": "1"}
-        with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
-            self.proc = subprocess.Popen([sys.executable, "-m", *args], stdout=out, stderr=err, env=env, cwd=ROOT)
-
-    def lines(self) -> list[dict[str, Any]]:
-        return [json.loads(line) for line in self.out_path.read_text().splitlines() if line.endswith("}")]
-
-    def wait(self, timeout: float) -> int:
-        try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            raise AssertionError(f"{self.name} did not finish; stderr:\n{self.err_path.read_text()[-3000:]}") from None
-
-
-def _until(what: str, check: Any, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def _table(tmp: Path, game: str, kind: str, deals: int, *options: str) -> dict[str, Any]:
@@ -62,25 +24,23 @@ def _table(tmp: Path, game: str, kind: str, deals: int, *options: str) -> dict[s
     every process run to its end.  Returns what each printed and the table id."""
     seats = 4 if game != "bisca" else 2
     spec = ",".join(["bot:random"] + ["remote"] * (seats - 1))
-    host = _Proc(tmp, "host", tmp / "host", "p2pcards", "host", game, "--bind", LOOPBACK, "--seats", spec,
+    host = Proc(tmp, "host", tmp / "host", "host", game, "--bind", LOOPBACK, "--seats", spec,
                  "--deals", str(deals), "--timeout", "4", "--linger", "1", "--json", "--no-announce", *options)
     procs = [host]
     try:
-        port = _until("the host to listen", lambda: host.lines()[:1])[0]["port"]
+        port = until("the host to listen", lambda: host.lines()[:1])[0]["port"]
         address = f"{LOOPBACK}:{port}"
         for s in range(1, seats - 1):
-            joiner = _Proc(tmp, f"join{s}", tmp / f"j{s}", "p2pcards", "join", address, "--bot", "random", "--json",
+            joiner = Proc(tmp, f"join{s}", tmp / f"j{s}", "join", address, "--bot", "random", "--json",
                            "--linger", "1")
             procs.append(joiner)
-            _until(f"joiner {s} to be seated", lambda j=joiner: j.lines()[:1])
-        attacker = _Proc(tmp, "attacker", tmp / "attacker", "tests.attackers", kind, address)
+            until(f"joiner {s} to be seated", lambda j=joiner: j.lines()[:1])
+        attacker = Proc(tmp, "attacker", tmp / "attacker", kind, address, module="tests.attackers")
         procs.append(attacker)
         codes = [p.wait(120) for p in procs]
     finally:
         for p in procs:
-            if p.proc.poll() is None:
-                p.proc.kill()
-                p.proc.wait()
+            p.kill()
     for p in procs:
         assert "Traceback" not in p.err_path.read_text(), p.err_path.read_text()[-3000:]
     table = next(x for x in host.lines() if x["type"] == "table")

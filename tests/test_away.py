@@ -80,3 +80,29 @@ async def test_a_process_that_was_away_asks_for_what_it_missed_first(autojump_cl
         await trio.sleep(0.5)
         assert asked, "the first heartbeat after the gap asked for a sync"
         nursery.cancel_scope.cancel()
+
+
+async def test_a_vote_comes_one_timeout_after_the_silence_began(tmp_path, autojump_clock):
+    """Nobody hears seat 2 from seq 20 on: each other process votes one timeout after the
+    seat's message would have come (within a heartbeat or two), not seconds late."""
+    from p2pcards.net.node import HEARTBEAT
+    from tests.test_voteout_net import _Deaf, _run, _wire
+
+    timeout = 4.0
+    spec, raw, seats = _copas(timeout=timeout)
+    voted: dict[int, float] = {}
+    nodes = []
+    for i, s in enumerate(seats):
+        def on_event(seat: int, event: dict, i: int = i) -> None:
+            if event.get("type") == "vote_out":
+                voted.setdefault(i, trio.current_time())
+
+        nodes.append(Node(raw, spec, [s], data_dir=tmp_path / f"n{i}", linger=0, on_event=on_event))
+    deaf = {(j, 2): _Deaf(trio.testing.memory_stream_pair()[0], author=2, from_seq=20) for j in (0, 1, 3)}
+    _wire(nodes, deaf)
+    await _run(nodes)
+    silent_since = min(d.first_drop for d in deaf.values() if d.first_drop is not None)
+    assert set(voted) >= {0, 1, 3}
+    for i in (0, 1, 3):
+        assert silent_since + timeout <= voted[i] + HEARTBEAT, (i, voted[i] - silent_since)
+        assert voted[i] <= silent_since + timeout + 3 * HEARTBEAT, (i, voted[i] - silent_since)

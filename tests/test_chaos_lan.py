@@ -16,7 +16,7 @@ import pytest
 from p2pcards.core import load_games
 from p2pcards.net import log_path
 from p2pcards.table.audit import audit_transcript
-from tests.lan import Lan, Proc, skip_reason
+from tests.lan import Lan, Proc, built
 from tests.procs import frames
 
 REGISTRY = load_games()
@@ -25,14 +25,7 @@ TIMEOUT = 3.0
 
 @pytest.fixture
 def lan() -> Any:
-    reason = skip_reason()
-    if reason:
-        pytest.skip(reason)
-    lan = Lan.build(4)
-    try:
-        yield lan
-    finally:
-        lan.close()
+    yield from built(4)
 
 
 def _link(lan: Lan, i: int, state: str) -> None:

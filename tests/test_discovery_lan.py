@@ -20,21 +20,14 @@ import pytest
 
 from p2pcards.identity import load_or_create
 from p2pcards.net import PROTO
-from tests.lan import Lan, skip_reason
+from tests.lan import Lan, built
 
 TTL = 3  # seconds: the --mdns-ttl of the crashing host
 
 
 @pytest.fixture(scope="module")
 def lan() -> Any:
-    reason = skip_reason()
-    if reason:
-        pytest.skip(reason)
-    lan = Lan.build(4)
-    try:
-        yield lan
-    finally:
-        lan.close()
+    yield from built(4)
 
 
 def _tables(lan: Lan, i: int, home: Path, *extra: str) -> list[dict[str, Any]]:

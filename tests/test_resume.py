@@ -9,11 +9,7 @@ import json
 import os
 import random
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 import trio
@@ -45,79 +41,28 @@ from p2pcards.net.store import Manifest, PeerEntry, TableLog, save_manifest
 from p2pcards.table.audit import audit_transcript
 from p2pcards.table.transcript import Genesis, SeatInfo, parse_message
 from p2pcards.table.wire import FrameDecoder, unpack
+from tests.procs import LOOPBACK, Proc, frames, until
 from tests.table_helpers import header
 
 REGISTRY = load_games()
-ROOT = Path(__file__).resolve().parent.parent
-LOOPBACK = "127.0.0.1"
 SEATS = "bot:random,remote,bot:random,remote"  # the host runs seats 0 and 2; joiners take 1 and 3
 
 
-def _env(home: Path) -> dict[str, str]:
-    return {**os.environ, "P2PCARDS_HOME": str(home), "PYTHONUNBUFFERED": "1"}
-
-
-class _Proc:
-    """A p2pcards process whose standard output and error go to files."""
-
-    def __init__(self, tmp: Path, name: str, home: Path, *args: str) -> None:
-        self.name = name
-        self.out_path, self.err_path = tmp / f"{name}.out", tmp / f"{name}.err"
-        self.home = home
-        with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
-            self.proc = subprocess.Popen([sys.executable, "-m", "p2pcards", *args], stdout=out, stderr=err,
-                                         env=_env(home), cwd=ROOT)
-
-    def lines(self) -> list[dict[str, Any]]:
-        text = self.out_path.read_text()
-        return [json.loads(line) for line in text.splitlines() if line.endswith("}")]
-
-    def wait(self, timeout: float) -> int:
-        try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            raise AssertionError(f"{self.name} did not finish; stderr:\n{self.err_path.read_text()}") from None
-
-    @property
-    def stderr(self) -> str:
-        return self.err_path.read_text()
-
-
-def _until(what: str, check: Any, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def _frames(path: Path) -> list[bytes]:
-    try:
-        return FrameDecoder().feed(path.read_bytes())
-    except (OSError, Exception):  # noqa: BLE001 -- a file being written: try again
-        return []
-
-
-def _start(tmp: Path, deals: int, timeout: float, *extra: str) -> tuple[_Proc, _Proc, _Proc, str, bytes]:
-    host = _Proc(tmp, "host", tmp / "host", "host", "sueca", "--bind", LOOPBACK, "--seats", SEATS, "--deals",
+def _start(tmp: Path, deals: int, timeout: float, *extra: str) -> tuple[Proc, Proc, Proc, str, bytes]:
+    host = Proc(tmp, "host", tmp / "host", "host", "sueca", "--bind", LOOPBACK, "--seats", SEATS, "--deals",
                  str(deals), "--timeout", str(timeout), "--json", "--no-announce", "--linger", "1", *extra)
-    listening = _until("the host to listen", lambda: host.lines()[:1])[0]
+    listening = until("the host to listen", lambda: host.lines()[:1])[0]
     address = f"{LOOPBACK}:{listening['port']}"
-    one = _Proc(tmp, "joiner1", tmp / "j1", "join", address, "--bot", "random", "--json", "--linger", "1")
-    _until("joiner 1 to be seated", lambda: one.lines()[:1])  # the first to come gets seat 1
-    three = _Proc(tmp, "joiner3", tmp / "j3", "join", address, "--bot", "random", "--json", "--linger", "1")
-    table = _until("the table to start", lambda: [x for x in host.lines() if x["type"] == "table"])[0]
+    one = Proc(tmp, "joiner1", tmp / "j1", "join", address, "--bot", "random", "--json", "--linger", "1")
+    until("joiner 1 to be seated", lambda: one.lines()[:1])  # the first to come gets seat 1
+    three = Proc(tmp, "joiner3", tmp / "j3", "join", address, "--bot", "random", "--json", "--linger", "1")
+    table = until("the table to start", lambda: [x for x in host.lines() if x["type"] == "table"])[0]
     return host, one, three, address, bytes.fromhex(table["table"])
 
 
-def _cleanup(*procs: _Proc) -> None:
+def _cleanup(*procs: Proc) -> None:
     for p in procs:
-        if p.proc.poll() is None:
-            p.proc.kill()
-            p.proc.wait()
+        p.kill()
 
 
 def test_kill_9_in_the_middle_of_a_deal_then_the_same_join_resumes(tmp_path):
@@ -129,13 +74,13 @@ def test_kill_9_in_the_middle_of_a_deal_then_the_same_join_resumes(tmp_path):
     try:
         path = log_path(tmp_path / "j1", table_id, 1)
         # deal 0 is about 70 messages: kill at 100, in the middle of deal 1
-        _until("joiner 1 to reach deal 1", lambda: len(_frames(path)) >= 100)
+        until("joiner 1 to reach deal 1", lambda: len(frames(path)) >= 100)
         one.proc.send_signal(signal.SIGKILL)
         one.proc.wait(10)
-        killed = _frames(path)
+        killed = frames(path)
         report = audit_transcript(killed, REGISTRY)
         assert report["ok"] and report["deals"][-1]["verdict"] == "incomplete" and len(report["deals"]) >= 2
-        again = _Proc(tmp_path, "joiner1-again", tmp_path / "j1", "join", address, "--bot", "random", "--json")
+        again = Proc(tmp_path, "joiner1-again", tmp_path / "j1", "join", address, "--bot", "random", "--json")
         for proc in (again, host, three):
             assert proc.wait(60) == 0, proc.stderr
     finally:
@@ -159,7 +104,7 @@ def test_a_joiner_that_never_comes_back_is_voted_out_and_played_as_a_dummy(tmp_p
     host, one, three, _, table_id = _start(tmp_path, 2, 2, "-o", "target=8")
     try:
         dead = log_path(tmp_path / "j3", table_id, 3)
-        _until("joiner 3 to play", lambda: len(_frames(dead)) >= 15)
+        until("joiner 3 to play", lambda: len(frames(dead)) >= 15)
         three.proc.send_signal(signal.SIGKILL)
         three.proc.wait(10)
         for proc in (host, one):
@@ -187,7 +132,7 @@ def test_a_joiner_that_never_comes_back_is_voted_out_and_played_as_a_dummy(tmp_p
     after = [parse_message(m, keys) for m in messages[report["votes"][0]["seq"] + 1:]]
     assert after and all(e.author != 3 for e in after)
     # the dead joiner's own log is a beginning of the table's transcript
-    own = _frames(dead)
+    own = frames(dead)
     assert own == messages[: len(own)]
 
 

@@ -36,6 +36,8 @@ class _Deaf(trio.abc.Stream):
         self.inner, self.author, self.from_seq, self.until_seq = inner, author, from_seq, until_seq
         self.decoder = FrameDecoder()
         self.dropped = 0
+        #: when the first message was dropped (trio time: when it arrived)
+        self.first_drop: float | None = None
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
         await self.inner.send_all(data)
@@ -56,6 +58,8 @@ class _Deaf(trio.abc.Stream):
                         and isinstance(seq, int) and seq >= self.from_seq
                         and (self.until_seq is None or seq < self.until_seq)):
                     self.dropped += 1
+                    if self.first_drop is None:
+                        self.first_drop = trio.current_time()
                     continue
                 kept.append(frame(payload))
             if kept:

@@ -404,20 +404,23 @@ def load_manifest(path: Path) -> Manifest:
         raise StoreError(f"{path}: {exc}") from None
 
 
+def _manifest_files(data_dir: Path) -> list[Path]:
+    """The manifest files under ``DATA/tables``, by table directory and role."""
+    root = data_dir / "tables"
+    if not root.is_dir():
+        return []
+    return [path for directory in sorted(root.iterdir()) for role in ROLES
+            if (path := directory / f"{role}.mesh").is_file()]
+
+
 def find_manifests(data_dir: Path) -> list[tuple[Path, Manifest]]:
     """Every readable manifest under ``DATA/tables`` (unreadable ones are skipped)."""
     out: list[tuple[Path, Manifest]] = []
-    root = data_dir / "tables"
-    if not root.is_dir():
-        return out
-    for directory in sorted(root.iterdir()):
-        for role in ROLES:
-            path = directory / f"{role}.mesh"
-            if path.is_file():
-                try:
-                    out.append((path, load_manifest(path)))
-                except StoreError:
-                    continue
+    for path in _manifest_files(data_dir):
+        try:
+            out.append((path, load_manifest(path)))
+        except StoreError:
+            continue
     return out
 
 
@@ -425,16 +428,11 @@ def older_manifests(data_dir: Path) -> list[Path]:
     """Manifests under ``DATA/tables`` written by an older p2pcards (an earlier table
     protocol): this version cannot resume those tables; their files are left as they are."""
     out: list[Path] = []
-    root = data_dir / "tables"
-    if not root.is_dir():
-        return out
-    for directory in sorted(root.iterdir()):
-        for role in ROLES:
-            path = directory / f"{role}.mesh"
-            try:
-                obj = unpack(path.read_bytes()) if path.is_file() else None
-            except (OSError, FrameError):
-                continue
-            if isinstance(obj, dict) and type(obj.get("v")) is int and obj["v"] < MANIFEST_VERSION:
-                out.append(path)
+    for path in _manifest_files(data_dir):
+        try:
+            obj = unpack(path.read_bytes())
+        except (OSError, FrameError):
+            continue
+        if isinstance(obj, dict) and type(obj.get("v")) is int and obj["v"] < MANIFEST_VERSION:
+            out.append(path)
     return out
