@@ -29,6 +29,7 @@ __all__ = [
     "InstantVoter",
     "LoneVoter",
     "Equivocator",
+    "CrossWaitEquivocator",
     "Reencoder",
     "GarbledSealer",
     "BadHeaderSealer",
@@ -133,6 +134,40 @@ class Equivocator(Attacker):
                     twin.restore(self.log)
                     self.second = twin.decide(others[0])[0]
                     self.tried.append(f"two plays for seq {self.seq}")
+        return super().decide(choice)
+
+
+class CrossWaitEquivocator(Attacker):
+    """Plays the last card of a trick two ways: ``first`` (its own log, and what seat 0
+    gets) lets a seat of ``b_side`` win the trick and lead; ``second`` (a router sends it to
+    ``b_side``) wins the trick for the attacker.  Seat 0 waits for a seat of ``b_side``, which
+    waits for the attacker, which follows the first branch and waits for that seat too:
+    nobody writes on top of either, so the fork shows only in what the others hold for
+    that last place."""
+
+    second: bytes | None = None
+    b_side: frozenset[int] = frozenset({2, 3})
+
+    def _twin(self) -> Table:
+        twin = Table(self.log[0], self.spec, self.me, self._secret, self.group)
+        twin.restore(self.log)
+        return twin
+
+    def decide(self, choice: Any) -> list[bytes]:
+        view, decision = self.view(), self.decision()
+        if (self.second is None and view is not None and decision is not None and decision.kind == "play"
+                and len(view.trick) == len(view.active) - 1):
+            leads = {}
+            for card in view.legal:
+                twin = self._twin()
+                twin.decide(card)
+                leads[card] = twin.expected()
+            first = next((c for c in view.legal if leads[c] in self.b_side), None)
+            second = next((c for c in view.legal if leads[c] == self.seat), None)
+            if first is not None and second is not None:
+                self.second = self._twin().decide(second)[0]
+                self.tried.append(f"two last cards of a trick for seq {self.seq}")
+                choice = first
         return super().decide(choice)
 
 

@@ -124,6 +124,20 @@ def test_equivocation_by_content_is_proven_and_blamed_everywhere():
     assert "two different messages" in first["reason"]
 
 
+def test_equivocation_at_the_last_place_where_each_side_waits_for_the_other_is_proven():
+    """Seat 1 plays the last card of a trick one way to seat 0 (seat 2 or 3 wins it and
+    leads) and another way to seats 2 and 3 (seat 1 wins it): nobody writes on top, each
+    side waits for a seat of the other.  Comparing what the others hold for the last places,
+    when nothing moves, finds the two messages; every honest replica blames seat 1."""
+    for _ in range(8):  # the hand must offer two such cards at a trick's end
+        net = make_net("sueca", deals=2, options={"target": "8"}, table_class={1: attackers.CrossWaitEquivocator})
+        run(net, tolerate=True, route=_route_second(net, 1, {2, 3}))
+        if net.tables[1].tried:
+            break
+    assert net.tables[1].tried, "the attack happened"
+    _cheat_blamed(net, 1, "equivocation")
+
+
 def test_equivocation_relayed_by_a_third_seat_is_proven_too():
     """The second message reaches the honest seats only through a third seat that relays
     it (after they all took the first): the evidence is the same, whoever carries it."""

@@ -52,11 +52,7 @@ class _Deaf(trio.abc.Stream):
                 return data
             kept = []
             for payload in self.decoder.feed(bytes(data)):
-                obj = _signed(payload)
-                seq = obj.get("seq")
-                if (obj.get("author") == self.author and obj.get("kind") in ("deck", "choice", "locate")
-                        and isinstance(seq, int) and seq >= self.from_seq
-                        and (self.until_seq is None or seq < self.until_seq)):
+                if self.drops(payload):
                     self.dropped += 1
                     if self.first_drop is None:
                         self.first_drop = trio.current_time()
@@ -64,6 +60,12 @@ class _Deaf(trio.abc.Stream):
                 kept.append(frame(payload))
             if kept:
                 return b"".join(kept)
+
+    def drops(self, payload: bytes) -> bool:
+        obj = _signed(payload)
+        seq = obj.get("seq")
+        return (obj.get("author") == self.author and obj.get("kind") in ("deck", "choice", "locate")
+                and isinstance(seq, int) and seq >= self.from_seq and (self.until_seq is None or seq < self.until_seq))
 
     async def send_eof(self) -> None:
         await self.inner.send_eof()  # type: ignore[attr-defined]

@@ -729,9 +729,10 @@ class Node:
         idle = now - clock.progress
         if idle >= self.timeout / 2 and not clock.synced:
             clock.synced = True
+            start = min(table.seq - 4, table.deal_start)  # (a fork at the last place shows only so)
             log.info("seat %d: nothing for %g s; asking the others for the transcript from seq %d",
-                     peer.seat, self.timeout / 2, table.seq)
-            self.request_sync(table.seq)
+                     peer.seat, self.timeout / 2, start)
+            self.request_sync(start)
         if any(now - since >= self.timeout for s, since in clock.due.items() if s in table.may_vote()) or (
                 idle >= 2 * self.timeout):
             peer.inbox.put_local(POKE)

@@ -38,6 +38,9 @@ Route = Callable[[int, int, bytes], bytes | None]
 OBSERVER = -1
 _SYNC_BACK = 4
 _MAX_SYNCS = 200
+#: Syncs between two replicas whose places have not changed since (a lost message may need
+#: one more; past that the sync would only repeat itself).
+_SAME_SYNCS = 4
 
 
 @dataclass
@@ -59,6 +62,8 @@ class LocalMesh:
     _queue: deque[tuple[int, int, bytes]] = field(default_factory=deque)
     _waiting: dict[int, list[tuple[int, bytes]]] = field(default_factory=dict)
     _syncs: int = 0
+    _quiet: tuple[tuple[int, bytes], ...] = ()
+    _synced: dict[tuple[int, int], tuple[tuple[int, bytes, int, bytes], int]] = field(default_factory=dict)
 
     def destinations(self) -> list[int]:
         return [*self.tables, *([OBSERVER] if self.observer is not None else [])]
@@ -120,8 +125,13 @@ class LocalMesh:
         """What the runtime's sync does: ``src`` sends ``dst`` its recent entries."""
         if self._syncs >= _MAX_SYNCS or src in self.silent:
             return
-        self._syncs += 1
         have = self.tables[src]
+        state = (have.seq, have.head, self.replica(dst).seq, self.replica(dst).head)
+        last, times = self._synced.get((src, dst), (None, 0))
+        if last == state and times >= _SAME_SYNCS:
+            return  # nothing changed on either side since the last ones: it would only repeat itself
+        self._synced[(src, dst)] = (state, times + 1 if last == state else 1)
+        self._syncs += 1
         for raw in have.log[max(1, self.replica(dst).seq - _SYNC_BACK):]:
             self._queue.append((src, dst, raw))
 
@@ -149,6 +159,13 @@ class LocalMesh:
             behind = [(src, dst) for dst in self.destinations() if dst not in self.silent
                       for src, t in self.tables.items()
                       if src not in self.silent and src != dst and t.seq > self.replica(dst).seq]
+            if not behind:  # level everywhere: compare the last places, once per quiet state (a fork
+                # at the very last place, where each side waits for a seat of the other, shows so)
+                state = tuple((t.seq, t.head) for t in self.tables.values())
+                if state != self._quiet:
+                    self._quiet = state
+                    behind = [(src, dst) for dst in self.destinations() if dst not in self.silent
+                              for src in self.tables if src not in self.silent and src != dst]
             for src, dst in behind:
                 self._sync(src, dst)
             if self._queue:

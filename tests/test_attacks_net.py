@@ -1,0 +1,78 @@
+"""Dishonest peers in the mesh runtime (nodes over in-memory streams, trio's mock clock):
+what only the runtime can get right -- here, an equivocation at the last place that the
+attacker shows one way to some links and another way to the others."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+import trio.testing
+
+from p2pcards.net import Node, log_path
+from p2pcards.table.audit import audit_transcript
+from tests import attackers
+from tests.test_voteout_net import REGISTRY, _Deaf, _frames, _run, _table, _wire
+
+
+class _Loud(attackers.CrossWaitEquivocator):
+    """Sends both of its plays; the links choose which one each process hears."""
+
+    def decide(self, choice: Any) -> list[bytes]:
+        had = self.second
+        out = super().decide(choice)
+        return [*out, self.second] if had is None and self.second is not None else out
+
+
+class _OneBranch(_Deaf):
+    """The attacker's link, as one honest process hears it: only one of the two plays
+    (``second``: only the second one; else only the first), in everything it sends."""
+
+    def __init__(self, attacker: attackers.CrossWaitEquivocator, second: bool) -> None:
+        super().__init__(trio.testing.memory_stream_pair()[0], author=-1, from_seq=0)
+        self.attacker, self.second = attacker, second
+
+    def drops(self, payload: bytes) -> bool:
+        t = self.attacker
+        if t.second is None:
+            return False
+        first = t.log[_signed_seq(t.second)] if len(t.log) > _signed_seq(t.second) else None
+        return payload == (first if self.second else t.second)
+
+
+def _signed_seq(raw: bytes) -> int:
+    from tests.test_voteout_net import _signed
+
+    return int(_signed(raw)["seq"])
+
+
+async def test_an_equivocation_at_the_last_place_is_found_by_the_idle_sync(tmp_path, autojump_clock):
+    """Seat 0 hears one play of seat 1 for the last card of a trick, seats 2 and 3 the
+    other, each branch waiting for a seat of the other.  At half the timeout each process
+    asks the others for the deal so far: the two plays meet, every honest process writes
+    or takes the fork certificate, and seat 1 loses the deal -- nobody is voted out."""
+    for attempt in range(8):  # the hand must offer two such cards at a trick's end
+        spec, raw, seats = _table("sueca", deals=2, timeout=4.0)
+        made: list[_Loud] = []
+
+        def table_class(*a: Any, made: list[_Loud] = made, **kw: Any) -> _Loud:
+            made.append(_Loud(*a, **kw))
+            return made[-1]
+
+        nodes = [Node(raw, spec, [s], data_dir=tmp_path / f"run{attempt}" / f"n{i}", linger=0,
+                      table_class=table_class if i == 1 else attackers.Table)
+                 for i, s in enumerate(seats)]
+        attacker = made[0]
+        _wire(nodes, {(0, 1): _OneBranch(attacker, second=False), (2, 1): _OneBranch(attacker, second=True),
+                      (3, 1): _OneBranch(attacker, second=True)})
+        await _run(nodes)
+        if attacker.tried:
+            break
+    assert attacker.tried, "the attack happened"
+    table_id = nodes[0].table_id
+    logs = [_frames(log_path(nodes[s].data_dir, table_id, s)) for s in (0, 2, 3)]
+    assert all(x == logs[0] for x in logs), "the honest processes hold one transcript"
+    report = audit_transcript(logs[0], REGISTRY)
+    first = report["deals"][0]
+    assert (first["verdict"], first["seat"], first["kind"]) == ("fault", 1, "equivocation"), first
+    assert report["votes"] == [], "nobody was voted out: the evidence settled it"
