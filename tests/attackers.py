@@ -138,7 +138,7 @@ class Equivocator(Attacker):
 
 
 class CrossWaitEquivocator(Attacker):
-    """Plays the last card of a trick two ways: ``first`` (its own log, and what seat 0
+    """Plays the last card of a trick of its first deal two ways: ``first`` (its own log, and what seat 0
     gets) lets a seat of ``b_side`` win the trick and lead; ``second`` (a router sends it to
     ``b_side``) wins the trick for the attacker.  Seat 0 waits for a seat of ``b_side``, which
     waits for the attacker, which follows the first branch and waits for that seat too:
@@ -155,8 +155,8 @@ class CrossWaitEquivocator(Attacker):
 
     def decide(self, choice: Any) -> list[bytes]:
         view, decision = self.view(), self.decision()
-        if (self.second is None and view is not None and decision is not None and decision.kind == "play"
-                and len(view.trick) == len(view.active) - 1):
+        if (self.second is None and self.deal_no == 0 and view is not None and decision is not None
+                and decision.kind == "play" and len(view.trick) == len(view.active) - 1):
             leads = {}
             for card in view.legal:
                 twin = self._twin()

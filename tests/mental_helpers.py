@@ -39,6 +39,7 @@ class Seats:
         group: Group | None = None,
         salt: str = "",
         deck: tuple[str, ...] | None = None,
+        proofs: bool = True,
     ) -> None:
         self.signing = [
             Ed25519PrivateKey.from_private_bytes(label_bytes(f"ed {salt} {s}")) for s in range(n)
@@ -54,6 +55,7 @@ class Seats:
             deck=deck if deck is not None else standard_deck(deck_size),
             signing_keys=[k.public_key().public_bytes_raw() for k in self.signing],
             sealing_keys=[k.public_key().public_bytes_raw() for k in self.sealing],
+            proofs=proofs,
         )
 
     def party(self, seat: int) -> Party:

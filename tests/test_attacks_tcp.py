@@ -1,6 +1,6 @@
 """Dishonest peers as real processes over TCP on loopback (``python -m tests.attackers``)
 against honest ``p2pcards host`` and ``p2pcards join`` processes: a retroactive vote, an
-instant vote, a lone vote in Bisca, an equivocation.  For each: the honest processes end
+instant vote, a lone vote in Bisca, an equivocation, a card copied in a shuffle.  For each: the honest processes end
 with byte-identical logs and the same verdicts, the right seat is blamed (or nobody when
 the attack changes nothing), no scored deal is lost, no honest seat is pushed out, and
 every process exits."""
@@ -15,6 +15,7 @@ from p2pcards.net import log_path
 from p2pcards.table.audit import audit_transcript
 from p2pcards.table.wire import FrameDecoder
 from tests.procs import LOOPBACK, Proc, until
+from tests.table_helpers import header
 
 REGISTRY = load_games()
 
@@ -54,7 +55,9 @@ def _honest_logs(tmp: Path, run: dict[str, Any]) -> list[bytes]:
     return logs
 
 
-def _check(tmp: Path, run: dict[str, Any], blamed: int | None) -> dict[str, Any]:
+def _check(tmp: Path, run: dict[str, Any], blamed: int | None, pushed: int | None = None) -> dict[str, Any]:
+    """The honest processes agree; ``blamed`` lost the first deal (None: all clean); nobody
+    is voted out but ``pushed`` (the cheat, when it cannot follow the table it cheated)."""
     procs, codes = run["procs"], run["codes"]
     attacker = procs[-1]
     tried = next(x for x in attacker.lines() if x["type"] == "tried")["tried"]
@@ -67,7 +70,8 @@ def _check(tmp: Path, run: dict[str, Any], blamed: int | None) -> dict[str, Any]
     deals = [[x for x in p.lines() if x["type"] == "deal"] for p in procs[:-1]]
     assert all([d["audit"] for d in ds] == [d["audit"] for d in deals[0]] for ds in deals)
     report = audit_transcript(FrameDecoder().feed(logs[0]), REGISTRY)
-    assert report["error"] is None and report["votes"] == [] and report["dummies"] == [], "no seat was pushed out"
+    assert report["error"] is None and all(v["seat"] == pushed for v in report["votes"]), "no honest seat pushed out"
+    assert set(report["dummies"]) <= ({pushed} if pushed is not None else set())
     verdicts = [(d["verdict"], d["seat"]) for d in report["deals"]]
     if blamed is None:
         assert report["ok"] and all(v == ("clean", None) for v in verdicts), verdicts
@@ -96,3 +100,14 @@ def test_an_equivocating_process_is_blamed_by_every_honest_one(tmp_path):
     run = _table(tmp_path, "sueca", "equivocate-loud", 2, "-o", "target=8")
     report = _check(tmp_path, run, 3)
     assert report["deals"][0]["kind"] == "equivocation"
+
+
+def test_a_process_that_copies_a_card_in_its_shuffle_is_refused_before_any_card_is_dealt(tmp_path):
+    run = _table(tmp_path, "sueca", "copy", 2, "-o", "target=8")
+    report = _check(tmp_path, run, 3, pushed=3)
+    first = report["deals"][0]
+    assert first["kind"] == "bad-shuffle" and "proof" in first["reason"], first
+    log = FrameDecoder().feed(_honest_logs(tmp_path, run)[0])
+    sent = [m["kind"] for raw in log if header(raw)["kind"] == "deck" and header(raw)["deal"] == 0
+            for m in header(raw)["body"]["msgs"]]
+    assert "shuffle" in sent and "keys" not in sent, "no card of that deal was ever dealt: the cheat saw none"

@@ -12,6 +12,7 @@ import pytest
 from p2pcards.mental import FaultKind, Kind, audit
 from p2pcards.mental.group import Ristretto255
 from p2pcards.mental.messages import Wire
+from tests.mental_helpers import Seats
 from tests.test_mental_tamper import SEATS, _play
 
 SCALE = (12345).to_bytes(32, "little")
@@ -66,19 +67,25 @@ def _intercept(changes: dict[tuple[int, str], Callable[[Wire], Wire]]) -> Callab
 
 
 def test_a_deviation_undone_before_the_final_deck_changes_nothing() -> None:
-    """Seat 1 scales its shuffle output and undoes it in its lock: every card, opening and
-    hand is the honest deal's, so the audit is clean (only its author knew the factor)."""
-    honest = _play(lambda seat, message: message)
-    group = SEATS.setup.group
+    """Without proofs (a deal set up so, as the benchmark's baseline): seat 1 scales its
+    shuffle output and undoes it in its lock: every card, opening and hand is the honest
+    deal's, so the audit is clean (only its author knew the factor).  With proofs the same
+    deviation is refused at its shuffle, blamed on seat 1 by every other seat."""
+    seats = Seats(3, 6, salt="tamper", proofs=False)
+    honest = _play(lambda seat, message: message, seats)
+    group = seats.setup.group
     undo = group.scalar_invert(SCALE)
-    harness = _play(_intercept({(1, Kind.SHUFFLE): _scaling(1, Kind.SHUFFLE, SCALE),
-                                (1, Kind.LOCK): _scaling(1, Kind.LOCK, undo)}))
+    deviate = _intercept({(1, Kind.SHUFFLE): _scaling(1, Kind.SHUFFLE, SCALE),
+                          (1, Kind.LOCK): _scaling(1, Kind.LOCK, undo)})
+    harness = _play(deviate, seats)
     assert not harness.errors
     shuffled = [m for m in harness.transcript if m["kind"] == Kind.SHUFFLE]
     assert shuffled != [m for m in honest.transcript if m["kind"] == Kind.SHUFFLE]  # it did deviate
-    report = audit(SEATS.setup, harness.transcript, SEATS.seed_map())
-    assert report.clean and report.cards == audit(SEATS.setup, honest.transcript, SEATS.seed_map()).cards
-    assert [p.known() for p in harness.parties] == [p.known() for p in honest.parties]
+    report = audit(seats.setup, harness.transcript, seats.seed_map())
+    assert report.clean and report.cards == audit(seats.setup, honest.transcript, seats.seed_map()).cards
+    proved = _play(deviate)
+    assert {s: (e.seat, e.kind) for s, e in proved.errors.items() if s != 1} == {  # type: ignore[attr-defined]
+        0: (1, FaultKind.BAD_SHUFFLE), 2: (1, FaultKind.BAD_SHUFFLE)}
 
 
 def test_a_deviation_left_in_the_final_deck_is_blamed_on_the_first_seat_at_fault() -> None:

@@ -31,12 +31,20 @@ def test_bench_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str])
     assert set(figures["ratio"]) == {"compute", "audit", "play", "bytes"}
     assert all(r > 0 for r in figures["ratio"].values())
     assert figures["groups"]["modp2048"]["ops"] == figures["groups"]["ristretto255"]["ops"]
+    proofs = figures["proofs"]
+    assert set(proofs) == {"compute_ms_max", "compute_ms_max_without", "ratio", "prove_ms_max", "verify_ms_max",
+                           "bytes_per_seat", "bytes_sent_max", "bytes_sent_max_without"}
+    assert all(proofs[k] > 0 for k in ("compute_ms_max", "prove_ms_max", "verify_ms_max", "ratio"))
+    n = figures["cards"]  # a shuffle proof is 32·(4n+6) bytes and a lock proof 32·(2n+1), plus msgpack headers
+    assert 32 * (6 * n + 7) < proofs["bytes_per_seat"] < 32 * (6 * n + 7) + 40 * (6 * n + 7)
+    assert proofs["bytes_sent_max"] - proofs["bytes_sent_max_without"] >= proofs["bytes_per_seat"]
 
 
 def test_bench_text_and_bad_parameters(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(seats=2, cards=2) == 0
     text = capsys.readouterr().out
-    for label in ("deal per seat", "audit", "bytes sent per seat", "group ops per seat", "×"):
+    for label in ("deal per seat", "audit", "bytes sent per seat", "group ops per seat", "×",
+                  "with the shuffle and lock proofs", "checking the others'"):
         assert label in text
     assert run(seats=5, cards=40) == 2
     assert run(seats=3, cards=2) == 2

@@ -27,8 +27,8 @@ from tests.mental_helpers import SCRIPT, Harness, Seats
 SEATS = Seats(3, 6, salt="tamper")
 
 
-def _play(intercept: Callable[[int, Wire], Wire]) -> Harness:
-    harness = Harness(SEATS, intercept)
+def _play(intercept: Callable[[int, Wire], Wire], seats: Seats = SEATS) -> Harness:
+    harness = Harness(seats, intercept)
     for step in SCRIPT:
         harness.everyone(step)
         if harness.errors:  # the table stops the deal (honest seats stop talking)
@@ -217,6 +217,9 @@ def _mutate(value: object, data: st.DataObject) -> object:
         return data.draw(
             st.sampled_from([str(k) for k in Kind] + ["x"]).filter(lambda k: k != value)
         )
+    if isinstance(value, dict):  # a proof: one of its fields
+        key = data.draw(st.sampled_from(sorted(value)))
+        return value | {key: _mutate(value[key], data)}
     assert isinstance(value, list)
     how = data.draw(st.sampled_from(["item", "drop", "repeat"]))
     if how == "drop" or not value:

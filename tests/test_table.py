@@ -199,12 +199,13 @@ class BadShuffler(Table):
         party._shuffled = rotated
 
 
-def test_a_bad_shuffle_is_blamed_by_the_audit_and_the_deal_lost():
+def test_a_bad_shuffle_is_refused_at_once_by_its_proof_and_the_deal_lost():
     net = run(make_net("sueca", deals=2, table_class={2: BadShuffler}), tolerate=True)
     assert_agree(net, honest=[0, 1, 3])  # the cheater trusts its own shuffle
     (deal,) = deals_of(net.events[0])  # 4 game points end a Sueca match (a bandeira)
     assert deal["audit"]["verdict"] == "fault" and deal["audit"]["seat"] == 2
     assert "shuffle" in deal["audit"]["kind"] and deal["result"]["renuncia"] == 2
+    assert "proof" in deal["audit"]["reason"], "found by the shuffle's proof, before any card was dealt"
     assert deal["result"]["game_points"] == [0, 4], "the cheat's team loses the deal, as for a renúncia"
     assert net.events[0][-1]["totals"] == [0, 4] and deal["match_over"]
 

@@ -1,4 +1,5 @@
-"""Benchmark of one whole deal, all seats in one process, ristretto255 against modp-2048.
+"""Benchmark of one whole deal, all seats in one process, ristretto255 against modp-2048,
+and what the shuffle and lock proofs cost.
 
 :func:`run` plays one deal with each group: commitments, shuffle and lock rounds, every
 seat dealt ``cards // seats`` cards (the rest stay in the stock), one trick (each seat
@@ -6,6 +7,8 @@ reveals one of its cards), one stock card shown if any are left, and the seeds r
 then one audit.  Both groups run exactly the same protocol in the same run.  The
 ristretto255 deal is played once to warm up and then five times, and each of its times is
 the median of the five (``deals``); the modp-2048 deal, some 2 s per seat, is played once.
+The group comparison runs the deck without proofs (the protocol both groups can afford);
+the proofs are measured on ristretto255, as tables play it.
 
 Figures, per group:
 
@@ -24,12 +27,24 @@ With ``json_out`` the output is one JSON object::
 
     {"seats": int, "cards": int, "dealt_per_seat": int, "reveals": int,
      "groups": {"ristretto255": GROUP, "modp2048": GROUP},
-     "ratio": {"compute": float, "audit": float, "play": float, "bytes": float}}
+     "ratio": {"compute": float, "audit": float, "play": float, "bytes": float},
+     "proofs": PROOFS}
 
     GROUP = {"deals": int, "compute_ms": [float per seat], "compute_ms_max": float,
              "play_ms": [float per seat], "play_ms_max": float, "audit_ms": float,
              "ops": [{"mult": int, "hash": int, "validate": int, "scalar": int} per seat],
              "audit_ops": {same keys}, "bytes_sent": [int per seat], "bytes_sent_max": int}
+
+    PROOFS = {"compute_ms_max": float, "compute_ms_max_without": float, "ratio": float,
+              "prove_ms_max": float, "verify_ms_max": float, "bytes_per_seat": int,
+              "bytes_sent_max": int, "bytes_sent_max_without": int}
+
+``proofs`` (ristretto255, the median of five deals with and five without proofs):
+the slowest seat's compute with and without them and their ``ratio``; for the slowest seat,
+the time to make its own shuffle and lock proofs (``prove_ms_max``) and to check every
+other seat's (``verify_ms_max``); the msgpack size of one seat's two proofs
+(``bytes_per_seat``) and the most bytes a seat sends with and without them.  Aims (issue
+15): proving plus checking ≤ 300 ms per seat, ≤ 60 KB of proofs per seat.
 
 ``ratio`` is modp-2048 over ristretto255 for the slowest seat's compute (until its hand is
 open), the audit, the slowest seat's play and the largest number of bytes sent.  Aims
@@ -45,6 +60,7 @@ import time
 from dataclasses import dataclass
 from statistics import median
 
+import msgpack  # type: ignore[import-untyped]
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
@@ -52,7 +68,18 @@ from p2pcards.mental.audit import audit, seeds_from_messages
 from p2pcards.mental.cards import standard_deck
 from p2pcards.mental.errors import LocalError
 from p2pcards.mental.group import CountingGroup, Group, Modp2048, Ristretto255
+from p2pcards.mental.kdf import SeedKdf
+from p2pcards.mental.messages import Lock, Shuffle, decode
 from p2pcards.mental.party import Party
+from p2pcards.mental.proofs import (
+    ShuffleProof,
+    generators,
+    proof_context,
+    prove_lock,
+    prove_shuffle,
+    verify_lock,
+    verify_shuffle,
+)
 from p2pcards.mental.setup import DealSetup
 from p2pcards.mental.simulate import LocalTable
 
@@ -74,7 +101,7 @@ class _Deal:
     bytes_sent: list[int]
 
 
-def _one_deal(group_factory: type[Group], seats: int, cards: int) -> _Deal:
+def _one_deal(group_factory: type[Group], seats: int, cards: int, proofs: bool = False) -> _Deal:
     """Play and audit one deal with a fresh counting group per seat, timing each seat."""
     deck = standard_deck(cards)
     signing = [Ed25519PrivateKey.generate() for _ in range(seats)]
@@ -90,8 +117,10 @@ def _one_deal(group_factory: type[Group], seats: int, cards: int) -> _Deal:
             deck=deck,
             signing_keys=[k.public_key().public_bytes_raw() for k in signing],
             sealing_keys=[k.public_key().public_bytes_raw() for k in sealing],
+            proofs=proofs,
         )
 
+    generators(group_factory(), cards)  # fixed for every deal: made once per process, not counted here
     groups = [CountingGroup(group_factory()) for _ in range(seats)]
     built = []
     parties = []
@@ -134,13 +163,13 @@ def _one_deal(group_factory: type[Group], seats: int, cards: int) -> _Deal:
 
 
 def measure(
-    group_factory: type[Group], seats: int, cards: int, repeat: int = 1
+    group_factory: type[Group], seats: int, cards: int, repeat: int = 1, proofs: bool = False
 ) -> dict[str, object]:
     """Figures (GROUP in the module docstring) of ``repeat`` deals: each time is the median.
 
     Operation counts and sizes are the same in every deal.
     """
-    deals = [_one_deal(group_factory, seats, cards) for _ in range(repeat)]
+    deals = [_one_deal(group_factory, seats, cards, proofs) for _ in range(repeat)]
     compute = [median(d.compute_ms[s] for d in deals) for s in range(seats)]
     play = [median(d.play_ms[s] for d in deals) for s in range(seats)]
     first = deals[0]
@@ -158,6 +187,64 @@ def measure(
     }
 
 
+def _proof_times(seats: int, cards: int) -> dict[str, float | int]:
+    """One deal's proofs on ristretto255, timed seat by seat: each seat's own two proofs made
+    again, and every other seat's checked, from the deal's real decks."""
+    group = Ristretto255()
+    deck = standard_deck(cards)
+    signing = [Ed25519PrivateKey.generate() for _ in range(seats)]
+    sealing = [X25519PrivateKey.generate() for _ in range(seats)]
+    setup = DealSetup(group=group, table_id=os.urandom(16), deal_number=0, deck=deck,
+                      signing_keys=[k.public_key().public_bytes_raw() for k in signing],
+                      sealing_keys=[k.public_key().public_bytes_raw() for k in sealing])
+    parties = [Party.with_random_seed(setup, s, signing[s], sealing[s]) for s in range(seats)]
+    table = LocalTable(parties)
+    table.start()
+    decks: list[tuple[bytes, ...]] = [tuple(parties[0]._encodings)]
+    steps: list[Shuffle | Lock] = []
+    for wire in table.messages():
+        message = decode(setup, wire)
+        if isinstance(message, Shuffle | Lock):
+            steps.append(message)
+            decks.append(message.deck)
+    deal_id = parties[0].deal_id
+    assert deal_id is not None and len(steps) == 2 * seats
+    prove_ms, verify_ms, sizes = [], [], []
+    for s, party in enumerate(parties):
+        kdf = SeedKdf(group, setup.table_id, 0, s, party.seed)
+        secrets = kdf.secrets(cards)
+        exponents = [group.scalar_mul(secrets.shuffle_scalar, k) for k in secrets.keys]
+        begin = time.perf_counter()
+        shuffle = prove_shuffle(group, proof_context(deal_id, s, "shuffle"), decks[s], decks[s + 1],
+                                secrets.permutation, secrets.shuffle_scalar, kdf.proof_nonce("shuffle"))
+        lock = prove_lock(group, proof_context(deal_id, s, "lock"), decks[seats + s], decks[seats + s + 1],
+                          exponents, kdf.proof_nonce("lock"))
+        prove_ms.append((time.perf_counter() - begin) * 1000)
+        sizes.append(len(msgpack.packb(shuffle.to_wire())) + len(msgpack.packb(lock.to_wire())))
+        begin = time.perf_counter()
+        for t, step in enumerate(steps):
+            author, kind = t % seats, ("shuffle" if t < seats else "lock")
+            if author == s:
+                continue
+            assert step.proof is not None
+            ok = (verify_shuffle(group, proof_context(deal_id, author, kind), decks[t], decks[t + 1], step.proof)
+                  if isinstance(step.proof, ShuffleProof) else
+                  verify_lock(group, proof_context(deal_id, author, kind), decks[t], decks[t + 1], step.proof))
+            if not ok:
+                raise LocalError(f"the benchmark's {kind} proof of seat {author} does not verify")
+        verify_ms.append((time.perf_counter() - begin) * 1000)
+    return {"prove_ms_max": max(prove_ms), "verify_ms_max": max(verify_ms), "bytes_per_seat": max(sizes)}
+
+
+def _proofs(seats: int, cards: int, plain: dict[str, object]) -> dict[str, object]:
+    """The PROOFS figures (module docstring); ``plain``: the same deal measured without."""
+    proved = measure(Ristretto255, seats, cards, repeat=_FAST_REPEAT, proofs=True)
+    times = _proof_times(seats, cards)
+    return {"compute_ms_max": proved["compute_ms_max"], "compute_ms_max_without": plain["compute_ms_max"],
+            "ratio": _ratio(proved["compute_ms_max"], plain["compute_ms_max"]), **times,
+            "bytes_sent_max": proved["bytes_sent_max"], "bytes_sent_max_without": plain["bytes_sent_max"]}
+
+
 def _ratio(a: object, b: object) -> float:
     """``a / b`` for two figures."""
     assert isinstance(a, int | float) and isinstance(b, int | float)
@@ -172,6 +259,7 @@ def run(seats: int = 4, cards: int = 40, json_out: bool = False) -> int:
     _one_deal(Ristretto255, seats, cards)  # warm-up, not counted
     fast = measure(Ristretto255, seats, cards, repeat=_FAST_REPEAT)
     slow = measure(Modp2048, seats, cards)
+    proofs = _proofs(seats, cards, fast)
     hand = cards // seats
     reveals = seats + (1 if hand * seats < cards else 0)
     ratio = {
@@ -190,6 +278,7 @@ def run(seats: int = 4, cards: int = 40, json_out: bool = False) -> int:
                     "reveals": reveals,
                     "groups": {Ristretto255.name: fast, Modp2048.name: slow},
                     "ratio": ratio,
+                    "proofs": proofs,
                 }
             )
         )
@@ -219,4 +308,10 @@ def run(seats: int = 4, cards: int = 40, json_out: bool = False) -> int:
             f"group ops per seat, {name} (most): " + ", ".join(f"{k} {v}" for k, v in worst.items())
         )
     print("aims: ≤ 20 ms per seat (4 seats, 40 cards), ≥ 200× the baseline, ≤ 40 KB per seat")
+    print(f"with the shuffle and lock proofs (ristretto255, as tables play): deal per seat "
+          f"{proofs['compute_ms_max']:.1f} ms (slowest), {proofs['ratio']:.2f}× the deck without them; "
+          f"making its own {proofs['prove_ms_max']:.1f} ms, checking the others' {proofs['verify_ms_max']:.1f} ms "
+          f"(slowest seat); {proofs['bytes_per_seat']} bytes of proofs per seat, "
+          f"{proofs['bytes_sent_max']} sent in all (was {proofs['bytes_sent_max_without']})")
+    print("aims (proofs): ≤ 300 ms per seat to make and check them all, ≤ 60 KB per seat")
     return 0

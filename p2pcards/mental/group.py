@@ -71,6 +71,27 @@ class Group(ABC):
     def scalar_invert(self, a: bytes) -> bytes:
         """Return the inverse of a nonzero scalar modulo the group order."""
 
+    # -- what the shuffle and lock proofs need besides (p2pcards.mental.proofs) --
+    @abstractmethod
+    def base_mult(self, scalar: bytes) -> bytes:
+        """Return ``scalar · B`` for the group's fixed generator ``B``."""
+
+    @abstractmethod
+    def add(self, a: bytes, b: bytes) -> bytes:
+        """Return ``a + b`` (the group operation) of two valid elements (maybe the identity)."""
+
+    @abstractmethod
+    def sub(self, a: bytes, b: bytes) -> bytes:
+        """Return ``a - b`` of two valid elements (maybe the identity)."""
+
+    @abstractmethod
+    def scalar_add(self, a: bytes, b: bytes) -> bytes:
+        """Return ``a + b`` modulo the group order (maybe zero)."""
+
+    @abstractmethod
+    def scalar_sub(self, a: bytes, b: bytes) -> bytes:
+        """Return ``a - b`` modulo the group order (maybe zero)."""
+
     def scalar_product(self, scalars: Sequence[bytes]) -> bytes:
         """Return the product of one or more scalars."""
         if not scalars:
@@ -169,6 +190,46 @@ class Ristretto255(Group):
         inverse: bytes = rbcl.crypto_core_ristretto255_scalar_invert(a)
         return inverse
 
+    def base_mult(self, scalar: bytes) -> bytes:
+        """``crypto_scalarmult_ristretto255_base`` (the RFC 9496 generator)."""
+        try:
+            product: bytes = rbcl.crypto_scalarmult_ristretto255_base(scalar)
+        except RuntimeError as exc:  # a zero scalar
+            raise GroupError("zero product") from exc
+        return product
+
+    def add(self, a: bytes, b: bytes) -> bytes:
+        """``crypto_core_ristretto255_add`` (the identity is a valid result here)."""
+        for element in (a, b):
+            if type(element) is not bytes or len(element) != 32 or element[31] & 0x80:
+                raise GroupError("element is not a canonical 32-byte encoding")
+        try:
+            total: bytes = rbcl.crypto_core_ristretto255_add(a, b)
+        except RuntimeError as exc:
+            raise GroupError("element is not a canonical ristretto255 encoding") from exc
+        return total
+
+    def sub(self, a: bytes, b: bytes) -> bytes:
+        """``crypto_core_ristretto255_sub`` (the identity is a valid result here)."""
+        for element in (a, b):
+            if type(element) is not bytes or len(element) != 32 or element[31] & 0x80:
+                raise GroupError("element is not a canonical 32-byte encoding")
+        try:
+            difference: bytes = rbcl.crypto_core_ristretto255_sub(a, b)
+        except RuntimeError as exc:
+            raise GroupError("element is not a canonical ristretto255 encoding") from exc
+        return difference
+
+    def scalar_add(self, a: bytes, b: bytes) -> bytes:
+        """``crypto_core_ristretto255_scalar_add``."""
+        total: bytes = rbcl.crypto_core_ristretto255_scalar_add(a, b)
+        return total
+
+    def scalar_sub(self, a: bytes, b: bytes) -> bytes:
+        """``crypto_core_ristretto255_scalar_sub``."""
+        difference: bytes = rbcl.crypto_core_ristretto255_scalar_sub(a, b)
+        return difference
+
 
 MODP2048_PRIME: Final = int(
     "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74"
@@ -264,6 +325,38 @@ class Modp2048(Group):
         """Inverse mod q."""
         return pow(int.from_bytes(a, "big"), -1, self.ORDER).to_bytes(256, "big")
 
+    GENERATOR: Final = 4
+    """``B`` = 2², a generator of the quadratic residues."""
+
+    def base_mult(self, scalar: bytes) -> bytes:
+        """``4 ** scalar mod p``."""
+        value = pow(self.GENERATOR, int.from_bytes(scalar, "big"), self.P)
+        if value == 1:
+            raise GroupError("zero product")
+        return value.to_bytes(256, "big")
+
+    def _operand(self, element: bytes) -> int:
+        """An operand of :meth:`add`/:meth:`sub`: a residue, the identity (1) allowed."""
+        if type(element) is bytes and len(element) == 256 and int.from_bytes(element, "big") == 1:
+            return 1
+        return self._decode(element)
+
+    def add(self, a: bytes, b: bytes) -> bytes:
+        """The group operation: ``a · b mod p``."""
+        return (self._operand(a) * self._operand(b) % self.P).to_bytes(256, "big")
+
+    def sub(self, a: bytes, b: bytes) -> bytes:
+        """``a · b⁻¹ mod p``."""
+        return (self._operand(a) * pow(self._operand(b), -1, self.P) % self.P).to_bytes(256, "big")
+
+    def scalar_add(self, a: bytes, b: bytes) -> bytes:
+        """Sum mod q."""
+        return ((int.from_bytes(a, "big") + int.from_bytes(b, "big")) % self.ORDER).to_bytes(256, "big")
+
+    def scalar_sub(self, a: bytes, b: bytes) -> bytes:
+        """Difference mod q."""
+        return ((int.from_bytes(a, "big") - int.from_bytes(b, "big")) % self.ORDER).to_bytes(256, "big")
+
 
 class CountingGroup(Group):
     """Wraps a group and counts its operations in :attr:`counts`.
@@ -313,6 +406,29 @@ class CountingGroup(Group):
         """Counted :meth:`Group.scalar_invert`."""
         self.counts["scalar"] += 1
         return self.inner.scalar_invert(a)
+
+    def base_mult(self, scalar: bytes) -> bytes:
+        """Counted (as ``base``) :meth:`Group.base_mult`."""
+        self.counts["base"] += 1
+        return self.inner.base_mult(scalar)
+
+    def add(self, a: bytes, b: bytes) -> bytes:
+        """Counted (as ``add``) :meth:`Group.add`."""
+        self.counts["add"] += 1
+        return self.inner.add(a, b)
+
+    def sub(self, a: bytes, b: bytes) -> bytes:
+        """Counted (as ``add``) :meth:`Group.sub`."""
+        self.counts["add"] += 1
+        return self.inner.sub(a, b)
+
+    def scalar_add(self, a: bytes, b: bytes) -> bytes:
+        """Uncounted: as cheap as a reduction."""
+        return self.inner.scalar_add(a, b)
+
+    def scalar_sub(self, a: bytes, b: bytes) -> bytes:
+        """Uncounted: as cheap as a reduction."""
+        return self.inner.scalar_sub(a, b)
 
 
 def group_by_name(name: str) -> Group:

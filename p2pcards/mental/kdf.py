@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import count
 
@@ -162,6 +162,11 @@ class SeedKdf:
             j = value % bound
             order[i], order[j] = order[j], order[i]
         return tuple(order)
+
+    def proof_nonce(self, kind: str) -> Callable[[str, int], bytes]:
+        """The prover's random values for this seat's ``kind`` step (``"shuffle"``,
+        ``"lock"``): ``scalar("proof-" + label, kind, index)`` (``PROTOCOL.md``, "Proofs")."""
+        return lambda label, index: self.scalar("proof-" + label, kind, index)
 
     def secrets(self, deck_size: int) -> SeatSecrets:
         """Derive the shuffle scalar, permutation, position keys and lock factors."""

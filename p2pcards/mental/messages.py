@@ -9,8 +9,8 @@ kind (see protocol/PROTOCOL.md, "Messages"):
 kind          fields
 ============  =====================================================================
 ``commit``    ``commitment``: 32 bytes
-``shuffle``   ``deck``: M elements
-``lock``      ``deck``: M elements; ``key_commitments``: M × 32 bytes
+``shuffle``   ``deck``: M elements; ``proof``: a shuffle proof
+``lock``      ``deck``: M elements; ``key_commitments``: M × 32 bytes; ``proof``: a lock proof
 ``keys``      ``step``, ``to``, ``positions``, ``sealed``: HPKE ``enc || ct``
 ``transfer``  ``step``, ``to``, ``positions``, ``sealed``
 ``reveal``    ``step``, ``positions``, ``keys``: per position the N keys in seat order
@@ -19,7 +19,7 @@ kind          fields
 ============  =====================================================================
 
 :func:`decode` checks the shape (exact field set, types, sizes, table and deal, position
-ranges in strictly increasing order) and raises :class:`~p2pcards.mental.errors.DeckFault`
+ranges in strictly increasing order, a proof's shape) and raises :class:`~p2pcards.mental.errors.DeckFault`
 of kind ``malformed`` naming the author, or
 :class:`~p2pcards.mental.errors.MalformedMessage` when not even the author is readable.
 Group elements and keys are checked by whoever uses them.
@@ -33,6 +33,7 @@ from enum import StrEnum
 from typing import Final
 
 from p2pcards.mental.errors import DeckFault, FaultKind, MalformedMessage
+from p2pcards.mental.proofs import LockProof, ShuffleProof
 from p2pcards.mental.setup import DealSetup
 
 __all__ = [
@@ -83,10 +84,12 @@ class Commit:
 
 @dataclass(frozen=True, kw_only=True)
 class Shuffle:
-    """A seat's shuffle-round output: the deck times its scalar, permuted."""
+    """A seat's shuffle-round output: the deck times its scalar, permuted (and its proof;
+    None in a deal set up without proofs)."""
 
     seat: int
     deck: tuple[bytes, ...]
+    proof: ShuffleProof | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -96,6 +99,7 @@ class Lock:
     seat: int
     deck: tuple[bytes, ...]
     key_commitments: tuple[bytes, ...]
+    proof: LockProof | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -172,9 +176,13 @@ def encode(setup: DealSetup, message: Message) -> Wire:
             wire["commitment"] = message.commitment
         case Shuffle():
             wire["deck"] = list(message.deck)
+            if message.proof is not None:
+                wire["proof"] = message.proof.to_wire()
         case Lock():
             wire["deck"] = list(message.deck)
             wire["key_commitments"] = list(message.key_commitments)
+            if message.proof is not None:
+                wire["proof"] = message.proof.to_wire()
         case Sealed():
             wire |= {
                 "step": message.step,
@@ -210,6 +218,8 @@ _FIELDS: Final[dict[Kind, frozenset[str]]] = {
     Kind.SEED: frozenset({"seed"}),
 }
 _HEADER: Final = frozenset({"kind", "table", "deal", "seat"})
+_PROVED: Final = frozenset({"proof"})
+_PROVED_KINDS: Final = frozenset({Kind.SHUFFLE, Kind.LOCK})
 _KIND_NAMES: Final = frozenset(str(kind) for kind in Kind)
 
 
@@ -284,10 +294,9 @@ def decode(setup: DealSetup, wire: object) -> Message:
     if type(name) is not str or name not in _KIND_NAMES:
         raise read.fail("unknown message kind")
     kind = Kind(name)
-    if set(wire) != _HEADER | _FIELDS[kind]:
-        raise read.fail(
-            f"a {kind} message has exactly the fields {sorted(_HEADER | _FIELDS[kind])}"
-        )
+    expected = _HEADER | _FIELDS[kind] | (_PROVED if kind in _PROVED_KINDS and setup.proofs else frozenset())
+    if set(wire) != expected:
+        raise read.fail(f"a {kind} message has exactly the fields {sorted(expected)}")
     if type(wire["table"]) is not bytes or wire["table"] != setup.table_id:
         raise read.fail("message for another table")
     if type(wire["deal"]) is not int or wire["deal"] != setup.deal_number:
@@ -299,14 +308,25 @@ def decode(setup: DealSetup, wire: object) -> Message:
         case Kind.COMMIT:
             return Commit(seat=seat, commitment=read.blob("commitment", _HASH_SIZE))
         case Kind.SHUFFLE:
-            return Shuffle(seat=seat, deck=read.blobs(wire["deck"], "deck", size, element))
+            shuffle_proof = None
+            if setup.proofs:
+                shuffle_proof = ShuffleProof.from_wire(wire["proof"], setup.group, size)
+                if shuffle_proof is None:
+                    raise read.fail("proof is not a shuffle proof of this deck's size")
+            return Shuffle(seat=seat, deck=read.blobs(wire["deck"], "deck", size, element), proof=shuffle_proof)
         case Kind.LOCK:
+            lock_proof = None
+            if setup.proofs:
+                lock_proof = LockProof.from_wire(wire["proof"], setup.group, size)
+                if lock_proof is None:
+                    raise read.fail("proof is not a lock proof of this deck's size")
             return Lock(
                 seat=seat,
                 deck=read.blobs(wire["deck"], "deck", size, element),
                 key_commitments=read.blobs(
                     wire["key_commitments"], "key_commitments", size, _HASH_SIZE
                 ),
+                proof=lock_proof,
             )
         case Kind.KEYS | Kind.TRANSFER:
             sealed = wire["sealed"]

@@ -99,6 +99,15 @@ from p2pcards.mental.messages import (
     decode,
     encode,
 )
+from p2pcards.mental.proofs import (
+    LockProof,
+    ShuffleProof,
+    proof_context,
+    prove_lock,
+    prove_shuffle,
+    verify_lock,
+    verify_shuffle,
+)
 from p2pcards.mental.seal import (
     KeyEntry,
     SealedPayload,
@@ -578,14 +587,42 @@ class Party:
         while seat is not None and self._phase in (Phase.SHUFFLE, Phase.LOCK) and self._turn == seat:
             if self._phase is Phase.SHUFFLE:
                 deck = self._shuffled()
-                out.append(self._wire(Shuffle(seat=seat, deck=deck)))
+                out.append(self._wire(Shuffle(seat=seat, deck=deck, proof=self._shuffle_proof(deck))))
                 self._next_turn(deck, seat)
             else:
                 deck, commitments = self._locked()
-                out.append(self._wire(Lock(seat=seat, deck=deck, key_commitments=commitments)))
+                out.append(self._wire(Lock(seat=seat, deck=deck, key_commitments=commitments,
+                                           proof=self._lock_proof(deck))))
                 self._key_commitments[seat] = commitments
                 self._next_turn(deck, seat)
         return out
+
+    def _nonce(self, kind: str) -> Callable[[str, int], bytes]:
+        """The prover's random values of this seat's ``kind`` step, from its seed."""
+        assert self._kdf is not None
+        return self._kdf.proof_nonce(kind)
+
+    def _context(self, seat: int, kind: str) -> bytes:
+        assert self._deal_id is not None
+        return proof_context(self._deal_id, seat, kind)
+
+    def _shuffle_proof(self, deck: tuple[bytes, ...]) -> ShuffleProof | None:
+        """The proof of this seat's shuffle of the current deck into ``deck``."""
+        if not self.setup.proofs:
+            return None
+        secrets = self._mine()
+        return prove_shuffle(self._group, self._context(self._own_seat(), "shuffle"), self._deck, deck,
+                             secrets.permutation, secrets.shuffle_scalar, self._nonce("shuffle"))
+
+    def _lock_proof(self, deck: tuple[bytes, ...]) -> LockProof | None:
+        """The proof of this seat's lock of the current deck into ``deck``."""
+        if not self.setup.proofs:
+            return None
+        secrets = self._mine()
+        group = self._group
+        exponents = [group.scalar_mul(secrets.shuffle_scalar, key) for key in secrets.keys]
+        return prove_lock(group, self._context(self._own_seat(), "lock"), self._deck, deck, exponents,
+                          self._nonce("lock"))
 
     def _begin_shuffle(self) -> None:
         """All commitments are in: fix the deal id and the card encodings."""
@@ -684,11 +721,33 @@ class Party:
             raise DeckFault(message.seat, FaultKind.OUT_OF_TURN, f"{expected} out of turn")
         if len(set(message.deck)) != len(message.deck):
             raise DeckFault(message.seat, FaultKind.BAD_ELEMENT, "an element repeats in the deck")
+        if self.setup.proofs:  # every element valid (a precise blame), then the proof
+            self._check_elements(message.seat, message.deck)
+            self._check_proof(message)
         if isinstance(message, Lock):
             self._key_commitments[message.seat] = message.key_commitments
         self._next_turn(message.deck, message.seat)
-        if self._phase not in (Phase.SHUFFLE, Phase.LOCK) or self._turn != self.seat:
+        if not self.setup.proofs and (self._phase not in (Phase.SHUFFLE, Phase.LOCK) or self._turn != self.seat):
             self._check_elements(message.seat, message.deck)
+
+    def _check_proof(self, message: Shuffle | Lock) -> None:
+        """A shuffle or lock's proof against the deck it took (public: every replica sees
+        the same, so the author is blamed by all)."""
+        if not self.setup.proofs:
+            return
+        if isinstance(message, Shuffle):
+            assert message.proof is not None  # decode requires it when the deal has proofs
+            if not verify_shuffle(self._group, self._context(message.seat, "shuffle"), self._deck, message.deck,
+                                  message.proof):
+                raise DeckFault(message.seat, FaultKind.BAD_SHUFFLE,
+                                "the shuffle's proof does not verify: its deck is not the deck it took, permuted "
+                                "and re-keyed")
+        else:
+            assert message.proof is not None
+            if not verify_lock(self._group, self._context(message.seat, "lock"), self._deck, message.deck,
+                               message.proof):
+                raise DeckFault(message.seat, FaultKind.BAD_LOCK,
+                                "the lock's proof does not verify: a position is not its own input re-keyed")
 
     def _check_elements(self, seat: int, deck: tuple[bytes, ...]) -> None:
         """Validate every element of a deck this seat will not multiply in full itself."""

@@ -23,7 +23,9 @@ class DealSetup:
 
     ``signing_keys[s]`` is seat ``s``'s raw 32-byte Ed25519 public key (its identity) and
     ``sealing_keys[s]`` its raw 32-byte X25519 public key, announced under that identity
-    when it sat down.  ``deck`` is the list of cards in canonical order.
+    when it sat down.  ``deck`` is the list of cards in canonical order.  ``proofs``: every
+    shuffle and lock carries its zero-knowledge proof (:mod:`p2pcards.mental.proofs`);
+    tables always use them, the benchmark also runs without to measure what they cost.
     """
 
     group: Group
@@ -32,6 +34,7 @@ class DealSetup:
     deck: tuple[str, ...]
     signing_keys: tuple[bytes, ...]
     sealing_keys: tuple[bytes, ...]
+    proofs: bool
 
     def __init__(
         self,
@@ -42,6 +45,7 @@ class DealSetup:
         deck: Sequence[str],
         signing_keys: Sequence[bytes],
         sealing_keys: Sequence[bytes],
+        proofs: bool = True,
     ) -> None:
         """Check and freeze the setup (sequences are stored as tuples)."""
         if type(table_id) is not bytes or not 1 <= len(table_id) <= 64:
@@ -61,6 +65,7 @@ class DealSetup:
         object.__setattr__(self, "deck", check_deck(deck))
         object.__setattr__(self, "signing_keys", tuple(signing_keys))
         object.__setattr__(self, "sealing_keys", tuple(sealing_keys))
+        object.__setattr__(self, "proofs", bool(proofs))
 
     @property
     def n_seats(self) -> int:

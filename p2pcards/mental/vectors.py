@@ -10,6 +10,9 @@ Files (bytes are lowercase hex strings everywhere):
 * ``primitives.json`` -- the ``fields`` encoding, the seed KDF (PRF outputs, scalars,
   Fisher–Yates permutations), hash to group, key commitments, and one HPKE seal with its
   ``ikm``, ``info`` and recipient key.
+* ``proofs.json`` -- a shuffle proof and a lock proof of six elements with every input
+  (elements, permutation, scalars, the prover's random values), and altered statements
+  that must not verify.
 * ``deal-2x6.json``, ``deal-4x40.json`` -- whole deals: the setup, each seat's derived
   secrets, the deal id and card encodings, the operations declared, the full transcript of
   wire messages, the plaintext inside each sealed message, what each seat knows at the
@@ -23,6 +26,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
@@ -39,6 +43,7 @@ from p2pcards.mental.kdf import (
     key_commitment,
 )
 from p2pcards.mental.party import Party
+from p2pcards.mental.proofs import proof_context, prove_lock, prove_shuffle, verify_lock, verify_shuffle
 from p2pcards.mental.seal import hpke_open, hpke_seal
 from p2pcards.mental.setup import DealSetup
 from p2pcards.mental.simulate import LocalTable
@@ -270,10 +275,72 @@ def _seat_vector(
     }
 
 
+def _proofs() -> dict[str, Json]:
+    """A shuffle and a lock of six elements, their proofs, and statements that fail."""
+    group = Ristretto255()
+    n = 6
+
+    def scalar(*parts: str | int) -> bytes:
+        return group.scalar_reduce(hashlib.sha512(fields("vector", *parts)).digest())
+
+    def nonce(label: str, index: int) -> bytes:
+        return scalar("nonce", label, index)
+
+    inputs = [group.hash_to_element(fields("vector-input", i)) for i in range(n)]
+    perm = [3, 0, 5, 1, 4, 2]
+    s = scalar("shuffle-scalar")
+    outputs = [group.mult(s, inputs[perm[i]]) for i in range(n)]
+    the_deal_id = hashlib.sha256(b"vector-deal").digest()
+    ctx = proof_context(the_deal_id, 1, "shuffle")
+    shuffle = prove_shuffle(group, ctx, inputs, outputs, perm, s, nonce)
+    assert verify_shuffle(group, ctx, inputs, outputs, shuffle)
+    exponents = [scalar("lock-exponent", j) for j in range(n)]
+    locked = [group.mult(group.scalar_invert(x), y) for x, y in zip(exponents, outputs, strict=True)]
+    lock_ctx = proof_context(the_deal_id, 1, "lock")
+    lock = prove_lock(group, lock_ctx, outputs, locked, exponents, nonce)
+    assert verify_lock(group, lock_ctx, outputs, locked, lock)
+    swapped = [outputs[1], outputs[0], *outputs[2:]]
+    copied = [outputs[0], group.mult(scalar("copy"), outputs[0]), *outputs[2:]]
+    bad_shuffles: list[dict[str, Any]] = [
+        {"why": "two outputs swapped", "inputs": inputs, "outputs": swapped, "context": ctx},
+        {"why": "an output replaced by a re-keyed copy of another", "inputs": inputs, "outputs": copied,
+         "context": ctx},
+        {"why": "another seat's context", "inputs": inputs, "outputs": outputs,
+         "context": proof_context(the_deal_id, 2, "shuffle")},
+    ]
+    bad_locks: list[dict[str, Any]] = [
+        {"why": "two outputs swapped", "inputs": outputs, "outputs": [locked[1], locked[0], *locked[2:]],
+         "context": lock_ctx},
+        {"why": "the shuffle's context", "inputs": outputs, "outputs": locked, "context": ctx},
+    ]
+    for bad in bad_shuffles:
+        assert not verify_shuffle(group, bad["context"], bad["inputs"], bad["outputs"], shuffle)
+    for bad in bad_locks:
+        assert not verify_lock(group, bad["context"], bad["inputs"], bad["outputs"], lock)
+    nonces = {label: [nonce(label, i) for i in range(n if label != "w" else 4)]
+              for label in ("perm-r", "chain-r", "w", "w-hat", "w-prime", "lock-w")}
+    data = _jsonable({
+        "group": group.name,
+        "note": "every scalar is reduce(SHA-512(fields('vector', ...))); nonces[label][i] is the prover's "
+                "random value for (label, i)",
+        "deal_id": the_deal_id,
+        "shuffle": {"context": ctx, "inputs": inputs, "permutation": perm, "scalar": s, "outputs": outputs,
+                    "proof": shuffle.to_wire()},
+        "lock": {"context": lock_ctx, "inputs": outputs, "exponents": exponents, "outputs": locked,
+                 "proof": lock.to_wire()},
+        "nonces": nonces,
+        "invalid_shuffles": bad_shuffles,
+        "invalid_locks": bad_locks,
+    })
+    assert isinstance(data, dict)
+    return data
+
+
 def generate() -> dict[str, str]:
     """Every vector file's name and exact text."""
     files: dict[str, Json] = {
         "primitives.json": _primitives(),
+        "proofs.json": _proofs(),
         "deal-2x6.json": _deal(
             2,
             6,

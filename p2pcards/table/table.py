@@ -840,6 +840,8 @@ class Table:
         self._seed_sent = False
         #: nays (own or relayed) for places of this deal passed after a vote, by seq
         self._nays: dict[int, bytes] = {}
+        #: every nay this replica took and relayed in this deal (each is relayed once)
+        self._relayed: set[bytes] = set()
         self._new_slot()
         self.outbox = [] if self.observer else list(self.party.start())
 
@@ -1394,6 +1396,9 @@ class Table:
         mine = self._votes.get(against, {}).get(env.author)
         if mine is not None:  # the same voter voted and nayed: evidence
             return self._equivocation(env.seq, env.author, mine, env.raw)
+        if env.raw in self._relayed:
+            return []  # relayed once already: relaying it again would echo it round the table for ever
+        self._relayed.add(env.raw)
         self._voted.discard(against)
         self._held.pop(against, None)
         self._nays[env.seq] = env.raw
