@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+import textwrap
 from collections.abc import Sequence
 from typing import Any, TextIO
 
@@ -89,15 +91,15 @@ JSON output (--json): one object
   PROOFS = {"prove_ms_max": MS, "verify_ms_max": MS, "bytes_per_seat": B,
             "compute_ms_max": MS, "compute_ms_max_without": MS, "ratio": X,
             "bytes_sent_max": B, "bytes_sent_max_without": B}
-  "ratio" is modp-2048 over ristretto255; "proofs.ratio" is the slowest seat's compute
-  with proofs over without.
+"ratio" is modp-2048 over ristretto255; "proofs.ratio" is the slowest seat's compute
+with proofs over without.
 """
 
 HOST_EPILOG = """\
 Seats (--seats SPEC): one item per seat, separated by commas: "bot" (a computer player run
 by this process as a separate peer with its own keys), "bot:LEVEL" (LEVEL is random or
-heuristic) or "remote" (a peer that joins with `p2pcards join HOST:PORT`).  Default: seat 0
-a bot, every other seat remote.  The table starts when every remote seat is taken; the
+heuristic) or "remote" (a peer that joins with `p2pcards join HOST:PORT`).  Default: the
+first seat a bot, every other seat remote.  The table starts when every remote seat is taken; the
 host's identity signs the table (the genesis) but holds no seat of its own.  Each local
 peer's transcript is written to DATA/tables/TABLE/seatN.log (DATA: $P2PCARDS_HOME, else
 $XDG_DATA_HOME/p2pcards, else ~/.local/share/p2pcards); `p2pcards audit` checks it.
@@ -182,12 +184,17 @@ voted out...); 2 for bad options.
 """
 
 AUDIT_EPILOG = """\
-Reads a transcript log (DATA/tables/TABLE/seatN.log: one length-prefixed frame per
-message, the genesis first) and checks it offline as every seated peer checks it live:
+Reads a transcript log (DATA/tables/TABLE/seatN.log, N the seat counted from 0: one
+length-prefixed frame per message, the genesis first) and checks it offline as every
+seated peer checks it live:
 every encoding, signature and chain link, every turn, every certificate (votes, seeds,
 equivocations), every public deck operation, and each deal audited against its seeds and
 replayed through the rules with every card known.  Messages of this seat that the table
 did not accept are not in the log: they are kept apart in seatN.rejected, and reported.
+
+A log whose last frame is cut short (a process killed while it wrote: that message was
+never sent, and `p2pcards resume` cuts it off) is audited up to there, with a warning.  A
+log damaged before its end (frames that do not follow one another) is refused.
 
 Several logs of one table (e.g. every seat's): each is checked, and each must be the same
 transcript or a beginning of the longest; a log whose messages disagree with the others'
@@ -203,15 +210,18 @@ JSON output (--json): for one log, one object
    "votes": [{"seat": SEAT, "deal": N, "seq": N, "voters": [SEAT, ...]}, ...],
    "dummies": [SEAT, ...], "finished": BOOL,
    "abandoned": null or {"by": SEAT, "waiting_for": [SEAT, ...], "deal": N},
-   "rejected": N (messages of this seat the table did not accept)}
+   "rejected": N (messages of this seat the table did not accept),
+   "torn_tail": null or {"bytes": N, "seq": N} (the log ends in N bytes that do not make a
+                whole frame, where message "seq" was being written; audited without them)}
 for several, {"ok": BOOL, "logs": [{"path": PATH, ...the object above...}, ...],
 "agree": BOOL, "disagreements": [{"path": PATH, "with": PATH, "seq": N}, ...]}.
 "vote-out" is a seat voted out for its silence (it lost that deal; a dummy from then on);
 "renuncia" and "fault" name a seat that broke the rules or cheated.  A log is sound ("ok")
 when nothing is broken and every deal is clean, vote-out, void or incomplete (the last one).
-Exit status: 0 when the logs are sound and agree; 1 when a fault, an error or a
-disagreement is found (where and whose is printed); 2 when a file is not a transcript log
-at all, or a log of another protocol version.
+Exit status: 0 when the logs are sound and agree (a torn last frame is only a warning); 1
+when a fault, an error or a disagreement is found (where and whose is printed); 2 when a
+file is not a transcript log at all, is damaged before its end, or is a log of another
+protocol version.
 """
 
 RESUME_EPILOG = """Takes up again the seats of a table this process was playing when it was killed or
@@ -336,11 +346,21 @@ def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
     if not registry.games:
         print("no games installed", file=out)
     for s in sorted(registry.games.values(), key=lambda s: s.name):
-        print(f"{s.name:<14} {s.title} — {s.seats} players, {len(s.deck)} cards. {s.description}", file=out)
+        print(f"{s.name:<14} {s.title} — {_about(s)}", file=out)
         for o in s.options:
             flag = f"-o {o.name}=" + "|".join(str(v) for v in o.allowed)
             print(f"    {flag:<28} default {o.default}: {o.help}", file=out)
     return 0
+
+
+def _about(spec: GameSpec) -> str:
+    """A game in a line: its description, with the players and cards it does not already say
+    (the built-in games' descriptions start with them: each fact is said once)."""
+    facts = [f"{spec.seats} players", f"{len(spec.deck)} cards"]
+    missing = [fact for fact in facts if fact not in spec.description]
+    if not spec.description:
+        return ", ".join(missing)
+    return spec.description + (f" ({', '.join(missing)})" if missing else "")
 
 
 def cmd_arena(args: argparse.Namespace, out: TextIO) -> int:
@@ -364,11 +384,31 @@ def cmd_arena(args: argparse.Namespace, out: TextIO) -> int:
         if args.json:
             out.write(json.dumps(record, separators=(",", ":")) + "\n")
         else:
-            out.write(_describe(record) + "\n")
+            out.write(_describe(record, spec) + "\n")
     return 0
 
 
-def _describe(record: dict[str, Any]) -> str:
+def _count(n: int, what: str) -> str:
+    """"1 message", "2 messages"."""
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
+
+
+def _and(items: Sequence[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    if len(items) < 2:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _side(spec: GameSpec, side: int) -> str:
+    """A match's side for people: a team by its seats, or a seat, counted from 1."""
+    if spec.teams and 0 <= side < len(spec.teams):
+        return f"team {side + 1} (seats {_and([str(s + 1) for s in spec.teams[side]])})"
+    return f"seat {side + 1}"
+
+
+def _describe(record: dict[str, Any], spec: GameSpec) -> str:
+    """An arena record as a line for people: matches, deals and seats counted from 1."""
     from p2pcards.core import pretty
 
     if record["type"] == "summary":
@@ -378,9 +418,10 @@ def _describe(record: dict[str, Any]) -> str:
         )
     res = {k: v for k, v in record["result"].items() if v is not None}
     trump = pretty("A" + record["trump"])[1:] if record["trump"] else "-"
-    over = f"  match won by {record['winner']}" if record["match_over"] else ""
+    over = f"  match won by {_side(spec, record['winner'])}" if record["match_over"] and record["winner"] is not None \
+        else ""
     return (
-        f"match {record['match']} deal {record['deal']}: dealer {record['dealer']} trump {trump} "
+        f"match {record['match'] + 1} deal {record['deal'] + 1}: dealer seat {record['dealer'] + 1} trump {trump} "
         f"{json.dumps(res)} totals {record['totals']}{over}"
     )
 
@@ -467,15 +508,20 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
         return _play_lan(args, out, registry, spec, options)
     if args.text or not _is_terminal(out):
         from p2pcards.textplay import play_text
+        from p2pcards.tui.i18n import default_lang
 
-        return play_text(spec, options, args.bots, args.seed, args.deals, sys.stdin, out)
+        _identity()  # the data directory is checked as for the full-screen table: same refusal, same status
+        return play_text(spec, options, args.bots, args.seed, args.deals, sys.stdin, out,
+                         lang=args.lang or args.start_lang or default_lang())
     from p2pcards.identity import data_dir
     from p2pcards.tui.app import play_local
     from p2pcards.tui.i18n import default_lang
 
     me = _identity()
-    return _left_note(play_local(spec, options, me=me, lang=args.lang or default_lang(), bots=args.bots,
-                                 seed=args.seed, deals=args.deals, speed=args.speed, data_dir=data_dir()))
+    _warn_unfinished(data_dir(), me, role="local", game=spec.name)  # stays on the terminal under the screen
+    lang = args.lang or args.start_lang or default_lang()
+    return _left_note(play_local(spec, options, me=me, lang=lang, bots=args.bots,
+                                 seed=args.seed, deals=args.deals, speed=args.speed, data_dir=data_dir()), lang)
 
 
 def _play_lan(args: argparse.Namespace, out: TextIO, registry: GameRegistry, spec: GameSpec,
@@ -508,7 +554,11 @@ def _play_lan(args: argparse.Namespace, out: TextIO, registry: GameRegistry, spe
         raise CliError("a LAN table is played on the full-screen table: run it in a terminal, without --text "
                        "(a headless computer player joins with `p2pcards join`)")
     me = _identity()
-    lang = args.lang or default_lang()
+    lang = args.lang or args.start_lang or default_lang()
+    if not args.host and (found := _returning(data_dir(), me, args.join, (host, port), by_name)):
+        print(f"p2pcards: you have an unfinished table joined at {args.join}: taking your seat again "
+              f"({found.describe()})", file=sys.stderr)
+        return _resume_on_screen(found, me, registry, data_dir(), lang)
     if args.host:
         announce = None
         if not args.no_announce:
@@ -516,7 +566,7 @@ def _play_lan(args: argparse.Namespace, out: TextIO, registry: GameRegistry, spe
             announce = hosting_announcer(spec, options, seats, me, args, args.deals)
         host_plan = HostPlan(spec, options, seats, port=args.port, bind=args.bind, deals=args.deals,
                              timeout=args.timeout, announce=announce)
-        return _left_note(play_lan(registry, host_plan, me=me, lang=lang, data_dir=data_dir(), speed=args.speed))
+        return _left_note(play_lan(registry, host_plan, me=me, lang=lang, data_dir=data_dir(), speed=args.speed), lang)
     join_plan = JoinPlan(host, port, expect_host=args.host_fingerprint, name=args.join if by_name else "")
     if by_name:
         from p2pcards.discovery import DiscoveryError
@@ -530,14 +580,20 @@ def _play_lan(args: argparse.Namespace, out: TextIO, registry: GameRegistry, spe
                 raise ConnectError(str(exc)) from None
 
         join_plan.locate = find
-    return _left_note(play_lan(registry, join_plan, me=me, lang=lang, data_dir=data_dir(), speed=args.speed))
+    return _left_note(play_lan(registry, join_plan, me=me, lang=lang, data_dir=data_dir(), speed=args.speed), lang)
 
 
-def _left_note(status: int) -> int:
-    """After a table screen: if the person left a table unfinished, say how to take it up."""
-    if status == 130:
-        print("p2pcards: you left the table before its end; its transcript is kept: `p2pcards resume` "
-              "takes your seat again", file=sys.stderr)
+def _left_note(status: int, lang: str = "en") -> int:
+    """After a table screen: if the person left a table unfinished, say how to take it up
+    (in the table's language).
+
+    ``status`` is the screen's exit status (p2pcards.tui.app.exit_status): 0 both when the
+    table is over and when the person left it on purpose; its ``left`` tells them apart.
+    """
+    if getattr(status, "left", False):
+        from p2pcards.tui.i18n import Text
+
+        print(Text(lang)("left_note"), file=sys.stderr)
     return status
 
 
@@ -574,6 +630,23 @@ class _TablePrinter:
         self.first: int | None = None
         self.data: Any = None
         self.voted_out = False
+        #: the installed games, to name a match's winning team (None: sides are told by number)
+        self.registry: GameRegistry | None = None
+
+    def seat(self, seat: int) -> str:
+        """A seat as people see it: "seat N" counted from 1, with its name once the table is known."""
+        names = [s["name"] for s in self.table["seats"]] if self.table else []
+        return f"seat {seat + 1} ({names[seat]})" if 0 <= seat < len(names) else f"seat {seat + 1}"
+
+    def seats(self, seats: Sequence[int]) -> str:
+        return _and([self.seat(s) for s in seats])
+
+    def side(self, side: int) -> str:
+        """A match's winning side: a team (its seats) or a seat."""
+        spec = self.registry.games.get(self.table["game"]) if self.registry and self.table else None
+        if spec is not None and spec.teams and 0 <= side < len(spec.teams):
+            return self.seats(spec.teams[side])
+        return self.seat(side)
 
     def line(self, obj: dict[str, Any], text: str) -> None:
         self.out.write((json.dumps(obj) if self.json else text) + "\n")
@@ -589,14 +662,14 @@ class _TablePrinter:
                   f"table for {game} open on {where}; players join with: p2pcards join {hint}")
 
     def seated(self, info: dict[str, Any]) -> None:
-        self.line(info, f"seated at seat {info['seat']} of {info['game']} hosted by {info['host']['name']}; "
+        self.line(info, f"seated at seat {info['seat'] + 1} of {info['game']} hosted by {info['host']['name']}; "
                         "waiting for the other players")
 
     def on_table(self, info: dict[str, Any]) -> None:
         self.table = info
         self.first = min(info["local_seats"]) if info["local_seats"] else None
         seats = "; ".join(
-            f"{s['seat']}: {s['name']} ({s['fingerprint']}"
+            f"{s['seat'] + 1}: {s['name']} ({s['fingerprint']}"
             + (f", {s['bot']} bot" if s["bot"] else "")
             + (f" run by {s['runs_on']}" if s["runs_on"] else "") + ")"
             for s in info["seats"]
@@ -604,7 +677,7 @@ class _TablePrinter:
         self.line(info, f"table {info['table'][:16]} of {info['game']} starts; seats {seats}")
 
     def resumed(self, info: dict[str, Any]) -> None:
-        seats = ", ".join(str(s) for s in info["seats"])
+        seats = ", ".join(str(s + 1) for s in info["seats"])
         state = "it is over" if info["finished"] else "reconnecting to the other players"
         self.line(info, f"resuming table {info['table'][:16]} of {info['game']} (seat(s) {seats}) from its saved "
                         f"transcript of {info['seq']} messages, {info['deals_done']} deal(s) done; {state}")
@@ -615,18 +688,18 @@ class _TablePrinter:
         obj = {**event, "table": self.table["table"], "seat": seat}
         kind = event["type"]
         if kind == "vote_out":
-            self.line(obj, f"seat {event['against']} was silent past the timeout and was voted out by seats "
-                           f"{', '.join(map(str, event['voters']))}: it loses deal {event['deal']}, and from the next "
+            self.line(obj, f"{self.seat(event['against'])} was silent past the timeout and was voted out by "
+                           f"{self.seats(event['voters'])}: it loses deal {event['deal'] + 1}, and from the next "
                            "deal it is a dummy (its cards face up, played alike by every peer)")
             return
         if kind == "dispute":
-            against = "" if event["against"] is None else f" against seat {event['against']}"
-            self.line(obj, f"seat {event['accuser']} disputes deal {event['deal']}{against}: {event['reason']}; "
-                           "every seat reveals its seed and the audit decides")
+            against = "" if event["against"] is None else f" against {self.seat(event['against'])}"
+            self.line(obj, f"{self.seat(event['accuser'])} disputes deal {event['deal'] + 1}{against}: "
+                           f"{event['reason']}; every seat reveals its seed and the audit decides")
             return
         if kind == "fork":
-            self.line(obj, f"seat {event['against']} signed two different messages for seq {event['seq']}: "
-                           f"it loses deal {event['deal']}")
+            self.line(obj, f"{self.seat(event['against'])} signed two different messages for seq {event['seq']}: "
+                           f"it loses deal {event['deal'] + 1}")
             return
         if kind == "voted_out":
             self.voted_out = True
@@ -639,9 +712,12 @@ class _TablePrinter:
             obj["log"] = str(log_path(self.data, bytes.fromhex(self.table["table"]), seat)) if self.data else None
             obj["voted_out"] = bool(event.get("voted_out")) or self.voted_out
             obj.setdefault("abandoned", None)
-            winner = "no winner yet" if event["winner"] is None else f"won by {event['winner']}"
+            if event["winner"] is not None:
+                winner = f"won by {self.side(event['winner'])}"
+            else:
+                winner = "stopped before the match's end, no winner"
             if obj["abandoned"]:
-                winner = f"abandoned by seat {obj['abandoned']['by']}, no winner"
+                winner = f"abandoned by {self.seat(obj['abandoned']['by'])}, no winner"
             out = " (this seat was voted out and watched the rest)" if obj["voted_out"] else ""
             self.line(obj, f"table over after {event['deals']} deal(s){out}: {winner}, totals {event['totals']}; "
                            f"transcript {event['transcript_hash'][:16]}, log {obj['log']}")
@@ -651,12 +727,14 @@ class _TablePrinter:
         audit = event["audit"]
         verdict = audit["verdict"]
         if audit["seat"] is not None or audit["reason"]:
-            verdict += f" (seat {audit['seat']}: {audit['reason']})"
+            who = "" if audit["seat"] is None else f"{self.seat(audit['seat'])}: "
+            verdict += f" ({who}{audit['reason']})"
         trump = pretty("A" + event["trump"])[1:] if event["trump"] else "-"
         result = json.dumps({k: v for k, v in (event["result"] or {}).items() if v is not None}) \
             if event["result"] else "void"
-        over = f"; match won by {event['winner']}" if event["match_over"] else ""
-        self.line(obj, f"deal {event['deal']}: dealer {event['dealer']} trump {trump} {result}; "
+        over = f"; match won by {self.side(event['winner'])}" if event["match_over"] and event["winner"] is not None \
+            else ""
+        self.line(obj, f"deal {event['deal'] + 1}: dealer {self.seat(event['dealer'])} trump {trump} {result}; "
                        f"audit {verdict}; totals {event['totals']}{over}")
 
 
@@ -720,7 +798,7 @@ def cmd_host(args: argparse.Namespace, out: TextIO) -> int:
     _setup_logging(args.verbose)
     me = _identity()
     printer = _TablePrinter(out, args.json)
-    printer.data = data_dir()
+    printer.data, printer.registry = data_dir(), registry
     _warn_unfinished(printer.data, me, role="host", game=spec.name)
     announcement = _announcement(args, spec, options, seats, me)
 
@@ -786,15 +864,11 @@ def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
     _setup_logging(args.verbose)
     me = _identity()
     printer = _TablePrinter(out, args.json)
-    printer.data = data_dir()
-    if not by_name and not args.new:
-        from p2pcards.net import unfinished_tables
-
-        found = unfinished_tables(printer.data, me, role="join", dial=(host, port))
-        if found:
-            print(f"p2pcards: this identity has an unfinished table joined at {host}:{port}: taking its seat again "
-                  f"({found[0].describe()}); --new joins a new table instead", file=sys.stderr)
-            return _resume(found[0], me, registry, printer, linger)
+    printer.data, printer.registry = data_dir(), registry
+    if not args.new and (found := _returning(printer.data, me, args.address, (host, port), by_name)):
+        print(f"p2pcards: this identity has an unfinished table joined at {args.address}: taking its seat again "
+              f"({found.describe()}); --new joins a new table instead", file=sys.stderr)
+        return _resume(found, me, registry, printer, linger)
 
     async def main() -> None:
         target_host, target_port, expect = host, port, args.host_fingerprint
@@ -802,9 +876,19 @@ def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
             target_host, target_port, expect = await _locate(args, registry, printer)
         await join_table(target_host, target_port, me=me, registry=registry, data_dir=printer.data, level=args.bot,
                          name=args.name, lobby_timeout=args.lobby_timeout, on_seated=printer.seated,
-                         on_table=printer.on_table, on_event=printer.on_event, expect_host=expect, linger=linger)
+                         on_table=printer.on_table, on_event=printer.on_event, expect_host=expect, linger=linger,
+                         table_name=args.address if by_name else None)
 
     return _run_net(main)
+
+
+def _returning(data: Any, me: Any, target: str, address: tuple[str, int], by_name: bool) -> Any:
+    """The unfinished table this identity joined at ``target`` (a LAN name or HOST:PORT), if any:
+    knocking there again means taking that seat up again."""
+    from p2pcards.net import unfinished_tables
+
+    found = unfinished_tables(data, me, role="join", **({"name": target} if by_name else {"dial": address}))
+    return found[0] if found else None
 
 
 def _warn_unfinished(data: Any, me: Any, **which: Any) -> None:
@@ -832,7 +916,7 @@ def _resume(found: Any, me: Any, registry: GameRegistry, printer: _TablePrinter,
     return _run_net(main)
 
 
-def _resume_on_screen(found: Any, me: Any, registry: GameRegistry, data: Any) -> int:
+def _resume_on_screen(found: Any, me: Any, registry: GameRegistry, data: Any, lang: str | None = None) -> int:
     """A table with the person's seat, resumed on the full-screen table."""
     from p2pcards.net import ResumeError
     from p2pcards.tui.app import run_local_table
@@ -840,15 +924,15 @@ def _resume_on_screen(found: Any, me: Any, registry: GameRegistry, data: Any) ->
     from p2pcards.tui.lan import ResumePlan, play_lan
     from p2pcards.tui.runtime import LocalTable
 
-    lang = default_lang()
+    lang = lang or default_lang()
     if found.manifest.role == "local":
         try:
             table = LocalTable.resume(found.path, registry, me=me, text=Text(lang))
         except ResumeError as exc:
             print(f"p2pcards: error: {exc}", file=sys.stderr)
             return 1
-        return _left_note(run_local_table(table))
-    return _left_note(play_lan(registry, ResumePlan(found.path), me=me, lang=lang, data_dir=data))
+        return _left_note(run_local_table(table), lang)
+    return _left_note(play_lan(registry, ResumePlan(found.path), me=me, lang=lang, data_dir=data), lang)
 
 
 _STATES = {"unfinished": "unfinished: `p2pcards resume {prefix}` takes its seats again",
@@ -904,7 +988,7 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
     _setup_logging(args.verbose)
     me = _identity()
     printer = _TablePrinter(out, args.json)
-    printer.data = data_dir()
+    printer.data, printer.registry = data_dir(), registry
     found = unfinished_tables(printer.data, me, prefix=prefix)
     if not found:
         which = f" whose id starts with {prefix}" if prefix else ""
@@ -956,8 +1040,15 @@ def cmd_tables(args: argparse.Namespace, out: TextIO) -> int:
     return run_tables(args, out, registry.games, PROTO)
 
 
-def _read_transcript(path: str) -> list[bytes]:
-    """The messages of a transcript log; CliError (exit 2) for anything that is not one."""
+def _read_transcript(path: str) -> tuple[list[bytes], int]:
+    """The messages of a transcript log and the bytes of a torn last frame after them (0:
+    none); CliError (exit 2) for anything that is not a log, or is damaged before its end.
+
+    A torn last frame is what a crash in the middle of a write leaves: ``p2pcards resume``
+    (p2pcards.net.store.read_log) cuts it off and goes on, so the audit checks what comes
+    before it and warns.  Frames that stop following one another before the end are damage,
+    not a crash: refused.
+    """
     from p2pcards.table.transcript import VERSION, VersionError, parse_message
     from p2pcards.table.wire import FrameDecoder, FrameError, unpack
 
@@ -967,10 +1058,18 @@ def _read_transcript(path: str) -> list[bytes]:
         raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
     decoder = FrameDecoder()
     try:
-        messages = decoder.feed(data)
-        if decoder.pending:
-            raise FrameError(f"{decoder.pending} bytes at the end do not make a whole frame")
+        try:
+            messages = decoder.feed(data)
+        except FrameError as exc:
+            at = len(data) - decoder.pending  # where the frame that breaks the rules starts
+            whole = len(FrameDecoder().feed(data[:at]))
+            if whole:
+                raise CliError(f"{path} is damaged after its first {whole} message(s), at byte {at}: {exc}; a log "
+                               "cut short by a crash loses only the end of its last frame") from None
+            raise
         if not messages:
+            if decoder.pending:
+                raise FrameError(f"it holds no whole message: its {decoder.pending} bytes do not make a whole frame")
             raise FrameError("the file is empty")
         first = unpack(messages[0])
         if isinstance(first, dict) and first.get("kind") == "genesis" and first.get("v") != VERSION:
@@ -988,7 +1087,7 @@ def _read_transcript(path: str) -> list[bytes]:
         raise CliError(f"{path}: {exc}") from None
     except FrameError as exc:
         raise CliError(f"{path} is not a p2pcards transcript log: {exc}") from None
-    return messages
+    return messages, decoder.pending
 
 
 def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
@@ -1000,15 +1099,17 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
         from p2pcards.table.audit import audit_transcript
     except ImportError:
         raise CliError("this build of p2pcards has no transcript audit (p2pcards.table.audit)") from None
-    logs = [(path, _read_transcript(path)) for path in args.logfile]
+    read = [(path, _read_transcript(path)) for path in args.logfile]
+    logs = [(path, messages) for path, (messages, _) in read]
     registry = _load()
     reports = []
-    for path, messages in logs:
+    for path, (messages, torn) in read:
         report = audit_transcript(messages, registry)
         try:
             report["rejected"] = len(FrameFile.read(side_path(Path(path), "rejected")))
         except StoreError:
             report["rejected"] = 0
+        report["torn_tail"] = {"bytes": torn, "seq": len(messages)} if torn else None
         reports.append(report)
     disagreements = []
     longest = max(range(len(logs)), key=lambda i: len(logs[i][1]))
@@ -1030,24 +1131,33 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
     for (path, messages), report in zip(logs, reports):
         if len(logs) > 1:
             print(f"{path}:", file=out)
-        print(f"table {str(report.get('table'))[:16]} of {report.get('game')}: {len(messages)} messages", file=out)
+        if report.get("table") and report.get("game"):
+            print(f"table {report['table'][:16]} of {report['game']}: {_count(len(messages), 'message')}", file=out)
+        else:
+            print(f"a transcript of {_count(len(messages), 'message')} whose genesis (its first message, which "
+                  "names the table and the game) does not verify", file=out)
+        torn = report["torn_tail"]
+        if torn:
+            print(f"WARNING: the last {torn['bytes']} bytes do not make a whole frame: message seq {torn['seq']} was "
+                  "being written when the process stopped (it was never sent; `p2pcards resume` cuts it off); the "
+                  "messages before it are audited", file=out)
         for d in report.get("deals", []):
-            who = f" seat {d['seat']}" if d.get("seat") is not None else ""
+            who = f" seat {d['seat'] + 1}" if d.get("seat") is not None else ""
             why = f": {d['reason']}" if d.get("reason") else ""
-            print(f"deal {d['deal']}: {d['verdict']}{who}{why}", file=out)
+            print(f"deal {d['deal'] + 1}: {d['verdict']}{who}{why}", file=out)
         for v in report.get("votes", []):
-            print(f"seat {v['seat']} was voted out in deal {v['deal']} (seq {v['seq']}) by seats "
-                  f"{', '.join(map(str, v['voters']))}; a dummy from then on", file=out)
+            print(f"seat {v['seat'] + 1} was voted out in deal {v['deal'] + 1} (seq {v['seq']}) by seats "
+                  f"{_and([str(s + 1) for s in v['voters']])}; a dummy from then on", file=out)
         if report.get("abandoned"):
             a = report["abandoned"]
-            print(f"abandoned by seat {a['by']} in deal {a['deal']}, waiting for seat(s) "
-                  f"{', '.join(map(str, a['waiting_for']))}: no winner", file=out)
+            print(f"abandoned by seat {a['by'] + 1} in deal {a['deal'] + 1}, waiting for seat(s) "
+                  f"{_and([str(s + 1) for s in a['waiting_for']])}: no winner", file=out)
         if report.get("rejected"):
             print(f"{report['rejected']} message(s) of this seat were not accepted by the table (kept apart, not "
                   "part of the transcript)", file=out)
         err = report.get("error")
         if err:
-            who = "unattributed" if err.get("seat") is None else f"seat {err['seat']}"
+            who = "unattributed" if err.get("seat") is None else f"seat {err['seat'] + 1}"
             print(f"error at message seq {err.get('seq')} ({who}): {err.get('reason')}", file=out)
         if report.get("ok"):
             print(f"OK: totals {report.get('totals')}, transcript {str(report.get('transcript_hash'))[:16]}", file=out)
@@ -1060,6 +1170,62 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
 
 
 # ---------------------------------------------------------------------- parser
+TOP_EPILOG = """\
+Examples:
+  p2pcards                     the start screen (games, LAN tables, yours)
+  p2pcards play sueca          a match of Sueca against computer players
+  p2pcards play sueca --host   host a LAN table and sit at it; elsewhere:
+  p2pcards tables              list the tables open on the LAN
+  p2pcards play --join NAME    a person takes a seat of the table called NAME
+  p2pcards join NAME           a headless computer player takes one
+  p2pcards resume              take up again a table left or cut short
+
+See `p2pcards COMMAND --help` for a command's options, its --json output and its exit
+status.  People see seats and deals counted from 1 ("seat 1", "deal 1"); --json output
+counts them from 0.
+"""
+
+#: Said in the help of every command whose --json output numbers seats, deals or matches.
+JSON_NUMBERING = ("Numbering: --json counts seats, deals, matches and teams from 0 (seat 0 is the first "
+                  "seat); the lines printed for people count from 1.")
+
+_LABEL = re.compile(r"[A-Z][A-Za-z ]*(\([^)]*\))?:(\s|$)")
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions and epilogs wrapped to the terminal, their layout kept.
+
+    Prose (lines that start at the margin) is filled paragraph by paragraph: a paragraph
+    ends at a blank line, an indented line, or a line that starts with a label such as
+    "Exit status:".  Indented lines (the JSON formats, examples) are laid out by hand and
+    kept as they are: broken, they would no longer line up.
+    """
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        out: list[str] = []
+        prose: list[str] = []
+
+        def flush() -> None:
+            if prose:
+                out.extend(textwrap.wrap(" ".join(prose), width, initial_indent=indent, subsequent_indent=indent,
+                                         break_long_words=False, break_on_hyphens=False))
+                prose.clear()
+
+        for line in text.splitlines():
+            if not line.strip():
+                flush()
+                out.append("")
+            elif line[0].isspace():
+                flush()
+                out.append(indent + line)
+            else:
+                if _LABEL.match(line):
+                    flush()
+                prose.append(line.strip())
+        flush()
+        return "\n".join(out) + "\n"
+
+
 def _lan_options(p: argparse._ActionsContainer) -> None:
     from p2pcards.discovery.commands import add_lan_options
 
@@ -1071,20 +1237,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="p2pcards",
         description="Card tables on a local network with no server and no dealer: "
-        "Sueca, Bisca, Copas and Sobe e Desce, or any installed game plugin.",
+        "Sueca, Bisca, Copas and Sobe e Desce, or any installed game plugin.  With no COMMAND, on a terminal: "
+        "the start screen.",
+        epilog=TOP_EPILOG, formatter_class=_HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"p2pcards {__version__}")
     parser.add_argument("--lang", choices=("en", "pt"), default=None, dest="start_lang",
                         help="language of the start screen (default: from the locale)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    raw = argparse.RawDescriptionHelpFormatter
+    raw = _HelpFormatter
 
-    p = sub.add_parser("games", help="list installed games and their options", epilog=GAMES_EPILOG, formatter_class=raw)
+    p = sub.add_parser("games", help="list installed games and their options", epilog=GAMES_EPILOG, formatter_class=raw,
+                       description="List the installed games (the four built in and any game plugin): players, "
+                       "cards, and each table option (-o KEY=VALUE) with its values and default.  A plugin that "
+                       "fails to load is reported on standard error and skipped.")
     p.add_argument("--json", action="store_true", help="print one JSON object (format below)")
     p.set_defaults(func=cmd_games)
 
     p = sub.add_parser(
-        "arena", help="play deals in-process between computer players", epilog=ARENA_EPILOG, formatter_class=raw
+        "arena", help="play deals in-process between computer players", epilog=ARENA_EPILOG + JSON_NUMBERING,
+        formatter_class=raw,
+        description="Play deals of GAME between computer players in this process, with no network and no mental "
+        "deck: for testing players and rules, and for other tools (--json).  One line per deal, then a summary.",
     )
     p.add_argument("game", metavar="GAME", help="game name, e.g. sueca, bisca, copas, sobe-e-desce")
     p.add_argument("--deals", type=int, default=1, metavar="N", help="deals to play (default 1)")
@@ -1101,17 +1275,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON lines (format below)")
     p.set_defaults(func=cmd_arena)
 
-    p = sub.add_parser("bench", help="benchmarks: rules engine, mental deck, table over TCP")
+    p = sub.add_parser("bench", help="benchmarks: rules engine, mental deck, table over TCP", formatter_class=raw,
+                       description="Measure how fast this machine plays: `bench rules` (deals per second of each "
+                       "game's rules), `bench deck` (the mental deck's cost per seat) and `bench table` (audited "
+                       "deals among processes over TCP).  Each has --help and --json.")
     bsub = p.add_subparsers(dest="what", metavar="WHAT", required=True)
-    b = bsub.add_parser("rules", help="deals per second per game", epilog=BENCH_RULES_EPILOG, formatter_class=raw)
+    b = bsub.add_parser("rules", help="deals per second per game", epilog=BENCH_RULES_EPILOG, formatter_class=raw,
+                        description="Deals per second of every installed game's rules, against a baseline.")
     b.add_argument("--seconds", type=float, default=1.0, help="CPU seconds per game (default 1)")
     b.add_argument("--json", action="store_true", help="print one JSON object (format below)")
-    b = bsub.add_parser("deck", help="mental deck cost per seat", epilog=BENCH_DECK_EPILOG, formatter_class=raw)
+    b = bsub.add_parser("deck", help="mental deck cost per seat", epilog=BENCH_DECK_EPILOG + JSON_NUMBERING,
+                        formatter_class=raw,
+                        description="The mental deck's compute, proofs and bytes per seat for one deal.")
     b.add_argument("--seats", type=int, default=4, help="seats at the table, 2..4 (default 4)")
     b.add_argument("--cards", type=int, default=40, help="cards in the deck (default 40)")
     b.add_argument("--json", action="store_true", help="print one JSON object")
-    b = bsub.add_parser("table", help="audited deals among four processes on loopback", epilog=BENCH_TABLE_EPILOG,
-                        formatter_class=raw)
+    b = bsub.add_parser("table", help="audited deals among four processes on loopback",
+                        epilog=BENCH_TABLE_EPILOG + JSON_NUMBERING, formatter_class=raw,
+                        description="Wall time, bytes and memory of audited Sueca deals among four processes.")
     b.add_argument("--deals", type=int, default=3, help="Sueca deals to play, at most (default 3)")
     b.add_argument("--json", action="store_true", help="print one JSON object (format below)")
     p.set_defaults(func=cmd_bench)
@@ -1119,6 +1300,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "play",
         help="play against computer players in the terminal",
+        formatter_class=raw,
         description="Play a match against computer players on a full-screen table: each computer "
         "player is a peer of its own, every deal is shuffled with the mental deck and audited. "
         "Keys: arrows and Enter, or a card's digit, or the mouse; ? shows every key; q leaves. "
@@ -1159,8 +1341,9 @@ def build_parser() -> argparse.ArgumentParser:
     lan.add_argument("--bind", default="0.0.0.0", metavar="ADDR",
                      help="with --host: address to listen on (default 0.0.0.0: every interface)")
     lan.add_argument("--timeout", type=float, default=300.0, metavar="S",
-                     help="with --host: seconds a seat may stay silent before it is voted out (default 300: "
-                          "people think)")
+                     help="with --host: seconds a seat may stay silent before it is voted out (default 300, "
+                          "where `p2pcards host` has 60: at this table you, a person, hold a seat, and people "
+                          "take longer to think than computer players)")
     lan.add_argument("--table-name", metavar="NAME", help="with --host: the table's name on the LAN")
     lan.add_argument("--no-announce", action="store_true", help="with --host: do not announce the table on the LAN")
     lan.add_argument("--mdns-ttl", type=int, default=120, metavar="S",
@@ -1173,7 +1356,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser(
-        "host", help="open a table on the network and play its bot seats", epilog=HOST_EPILOG,
+        "host", help="open a table on the network and play its bot seats", epilog=HOST_EPILOG + JSON_NUMBERING,
         formatter_class=raw,
         description="Open a table for GAME: remote players join with `p2pcards join`, bot seats are "
         "played by this process; every deal is shuffled with the mental deck and audited.",
@@ -1188,7 +1371,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deals", type=int, default=None, metavar="N",
                    help="stop after N deals (default: play the match to its end)")
     p.add_argument("--timeout", type=float, default=60.0, metavar="S",
-                   help="seconds a seat may stay silent when the table waits for it (default 60)")
+                   help="seconds a seat may stay silent when the table waits for it before it is voted out "
+                        "(default 60, suited to computer players; `play --host` has 300 since a person sits "
+                        "there: give more when people join remote seats with `p2pcards play --join`)")
     p.add_argument("--lobby-timeout", type=float, default=600.0, metavar="S",
                    help="seconds to wait for the table to fill (default 600)")
     p.add_argument("--linger", type=float, default=30.0, metavar="S",
@@ -1204,8 +1389,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_host)
 
     p = sub.add_parser(
-        "join", help="join a table as a headless computer player", epilog=JOIN_EPILOG, formatter_class=raw,
-        description="Join the table at HOST:PORT as a computer player with this user's identity.",
+        "join", help="join a table as a headless computer player", epilog=JOIN_EPILOG + JSON_NUMBERING,
+        formatter_class=raw,
+        description="Join the table NAME announced on the local network, or the table at HOST:PORT, as a "
+        "headless computer player with this user's identity.",
     )
     p.add_argument("address", metavar="NAME|HOST:PORT",
                    help="a table's name (see `p2pcards tables`) or the host's address and port, "
@@ -1231,7 +1418,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "resume", help="take up again the seats of a table this process was playing when it died",
-        epilog=RESUME_EPILOG, formatter_class=raw,
+        epilog=RESUME_EPILOG + JSON_NUMBERING, formatter_class=raw,
         description="Rebuild this process's seats of an unfinished table from their saved transcripts, "
         "reconnect to the other players, fetch the messages missed, and play on.",
     )
@@ -1262,8 +1449,11 @@ def build_parser() -> argparse.ArgumentParser:
     _lan_options(p)
     p.set_defaults(func=cmd_tables)
 
-    p = sub.add_parser("audit", help="verify a saved table transcript offline", epilog=AUDIT_EPILOG,
-                       formatter_class=raw)
+    p = sub.add_parser("audit", help="verify a saved table transcript offline", epilog=AUDIT_EPILOG + JSON_NUMBERING,
+                       formatter_class=raw,
+                       description="Check a saved transcript (a seat's log) offline, as the seated players checked "
+                       "it live: signatures, turns, every shuffle and deal, and the rules; say whose fault it is if "
+                       "anything is wrong.  Given several logs of one table, also check that they agree.")
     p.add_argument("logfile", metavar="LOGFILE", nargs="+",
                    help="a transcript log, e.g. DATA/tables/TABLE/seat0.log; several: logs of one table, compared")
     p.add_argument("--json", action="store_true", help="print one JSON object (format below)")

@@ -1,37 +1,115 @@
-"""Line-mode play against computer players (``p2pcards play``).
+"""Line-mode play against computer players (``p2pcards play --text``, or with no terminal).
 
-The person sits in seat 0; computer players fill the other seats.  Every decision of
-every game is asked as a line of text; nothing illegal is ever accepted.  The full-screen
-table of a later release replaces this; the game engine underneath is the same.
+The person sits in the first seat; computer players fill the other seats.  Every decision
+of every game is asked as a line of text; nothing illegal is ever accepted.  Everything
+that happens -- a card played, a trick taken, trumps turned up -- is printed as soon as it
+happens, before the next question and before the deal's summary.
+
+People see seats and deals numbered from 1 ("seat 2", "deal 1") and their own seat as
+"you"; every line comes from :mod:`p2pcards.tui.i18n` (the ``text_`` keys) in the language
+of the table (``--lang``, as the full-screen table).
+
+Data directory: line mode keeps no transcript and writes nothing of its own, but
+``p2pcards play`` checks the data directory before a line-mode match exactly as it does
+before a full-screen one (it loads, or creates on first use, the person's identity there),
+so an unusable directory is refused in the same words and with the same exit status (2)
+whichever way the match would be shown.
+
+The module does no I/O of its own beyond the text streams it is given.
 """
 
 from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
-from p2pcards.core import GO_IN, PASS, PLAY, TRUMP, Decision, End, GameSpec, SeatView, pretty
-from p2pcards.core.cards import PT_RANK_ORDER, SUIT_NAMES, strength_table
+from p2pcards.core import GO_IN, PASS, PLAY, TRUMP, DealState, Decision, End, GameSpec, SeatView, pretty, riscos
+from p2pcards.core.cards import PT_RANK_ORDER, strength_table
 from p2pcards.core.players import make_player
+from p2pcards.tui.i18n import STRINGS, Text
 
 __all__ = ["play_text", "Quit"]
 
 _ORDER = {s: i for i, s in enumerate("SHCD")}
+#: The seat the person takes (0 on the wire; "seat 1" to people).
+ME = 0
+#: Words that leave the table, in any language.
+_QUIT_WORDS = ("q", "quit", "sair")
 
 
 class Quit(Exception):
-    """The person asked to leave (q, or end of input)."""
+    """The person asked to leave (q; ``on_purpose``) or the input ended (not on purpose)."""
+
+    def __init__(self, on_purpose: bool) -> None:
+        super().__init__("left" if on_purpose else "end of input")
+        self.on_purpose = on_purpose
 
 
 def _sort_key(card: str, strength: Mapping[str, int]) -> tuple[int, int]:
     return (_ORDER[card[1]], -strength.get(card[0], 0))
 
 
+def _cap(text: str) -> str:
+    """``text`` with its first letter in capitals (a name at the start of a sentence)."""
+    return text[:1].upper() + text[1:]
+
+
+class _Words:
+    """The table's words in one language: seats, sides, counts with their plurals."""
+
+    def __init__(self, lang: str, spec: GameSpec) -> None:
+        self.t = Text(lang)
+        self.spec = spec
+
+    def __call__(self, key: str, **fields: object) -> str:
+        return self.t(key, **fields)
+
+    def count(self, key: str, n: int, **fields: object) -> str:
+        """``n`` things, singular or plural: ``count("text_tricks", 1)`` is "1 trick"."""
+        return self.t(f"{key}_one" if n == 1 else f"{key}_other", n=n, **fields)
+
+    def known(self, key: str) -> bool:
+        return key in STRINGS[self.t.lang]
+
+    def who(self, seat: int) -> str:
+        """A seat as people name it: "you", or "seat 3" for wire seat 2."""
+        return self.t("text_you") if seat == ME else self.t("text_seat", n=seat + 1)
+
+    def joined(self, names: Sequence[str]) -> str:
+        """"a", "a and b", "a, b and c"."""
+        if len(names) <= 1:
+            return "".join(names)
+        return self.t("text_and", a=", ".join(names[:-1]), b=names[-1])
+
+    def sides(self) -> list[tuple[int, ...]]:
+        """The scoring sides in the order of the match totals: teams, or single seats."""
+        if self.spec.teams:
+            return [tuple(team) for team in self.spec.teams]
+        return [(s,) for s in range(self.spec.seats)]
+
+    def side(self, seats: Sequence[int]) -> str:
+        return self.joined([self.who(s) for s in seats])
+
+    def suit(self, suit: str) -> str:
+        return self.t.suit(suit)
+
+    def level(self, level: str) -> str:
+        key = f"text_level_{level}"
+        return self.t(key) if self.known(key) else level
+
+    def totals(self, totals: Sequence[int]) -> str:
+        return " · ".join(f"{self.side(seats)}: {v}" for seats, v in zip(self.sides(), totals))
+
+    def totals_label(self, label: str) -> str:
+        key = "text_label_" + label.replace(" ", "_")
+        return self.t(key) if self.known(key) else label
+
+
 class _Person:
-    def __init__(self, inp: TextIO, out: TextIO, spec: GameSpec) -> None:
-        self.inp, self.out, self.spec = inp, out, spec
+    def __init__(self, inp: TextIO, out: TextIO, spec: GameSpec, words: _Words) -> None:
+        self.inp, self.out, self.spec, self.w = inp, out, spec, words
         self.strength = strength_table(PT_RANK_ORDER if len(spec.deck) == 40 else "AKQJT98765432")
 
     def say(self, text: str = "") -> None:
@@ -39,23 +117,26 @@ class _Person:
         self.out.flush()
 
     def ask(self, prompt: str) -> str:
-        self.out.write(prompt)
+        self.out.write(prompt + ": ")
         self.out.flush()
         line = self.inp.readline()
-        if not line or line.strip().lower() in ("q", "quit"):
-            raise Quit
+        if not line or line.strip().lower() in _QUIT_WORDS:
+            raise Quit(on_purpose=bool(line))
         return line.strip()
 
     def show(self, view: SeatView) -> list[tuple[int, str]]:
+        w = self.w
         hand = sorted(view.hand, key=lambda pc: _sort_key(pc[1], self.strength))
-        trump = view.trump
-        line = f"Trump: {SUIT_NAMES[trump]} " if trump else "Trump: none yet "
-        if view.trump_card:
-            line += f"(card {pretty(view.trump_card)}) "
+        parts = []  # trumps once known (Copas has none), then the trick on the table
+        if view.trump:
+            parts.append(w("text_trump", suit=w.suit(view.trump)))
+            if view.trump_card:
+                parts[-1] += " " + w("text_trump_card", card=pretty(view.trump_card))
         if view.trick:
-            line += "| Trick: " + "  ".join(f"seat {s}: {pretty(c)}" for s, c in view.trick)
-        self.say(line)
-        self.say("Your hand: " + "  ".join(f"{i + 1}) {pretty(c)}" for i, (_, c) in enumerate(hand)))
+            parts.append(w("text_trick", plays="  ".join(f"{w.who(s)}: {pretty(c)}" for s, c in view.trick)))
+        if parts:
+            self.say(" | ".join(parts))
+        self.say(w("text_hand", cards="  ".join(f"{i + 1}) {pretty(c)}" for i, (_, c) in enumerate(hand))))
         return hand
 
     def choose(self, view: SeatView, decision: Decision) -> Any:
@@ -63,57 +144,69 @@ class _Person:
         legal = view.legal
         while True:
             try:
-                return self._choose(view, decision, hand, legal)
+                return self._choose(decision, hand, legal)
             except ValueError as exc:
                 self.say(f"  {exc}")
 
-    def _choose(self, view: SeatView, decision: Decision, hand: list[tuple[int, str]], legal: list[Any]) -> Any:
+    def _choose(self, decision: Decision, hand: list[tuple[int, str]], legal: list[Any]) -> Any:
+        w = self.w
         if decision.kind == TRUMP:
-            text = self.ask(f"Choose trumps ({', '.join(legal)}): ").strip()
-            for choice in legal:
-                if choice.lower() == text.lower():
-                    return choice
-            raise ValueError(f"type one of {', '.join(legal)}")
+            return self._trump(legal)
         if decision.kind == PLAY:
             extras = [c for c in legal if isinstance(c, tuple)]
             ok = [i + 1 for i, (p, _) in enumerate(hand) if p in legal]
-            hint = f"Play a card ({', '.join(map(str, ok))})"
+            hint = w("text_play", numbers=", ".join(map(str, ok)))
             if extras:
-                hint += ", or s to swap the 2 of trumps"
-            text = self.ask(hint + ": ")
-            if extras and text.lower() == "s":
+                hint += w("text_play_swap")
+            text = self.ask(hint)
+            if extras and text.lower() in ("x", "s"):
                 return extras[0]
             n = self._numbers(text, hand, 1, 1)[0]
             if hand[n][0] not in legal:
-                raise ValueError(f"{pretty(hand[n][1])} is not allowed now (follow the rules of the trick)")
+                raise ValueError(w("text_err_not_allowed", card=pretty(hand[n][1])))
             return hand[n][0]
         assert decision.pick is not None
         lo, hi = decision.pick
         if decision.kind == PASS:
-            text = self.ask(f"Pass {lo} cards (numbers separated by spaces): ")
+            text = self.ask(w("text_pass", cards=w.count("text_cards", lo)))
         elif decision.kind == GO_IN:
-            may = "n to sit out, " if decision.may_decline else ""
-            text = self.ask(f"Going in: {may}Enter to play as dealt, or the numbers of cards to exchange: ")
+            text = self.ask(w("text_go_in") + (w("text_go_in_may") if decision.may_decline else ""))
             if decision.may_decline and text.lower() == "n":
                 return None
         else:
-            text = self.ask(f"Choose {lo}..{hi} cards: ")
+            text = self.ask(w("text_choose_cards", lo=lo, hi=hi))
         picked = self._numbers(text, hand, lo, hi) if text else []
         if len(picked) < lo:
-            raise ValueError(f"choose at least {lo}")
+            raise ValueError(w.count("text_err_at_least", lo))
         return tuple(hand[i][0] for i in picked)
 
-    @staticmethod
-    def _numbers(text: str, hand: list[tuple[int, str]], lo: int, hi: int) -> list[int]:
+    def _trump(self, legal: list[Any]) -> Any:
+        """Trumps by number (1..), by suit letter, or by the suit's name in this language."""
+        w = self.w
+
+        def label(choice: Any) -> str:
+            if choice in _ORDER:
+                return w.suit(choice)
+            return w("text_turn") if choice == "turn" else str(choice)
+
+        text = self.ask(w("text_pick_trump", choices="  ".join(f"{i + 1}) {label(c)}" for i, c in enumerate(legal))))
+        said = text.strip().lower()
+        for i, choice in enumerate(legal):
+            if said in (str(i + 1), str(choice).lower(), label(choice).lower()):
+                return choice
+        raise ValueError(w("text_err_number", n=len(legal)))
+
+    def _numbers(self, text: str, hand: list[tuple[int, str]], lo: int, hi: int) -> list[int]:
+        w = self.w
         try:
             nums = [int(t) - 1 for t in text.replace(",", " ").split()]
         except ValueError:
-            raise ValueError("type card numbers as shown before each card") from None
+            raise ValueError(w("text_err_numbers")) from None
         if not lo <= len(nums) <= hi or len(set(nums)) != len(nums):
-            raise ValueError(f"choose {lo} card(s)" if lo == hi else f"choose {lo} to {hi} different cards")
+            raise ValueError(w.count("text_err_exactly", lo) if lo == hi else w("text_err_range", lo=lo, hi=hi))
         for n in nums:
             if not 0 <= n < len(hand):
-                raise ValueError(f"there is no card {n + 1}")
+                raise ValueError(w("text_err_no_card", n=n + 1))
         return nums
 
 
@@ -125,28 +218,35 @@ def play_text(
     deals: int | None,
     inp: TextIO,
     out: TextIO,
+    *,
+    lang: str = "en",
 ) -> int:
-    """Play a match in line mode; return the exit status (0, or 130 when abandoned)."""
+    """Play a match in line mode, in ``lang`` (en or pt); return the exit status: 0 at the
+    end or when the person leaves with q, 130 when the input ends first."""
+    words = _Words(lang, spec)
     seed = secrets.randbits(32) if seed is None else seed
     shuffler = random.Random(f"p2pcards-play/{seed}")
-    person = _Person(inp, out, spec)
+    person = _Person(inp, out, spec, words)
     players: list[Any] = [person] + [
         make_player(bots, spec, random.Random(f"p2pcards-play/{seed}/{s}")) for s in range(1, spec.seats)
     ]
     match = spec.new_match(options, shuffler.randrange(spec.seats))
-    person.say(f"{spec.title}: you are seat 0; computer players ({bots}) sit in seats 1..{spec.seats - 1}. q quits.")
+    bots_key = "text_intro_one" if spec.seats == 2 else "text_intro_other"
+    person.say(words(bots_key, title=spec.title, me=ME + 1, level=words.level(bots), first=ME + 2, last=spec.seats))
     if spec.teams:
-        person.say("Teams: " + " against ".join("+".join(map(str, t)) for t in spec.teams))
+        teams = [words.side(team) for team in spec.teams]
+        person.say(words("text_teams", teams=words("text_against", a=teams[0], b=", ".join(teams[1:]))))
     played = 0
     try:
         while not match.finished and (deals is None or played < deals):
             cards = list(spec.deck)
             shuffler.shuffle(cards)
             deal = match.new_deal(cards)
-            person.say(f"\n--- Deal {match.deal_number + 1}, dealer seat {deal.dealer} ---")
+            person.say("\n" + words("text_deal", n=match.deal_number + 1, who=words.who(deal.dealer)))
             views = [SeatView(deal, s, match.totals) for s in range(spec.seats)]
-            shown = 0
+            told = _Told()
             while True:
+                _narrate(person, deal, told)  # what just happened, before anything is asked
                 step = deal.step()
                 if isinstance(step, End):
                     break
@@ -155,32 +255,114 @@ def play_text(
                     continue
                 for seat in step.seats:
                     deal.apply(seat, players[seat].choose(views[seat], step))
-                shown = _narrate(person, deal.events, shown)
-            _narrate(person, deal.events, shown)
             match.record(deal)
             played += 1
-            res = {k: v for k, v in (deal.result or {}).items() if v is not None}
-            person.say(f"Deal over: {res}")
-            person.say(f"Match ({match.totals_label}): {match.totals}")
-    except Quit:
-        person.say("\nYou left the table.")
-        return 130
-    if match.finished:
-        person.say(f"\nMatch over: side {match.winner} wins with {match.totals}.")
+            _summary(person, match.deal_number, deal.result or {})
+            person.say(words("text_match", label=words.totals_label(match.totals_label),
+                             totals=words.totals(match.totals)))
+    except Quit as left:
+        person.say("\n" + words("text_left"))
+        return 0 if left.on_purpose else 130
+    person.say("")
+    _final(person, match.winner, match.totals, played)
     return 0
 
 
-def _narrate(person: _Person, events: list[dict[str, Any]], shown: int) -> int:
-    for ev in events[shown:]:
-        who = "You" if ev["seat"] == 0 else f"Seat {ev['seat']}"
-        if ev["type"] == "play":
-            person.say(f"  {who} played {pretty(ev['card'])}")
-        elif ev["type"] == "trump" and ev.get("card"):
-            person.say(f"  {who} turned {pretty(ev['card'])}: trumps")
-        elif ev["type"] == "trump":
-            person.say(f"  {who} chose trumps: {ev.get('choice')}")
-        elif ev["type"] == "go_in":
-            person.say(f"  {who} " + (f"plays, exchanging {ev.get('exchange', 0)}" if ev["plays"] else "sits out"))
-        elif ev["type"] == "swap":
-            person.say(f"  {who} swapped {pretty(ev['card'])} for {pretty(ev['took'])}")
-    return len(events)
+class _Told:
+    """How much of a deal's events and tricks the person has been told."""
+
+    def __init__(self) -> None:
+        self.events = 0
+        self.tricks = 0
+
+
+def _narrate(person: _Person, deal: DealState, told: _Told) -> None:
+    """Print what happened in ``deal`` since the last call: its new events, then whoever
+    took a trick that was completed (called after every step, so at most one)."""
+    w = person.w
+    for ev in deal.events[told.events:]:
+        seat = ev["seat"]
+        who = _cap(w.who(seat))
+        kind = ev["type"]
+        if kind == "play":
+            person.say("  " + w("text_played", who=who, card=pretty(ev["card"])))
+        elif kind == "trump" and ev.get("card"):
+            person.say("  " + w("text_turned", who=who, card=pretty(ev["card"]), suit=w.suit(ev["card"][1])))
+        elif kind == "trump":
+            choice = ev.get("choice")
+            suit = w.suit(choice) if choice in _ORDER else str(choice)
+            person.say("  " + w("text_chose_trump", who=who, suit=suit))
+        elif kind == "go_in" and not ev["plays"]:
+            person.say("  " + w("text_sat_out", who=who))
+        elif kind == "go_in":
+            n = int(ev.get("exchange", 0))
+            person.say("  " + (w.count("text_went_in_exchanging", n, who=who) if n else w("text_went_in", who=who)))
+        elif kind == "swap":
+            person.say("  " + w("text_swapped", who=who, card=pretty(ev["card"]), took=pretty(ev["took"])))
+        elif kind == "pass":
+            to = ev["to"]
+            cards = list(ev.get("cards") or [])
+            if to == ME:
+                person.say("  " + w("text_passed_you", who=who, cards=" ".join(map(pretty, cards))))
+            else:  # the cards are the person's to see only when the person passed them
+                shown = " ".join(map(pretty, cards)) if seat == ME else w.count("text_cards", len(cards))
+                person.say("  " + w("text_passed", who=who, cards=shown, to=w.who(to)))
+    told.events = len(deal.events)
+    for trick in deal.tricks[told.tricks:]:
+        person.say("  " + w("text_took_trick", who=_cap(w.who(trick.winner))))
+    told.tricks = len(deal.tricks)
+
+
+def _summary(person: _Person, number: int, res: Mapping[str, Any]) -> None:
+    """The deal's result in words: per side, as each game scores it."""
+    w = person.w
+    spec = person.spec
+
+    def line(key: str, **fields: object) -> None:
+        person.say("  " + w(key, **fields))
+
+    person.say(w("text_deal_over", n=number))
+    if spec.name == "copas" and "taken" in res:
+        for s in range(spec.seats):
+            line("text_sum_copas", who=_cap(w.who(s)), taken=w.count("text_points", res["taken"][s]),
+                 points=w.count("text_points", res["points"][s]))
+        if res.get("moon") is not None:
+            line("text_moon", who=_cap(w.who(res["moon"])))
+    elif spec.name == "sobe-e-desce" and "delta" in res:
+        for s in range(spec.seats):
+            who, delta, score = _cap(w.who(s)), res["delta"][s], res["scores"][s]
+            if res["played"][s]:
+                line("text_sum_sobe_in", who=who, tricks=w.count("text_tricks", res["tricks"][s]), delta=delta,
+                     score=score)
+            else:
+                line("text_sum_sobe_out", who=who, delta=delta, score=score)
+    elif {"points", "tricks", "game_points"} <= res.keys():
+        for i, side in enumerate(w.sides()):
+            line("text_sum_points", side=_cap(w.side(side)), points=w.count("text_points", res["points"][i]),
+                 tricks=w.count("text_tricks", res["tricks"][i]),
+                 game_points=w.count("text_game_points", res["game_points"][i]))
+    else:  # a game these words do not know: its result as it is
+        person.say("  " + ", ".join(f"{k}: {v}" for k, v in res.items() if v is not None and k != "renuncia"))
+    if res.get("renuncia") is not None:
+        line("text_renuncia", who=w.who(res["renuncia"]))
+
+
+def _final(person: _Person, winner: int | None, totals: Sequence[int], played: int) -> None:
+    """The last lines: Sobe e Desce's riscos, then who won, by name (or that nobody has yet)."""
+    w = person.w
+    spec = person.spec
+    if winner is None:
+        person.say(w.count("text_no_winner", played))
+        return
+    if spec.name == "sobe-e-desce" and len(totals) == spec.seats:
+        tally = " · ".join(f"{w.who(s)} {r:+d}" for s, r in enumerate(riscos(totals, winner)))
+        person.say(w("text_riscos", riscos=tally))
+    side = w.sides()[winner]
+    if ME in side and len(side) > 1:
+        person.say(w("text_winners_us", partners=w.joined([w.who(s) for s in side if s != ME])))
+    elif ME in side:
+        person.say(w("text_winner_you"))
+    elif len(side) > 1:
+        person.say(w("text_winners", names=w.side(side)))
+    else:
+        person.say(w("text_winner", who=w.who(side[0])))

@@ -107,4 +107,26 @@ def test_arena_record_shape(game):
 def test_arena_human_output(capsys):
     code, out = cli("arena", "sueca", "--deals", "2", "--seed", "3")
     assert code == 0
-    assert out.count("match 0 deal") == 2 and "2 deals" in out
+    assert out.count("match 1 deal") == 2 and "2 deals" in out
+    assert "match 1 deal 1: dealer seat " in out and "match 1 deal 2: " in out and "deal 0" not in out
+
+
+def test_arena_human_output_names_the_winning_team_from_1():
+    code, out = cli("arena", "sueca", "--deals", "12", "--seed", "3")
+    assert code == 0 and "match won by team " in out
+    for line in out.splitlines():
+        if "match won by team 1" in line:
+            assert line.endswith("match won by team 1 (seats 1 and 3)")
+        elif "match won by team 2" in line:
+            assert line.endswith("match won by team 2 (seats 2 and 4)")
+    assert "won by 0" not in out and "won by 1" not in out
+
+
+def test_games_says_each_fact_once():
+    code, text = cli("games")
+    assert code == 0
+    lines = {line.split()[0]: line for line in text.splitlines() if not line.startswith(" ")}
+    assert lines["bisca"].count("2 players") == 1 and lines["bisca"].count("40 cards") == 1
+    assert lines["sueca"].count("40 cards") == 1 and lines["copas"].count("52 cards") == 1
+    assert "(40 cards)" in lines["sobe-e-desce"]  # its description does not say the deck: added once
+    assert "draw from the stock after each trick" in lines["bisca"]

@@ -125,8 +125,11 @@ def test_host_with_only_bots_plays_locally_and_prints_the_contract(home):
 def test_human_output_of_host(home):
     code, out = cli("host", "bisca", "--seats", "bot,bot", "--deals", "1", "--bind", "127.0.0.1")
     assert code == 0
-    assert "table for bisca open on 127.0.0.1:" in out and "deal 0:" in out and "audit clean" in out
-    assert "table over after 1 deal(s)" in out
+    assert "table for bisca open on 127.0.0.1:" in out and "deal 1: dealer seat " in out and "audit clean" in out
+    assert "table over after 1 deal(s)" in out and "deal 0:" not in out
+    # --deals 1 stops the match before its end: no "over ... no winner yet"
+    assert ("stopped before the match's end, no winner" in out or "won by seat" in out) and "no winner yet" not in out
+    assert "starts; seats 1: " in out and "; 2: " in out  # seats as people count them
 
 
 @pytest.mark.parametrize(
@@ -172,7 +175,7 @@ def test_audit_of_a_played_log_and_of_a_flipped_byte(tmp_path):
     assert code == 0 and report["ok"] is True, report
     assert report["game"] == "bisca" and [d["verdict"] for d in report["deals"]] == ["clean"]
     code, text = cli("audit", str(path))
-    assert code == 0 and "deal 0: clean" in text
+    assert code == 0 and "deal 1: clean" in text and "deal 0" not in text
     data = bytearray(path.read_bytes())
     data[-10] ^= 0x01  # one flipped bit in the last message's signature
     path.write_bytes(bytes(data))
@@ -201,6 +204,67 @@ def test_audit_of_several_logs_says_whether_they_are_one_transcript(tmp_path):
         report["disagreements"] == [{"path": str(one), "with": str(stranger), "seq": 0}])
     code, text = cli("audit", str(one), str(stranger))
     assert code == 1 and "DISAGREE" in text and "at seq 0" in text
+
+
+def test_audit_of_a_log_cut_short_by_a_crash_audits_what_is_there_and_warns(tmp_path):
+    """The torn last frame `resume` cuts off is a warning to `audit`, not a refusal."""
+    path = _played_log(tmp_path)
+    frames = _frames(path)
+    data = path.read_bytes()
+    last = frame(frames[-1])
+    path.write_bytes(data[: len(data) - len(last) // 2])  # the last write, cut in half
+    cut = len(last) - len(last) // 2
+    code, out = cli("audit", str(path), "--json")
+    report = json.loads(out)
+    assert code == 0 and report["ok"] is True, report
+    assert report["torn_tail"] == {"bytes": cut, "seq": len(frames) - 1}
+    assert report["error"] is None and [d["verdict"] for d in report["deals"]] in (["clean"], ["incomplete"])
+    code, text = cli("audit", str(path))
+    assert code == 0 and "OK: totals" in text
+    assert f"WARNING: the last {cut} bytes do not make a whole frame: message seq {len(frames) - 1}" in text
+    # several logs: the torn one is a beginning of the whole one, and each report says whether it is torn
+    whole = path.with_name("seat1.log")
+    code, out = cli("audit", str(path), str(whole), "--json")
+    report = json.loads(out)
+    assert code == 0 and report["agree"], report
+    assert report["logs"][0]["torn_tail"]["bytes"] == cut and report["logs"][1]["torn_tail"] is None
+    # a sound log says it is not torn
+    code, out = cli("audit", str(whole), "--json")
+    assert code == 0 and json.loads(out)["torn_tail"] is None
+
+
+def test_audit_refuses_a_log_damaged_before_its_end(tmp_path, capsys):
+    path = _played_log(tmp_path)
+    frames = _frames(path)
+    garbage = tmp_path / "garbage.log"  # garbage, then good data
+    garbage.write_bytes(b"".join(frame(m) for m in frames[:20]) + b"\xff" * 8 + b"".join(frame(m) for m in frames[20:]))
+    with pytest.raises(SystemExit) as exc:
+        main(["audit", str(garbage)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"{garbage} is damaged after its first 20 message(s)" in err and "Traceback" not in err
+    assert err.count("\n") == 1
+    torn = tmp_path / "torn-inside.log"  # a frame cut in half in the middle, the rest after it
+    torn.write_bytes(b"".join(frame(m) for m in frames[:20]) + frame(frames[20])[:40]
+                     + b"".join(frame(m) for m in frames[21:]))
+    proc = run("audit", str(torn), home=tmp_path)
+    assert proc.returncode in (1, 2) and "Traceback" not in proc.stderr
+    assert "damaged after its first" in proc.stderr or "FAULT" in proc.stdout, (proc.stdout, proc.stderr)
+
+
+def test_audit_of_a_log_whose_genesis_does_not_verify_says_so(tmp_path):
+    """No "table None of None": a genesis that parses but does not verify names no table."""
+    from p2pcards.table.transcript import HOST, ZERO_HASH, sign_message
+
+    host = Identity.generate("host")
+    raw = sign_message(host, table=bytes(32), deal=0, seq=0, prev=ZERO_HASH, author=HOST, kind="genesis",
+                       body={"host": {"signing": host.signing_public, "name": "host"}, "game": "bisca"})
+    path = tmp_path / "seat0.log"
+    path.write_bytes(frame(raw))
+    code, text = cli("audit", str(path))
+    assert code == 1 and "None" not in text, text
+    assert "a transcript of 1 message whose genesis" in text and "does not verify" in text
+    assert "error at message seq 0 (unattributed): bad genesis" in text and "FAULT" in text
 
 
 def _frames(path: Path) -> list[bytes]:

@@ -232,20 +232,22 @@ def _draw_flip(data: st.DataObject, wire: dict[str, Any], scalar_keys: tuple[str
 @given(cases(), st.data())
 def test_shuffle_proof_with_a_flipped_byte_is_refused(case: Case, data: st.DataObject) -> None:
     wire = _draw_flip(data, case.shuffle.to_wire(), SHUFFLE_SCALARS)
-    proof = ShuffleProof.from_wire(wire, GROUP, case.n)
-    assert proof is not None  # same shape: it parses, so it is verify that must refuse it
-    assert case.verify_shuffle(proof=proof) is False  # False, not an exception, for undecodable elements too
     assert pv.verify_shuffle(case.ctx, case.inputs, case.outputs, wire) is False
+    proof = ShuffleProof.from_wire(wire, GROUP, case.n)
+    if proof is None:  # a scalar flipped out of the canonical range: refused as it is read
+        return
+    assert case.verify_shuffle(proof=proof) is False  # False, not an exception, for undecodable elements too
 
 
 @SETTINGS
 @given(cases(), st.data())
 def test_lock_proof_with_a_flipped_byte_is_refused(case: Case, data: st.DataObject) -> None:
     wire = _draw_flip(data, case.lock.to_wire(), ("challenge", "responses"))
-    proof = LockProof.from_wire(wire, GROUP, case.n)
-    assert proof is not None
-    assert case.verify_lock(proof=proof) is False
     assert pv.verify_lock(case.lock_ctx, case.outputs, case.locked, wire) is False
+    proof = LockProof.from_wire(wire, GROUP, case.n)
+    if proof is None:  # a scalar flipped out of the canonical range: refused as it is read
+        return
+    assert case.verify_lock(proof=proof) is False
 
 
 @FEW

@@ -12,6 +12,7 @@ import asyncio
 import hashlib
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -28,7 +29,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import DummyOutput
 
-from p2pcards.core import GO_IN, PASS, PLAY, TRUMP, load_games
+from p2pcards.core import GO_IN, PASS, PLAY, TRUMP, Decision, load_games
 from p2pcards.discovery import Announcement, FakeLan, encode_txt, open_fake
 from p2pcards.identity import Identity, load_or_create
 from p2pcards.net import PROTO, log_path, unfinished_tables
@@ -38,10 +39,12 @@ from p2pcards.tui.app import build_app, run_local_table, run_with_trio
 from p2pcards.tui.i18n import Text
 from p2pcards.tui.lan import LanTable, run_lan_table
 from p2pcards.tui.layout import hand_fragments
-from p2pcards.tui.model import TableModel
+from p2pcards.tui.lobby import LobbyModel
+from p2pcards.tui.model import GameInfo, SeatLabel, Snapshot, TableModel
 from p2pcards.tui.runtime import LocalTable
 from p2pcards.tui.start import _Browser, build_start_app, run_start_screen
 from p2pcards.tui.start_model import StartModel
+from p2pcards.tui.style import build_style
 
 REGISTRY = load_games()
 RIGHT = "\x1b[C"
@@ -51,9 +54,12 @@ DOWN = "\x1b[B"
 class ScreenOutput(DummyOutput):
     """An output of a given (changeable) size that keeps, as text, every screen drawn on it."""
 
-    def __init__(self, rows: int = 30, columns: int = 100) -> None:
+    def __init__(self, rows: int = 30, columns: int = 100, *, cells: bool = False) -> None:
         self.size = Size(rows=rows, columns=columns)
         self.screens: list[str] = []
+        #: with ``cells``: the last screen as rows of (character, style) -- colours can be checked
+        self.keep_cells = cells
+        self.cells: list[list[tuple[str, str]]] = []
 
     def get_size(self) -> Size:
         return self.size
@@ -63,6 +69,10 @@ class ScreenOutput(DummyOutput):
         screen = screen_text(get_app())
         if screen and (not self.screens or self.screens[-1] != screen):
             self.screens.append(screen)
+        last = getattr(get_app().renderer, "_last_screen", None)
+        if self.keep_cells and last is not None:
+            self.cells = [[(last.data_buffer[y][x].char, last.data_buffer[y][x].style)
+                           for x in range(self.size.columns)] for y in range(self.size.rows)]
 
     def drawn(self) -> str:
         """Every screen the application drew, one after another."""
@@ -145,7 +155,8 @@ class Typist:
             return
         if m.popup is None and m.overlay is not None:
             key = m.overlay
-            titles = {"summary": m.text("summary_title", n=len(m.history)), "final": m.text("final_title"),
+            over = "final_title" if (m.final or {}).get("winner") is not None else "final_title_stopped"
+            titles = {"summary": m.text("summary_title", n=len(m.history)), "final": m.text(over),
                       "error": m.text("error_title")}
             if key in titles and titles[key] not in screen:
                 return  # not drawn yet
@@ -419,7 +430,7 @@ def test_start_screen_lists_lan_tables_live_and_opens_a_game(tmp_path):
 
     choice = asyncio.run(asyncio.wait_for(main(), 30))
     assert choice.kind == "join" and (choice.host, choice.port) == ("192.0.2.10", 4123)
-    assert "sueca-Ana-abcd: sueca hosted by Ana at 192.0.2.10:4123 — 3 free seat(s)" in out.drawn()
+    assert "sueca-Ana-abcd: sueca hosted by Ana at 192.0.2.10:4123 — 3 free seats" in out.drawn()
 
 
 def test_start_screen_plays_a_game_and_comes_back(tmp_path, monkeypatch):
@@ -478,7 +489,7 @@ def test_line_mode_stays_reachable_and_no_terminal_means_no_full_screen(tmp_path
     env = {**os.environ, "P2PCARDS_HOME": str(tmp_path)}
     proc = subprocess.run([sys.executable, "-m", "p2pcards", "play", "bisca", "--text", "--seed", "3"],
                           input="q\n", capture_output=True, text=True, timeout=60, env=env)
-    assert proc.returncode == 130 and "You left the table." in proc.stdout
+    assert proc.returncode == 0 and "You left the table." in proc.stdout
     proc = subprocess.run([sys.executable, "-m", "p2pcards"], capture_output=True, text=True, timeout=60, env=env)
     assert proc.returncode == 0 and "usage: p2pcards" in proc.stdout
     proc = subprocess.run([sys.executable, "-m", "p2pcards", "play", "--speed", "-1"], capture_output=True,
@@ -521,3 +532,92 @@ def test_start_screen_lists_saved_tables_and_takes_an_unfinished_one_up_again(tm
     assert "bisca 00010203 (against the computer): ended: the table went on without you" in drawn
     assert "That table has ended: there is nothing to take up" in drawn
     assert len(resumed) == 1 and resumed[0].table_id == table.table_id and resumed[0].manifest.role == "local"
+
+
+# ---------------------------------------------------------------------- keys and drawing, on a model
+def press(model: TableModel, keys: str = "", done: Callable[[], bool] = lambda: True, *, rows: int = 30,
+          columns: int = 100) -> ScreenOutput:
+    """Draw ``model`` on the real application, type ``keys`` through a pipe, wait until
+    ``done()`` (bounded) and one more drawing, then close; returns what was drawn."""
+    out = ScreenOutput(rows=rows, columns=columns, cells=True)
+
+    async def main() -> None:
+        with create_pipe_input() as inp, create_app_session(input=inp, output=out):
+            app = build_app(model, input=inp, output=out)
+
+            async def wait_then_close() -> None:
+                for _ in range(200):
+                    if done():
+                        break
+                    await asyncio.sleep(0.02)
+                app.invalidate()
+                await asyncio.sleep(0.1)
+                if not app.is_done:
+                    app.exit()
+
+            task = asyncio.ensure_future(wait_then_close())
+            try:
+                await app.run_async(pre_run=lambda: inp.send_text(keys))
+            finally:
+                task.cancel()
+
+    asyncio.run(asyncio.wait_for(main(), 20))
+    return out
+
+
+def _model(game: str, lang: str = "en", **snap: Any) -> tuple[TableModel, list[Any]]:
+    from tests.test_tui_model import make_model
+
+    return make_model(game, lang, **snap)
+
+
+def test_letters_reach_the_cards_after_the_tenth_and_arrows_up_down_the_trump_list():
+    from tests.test_tui_model import COPAS_HAND
+
+    model, chosen = _model("copas", hand=COPAS_HAND, hand_sizes=(13,) * 4)
+    model.ask(Decision((0,), PLAY), [p for p, _ in COPAS_HAND])
+    out = press(model, "b", lambda: bool(chosen))
+    assert chosen == [model.hand_order()[11][0]]  # b: the 12th card
+    assert "1-9, 0, a-c: that card" in out.screens[0]
+    assert " a " in out.screens[0].replace("▼", " ") and " c" in out.screens[0]  # each key over its card
+    sobe, picked = _model("sobe-e-desce", hand=((0, "AS"),))
+    sobe.ask(Decision((0,), TRUMP), ["S", "H", "D", "C", "turn"])
+    press(sobe, DOWN + DOWN + "\x1b[A" + "\r", lambda: bool(picked))
+    assert picked == ["H"]
+
+
+def test_hearts_and_diamonds_are_red_even_under_the_cursor():
+    from tests.test_tui_model import HAND
+
+    model, _ = _model("sueca", hand=HAND, trick=((1, "7D"),), dummies=(2,), dummy_hands={2: ("AH", "KS")})
+    model.ask(Decision((0,), PLAY), [3, 9])  # the hearts: legal, one under the cursor
+    out = press(model)
+    style = build_style()
+    colours = {style.get_attrs_for_style_str(st).color for row in out.cells for ch, st in row if ch in "♥♦"}
+    blacks = {style.get_attrs_for_style_str(st).color for row in out.cells for ch, st in row if ch in "♠♣"}
+    assert colours and colours <= {"c00000", "ff6b6b"} and "000000" not in colours
+    assert "c00000" not in blacks
+
+
+def test_seat_names_and_states_are_never_cut_mid_word():
+    spec = REGISTRY.get("sueca")
+    seats = [SeatLabel(0, "Zé"), SeatLabel(1, "Maximiliano Bartolomeu", "heuristic", "x"),
+             SeatLabel(2, "Rui"), SeatLabel(3, "Inês")]
+    model = TableModel(GameInfo.of(spec, spec.resolve_options({})), seats, 0, Text("en"), here="x")
+    model.update(Snapshot(stage="play", in_deal=True, hand_sizes=(10,) * 4, tricks_won=(0, 10, 0, 0),
+                          points_won=(0,) * 4, totals=(0, 0)))
+    model.link([1, 3], False)
+    screen = press(model, rows=20, columns=72).screens[-1]
+    assert re.search(r"disconnecte(?!d)", screen) is None and "disconnected" in screen
+    assert "Maximiliano Bartolomeu" not in screen and "Maximil" in screen and "…" in screen
+    for line in screen.splitlines():  # every line of a seat: whole words, or an ellipsis
+        assert not re.search(r"heuristi(?!c)|tricks 1(?!0)", line), line
+
+
+def test_the_lobby_tells_people_their_command_first():
+    model = LobbyModel(Text("en"))
+    model.say("where", model.text("lobby_listening", address="192.0.2.5:4000"))
+    text = "".join(f[1] for f in model.fragments())
+    person = text.index("p2pcards play --join 192.0.2.5:4000")
+    assert person < text.index("p2pcards join 192.0.2.5:4000")  # the headless computer player's comes second
+    assert "\n  A computer player joins with" in text

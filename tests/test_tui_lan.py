@@ -192,7 +192,8 @@ def test_q_in_the_lobby_leaves_a_hosted_table_that_never_filled(tmp_path):
 
     table = lan_table(plan, tmp_path)
     _, out, code = drive_lan(table, on_lobby=on_lobby, timeout=30)
-    assert code == 130 and table.outcome == "left"
+    assert code == 0 and table.outcome == "left"  # leaving on purpose is no failure
+    assert getattr(code, "left", None) is False  # the table never started: nothing to take up again
     assert "Waiting for players…" in out.drawn()
 
 

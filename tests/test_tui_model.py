@@ -198,7 +198,7 @@ def test_header_shows_trump_and_public_trump_card():
     assert left.startswith("Sueca · deal 1") and trump == "Trump ♥ hearts · 7♥ with Bot3"
     bisca, _ = make_model("bisca", lang="pt", trump="S", trump_card="AS", trump_holder=None, stock=23)
     left, trump = bisca.header()
-    assert "baralho 23" in left and trump == "Trunfo ♠ espadas · A♠ debaixo do baralho"
+    assert "monte 23" in left and trump == "Trunfo ♠ espadas · A♠ debaixo do monte"  # the stock: monte
     copas, _ = make_model("copas", info={"hearts_broken": True, "pass_direction": "left"})
     assert copas.header() == ("Copas · deal 1 · hearts broken", "")
     sobe, _ = make_model("sobe-e-desce", trump="C", info={"multiplier": 2})
@@ -283,7 +283,8 @@ def test_match_end_tally_per_game():
     assert lines[-1] == "riscos: Você -11 · Bot1 +18 · Bot2 -2 · Bot3 -5"
     copas, _ = make_model("copas")
     copas.table_over({"type": "final", "winner": None, "totals": [3, 10, 9, 4], "deals": 1, "transcript_hash": "0"})
-    assert copas.final_lines()[0].startswith("The table stops here") and "lowest wins" in copas.final_lines()[2]
+    lines = copas.final_lines()
+    assert lines[0].startswith("The table stopped after the deals") and "lowest wins" in lines[2]
 
 
 def test_windows_quit_asks_first_and_escape_closes():
@@ -322,7 +323,7 @@ def test_pace_keys_and_too_small():
 def test_score_panel_per_side_and_match():
     model, _ = make_model(points_won=(30, 11, 4, 0), tricks_won=(2, 1, 1, 0), totals=(2, 1))
     lines = model.score_lines()
-    assert " Us: 34 pts, 3 tricks" in lines and " Them: 11 pts, 1 tricks" in lines
+    assert " Us: 34 pts, 3 tricks" in lines and " Them: 11 pts, 1 trick" in lines
     assert "Match · game points to 4" in lines and " Us: 2" in lines
     copas, _ = make_model("copas", points_won=(0, 13, 2, 0), totals=(10, 20, 30, 40))
     assert " Bot1: 13 points" in copas.score_lines() and "Match · lowest wins" in copas.score_lines()
@@ -414,3 +415,127 @@ def test_tui_layers_stay_out_of_the_view_model_and_sans_io_layers():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+# ---------------------------------------------------------------------- dialogs and polish
+COPAS_HAND = ((0, "AS"), (1, "KS"), (2, "QS"), (3, "AH"), (4, "KH"), (5, "QH"), (6, "AC"), (7, "KC"), (8, "QC"),
+              (9, "AD"), (10, "KD"), (11, "QD"), (12, "JD"))
+
+
+def test_copas_a_fourth_mark_is_refused_and_says_why():
+    model, chosen = make_model("copas", hand=COPAS_HAND[:5], info={"pass_direction": "right"})
+    model.ask(Decision((0, 1, 2, 3), PASS, (3, 3)), [p for p, _ in COPAS_HAND[:5]])
+    for d in (1, 2, 3, 4):
+        model.digit(d)
+    marked = [hc.label for hc in model.hand_cards() if hc.picked]
+    assert marked == ["A♠", "K♠", "Q♠"]  # the first mark stays; the fourth is refused
+    assert "3 cards are marked already" in model.dialog_lines()[-1]
+    model.digit(1)  # unmarking works, and then a new mark does
+    model.digit(4)
+    assert [hc.label for hc in model.hand_cards() if hc.picked] == ["K♠", "Q♠", "A♥"]
+    model.enter()
+    assert len(chosen[0]) == 3
+
+
+def test_every_card_of_a_copas_hand_has_a_key_and_the_prompt_says_which():
+    model, chosen = make_model("copas", hand=COPAS_HAND, hand_sizes=(13,) * 4)
+    model.ask(Decision((0,), PLAY), [p for p, _ in COPAS_HAND])
+    keys = [hc.key for hc in model.hand_cards()]
+    assert keys == list("1234567890abc")
+    assert "1-9, 0, a-c: that card" in model.prompt()
+    assert any(line.startswith("1-9, 0, a-c") for line in model.help_lines())
+    model.card_key("c")  # the 13th card in hand order
+    assert chosen == [model.hand_order()[12][0]]
+    short, _ = make_model("sueca", hand=HAND)
+    short.ask(Decision((0,), PLAY), [p for p, _ in HAND])
+    assert "1-5: that card" in short.prompt()  # the keys there are, not more
+    pt, _ = make_model("copas", lang="pt", hand=COPAS_HAND[:11], info={"pass_direction": "left"})
+    pt.ask(Decision((0, 1, 2, 3), PASS, (3, 3)), [p for p, _ in COPAS_HAND[:11]])
+    assert "Espaço, 1-9, 0, a ou um clique marca uma carta" in pt.dialog_lines()[1]
+
+
+def test_copas_two_of_clubs_lead_is_announced_and_received_cards_marked():
+    hand = ((40, "3C"), (41, "4H"), (42, "9S"))
+    model, _ = make_model("copas", hand=hand, trick=((2, "2C"),), received=("4H", "9S"), received_from=3,
+                          info={"pass_direction": "right"})
+    assert model.notices() == ["Bot2 leads 2♣: whoever holds 2♣ opens the first trick",
+                               "Bot3 passed you 4♥ 9♠ (marked *)"]
+    assert [(hc.label, hc.received) for hc in model.hand_cards()] == [("9♠", True), ("4♥", True), ("3♣", False)]
+    first = ((2, "2C"), (3, "5C"), (0, "3C"), (1, "KC"))
+    model.update(Snapshot(stage="play", in_deal=True, trick=(), last_trick=(2, first, 1), tricks_played=1,
+                          received=("4H",), received_from=3))
+    cards, winner = model.trick_cards()  # the first trick stays on the table like any other
+    assert cards == {"top": "2C", "right": "5C", "bottom": "3C", "left": "KC"} and winner == "Bot1"
+    assert model.notices()[0].startswith("Bot2 leads 2♣")
+    model.update(Snapshot(stage="play", in_deal=True, trick=((1, "AS"),), last_trick=(2, first, 1), tricks_played=1))
+    assert model.notices() == []  # the next trick started
+    mine, _ = make_model("copas", lang="pt", trick=((0, "2C"),), info={"pass_direction": "none"})
+    assert mine.notices() == ["O seu 2♣ foi jogado por si: quem tem o 2♣ abre a primeira vaza"]
+
+
+@pytest.mark.parametrize(("info", "trump", "reason"), [
+    ({"trump_chooser": 0, "scores": [20, 20, 20, 20], "sat_out": [0, 0, 0, 0]}, "S", "you chose trumps"),
+    ({"trump_chooser": 1, "scores": [20, 20, 20, 20], "sat_out": [0, 0, 0, 0]}, "H", "hearts are trumps"),
+    ({"trump_chooser": 1, "scores": [4, 20, 20, 20], "sat_out": [0, 0, 0, 0]}, "S", "you are at 4 points"),
+    ({"trump_chooser": 1, "scores": [12, 20, 20, 20], "sat_out": [2, 0, 0, 0]}, "D", "you sat out the 2 deals"),
+])
+def test_sobe_e_desce_must_play_says_which_rule(info, trump, reason):
+    model, _ = make_model("sobe-e-desce", hand=HAND, info=info, trump=trump)
+    model.ask(Decision((0,), GO_IN, (0, 5), may_decline=False), [p for p, _ in HAND])
+    line = model.dialog_lines()[1]
+    assert line.startswith("You must play this deal: ") and reason in line
+    pt, _ = make_model("sobe-e-desce", lang="pt", hand=HAND, info=info, trump=trump)
+    pt.ask(Decision((0,), GO_IN, (0, 5), may_decline=False), [p for p, _ in HAND])
+    assert pt.dialog_lines()[1].startswith("Tem de jogar esta mão: ")
+
+
+def test_sobe_e_desce_trump_list_moves_with_up_and_down_too():
+    model, chosen = make_model("sobe-e-desce", hand=HAND[:3])
+    model.ask(Decision((0,), TRUMP), ["S", "H", "D", "C", "turn"])
+    model.down()
+    model.down()
+    model.up()
+    assert model.trump_cursor == 1 and "↑/↓" in model.dialog_lines()[1]
+    model.enter()
+    assert chosen == ["H"]
+
+
+def test_portuguese_words_for_bots_the_stock_and_leaving():
+    model, _ = make_model(lang="pt")
+    panel = model.seat_panel(1)
+    assert (panel.marker, panel.runs) == ("bot heurístico", "neste computador")
+    assert "heuristic" not in panel.marker and make_model()[0].seat_panel(1).marker == "bot heuristic"
+    exits: list[bool] = []
+    model.on_exit = lambda: exits.append(True)
+    model.key("q")
+    assert "y " not in model.text("quit_keys")
+    model.key("s")  # "sim"
+    assert exits == [True]
+    english, _ = make_model()
+    english.key("q")
+    english.key("s")  # in English, s is not yes: it shows the scores
+    assert english.overlay == "scores"
+
+
+def test_singular_and_plural_and_you_inside_a_sentence():
+    model, _ = make_model("sobe-e-desce", tricks_won=(1, 0, 2, 0))
+    assert " You: 1 trick" in model.score_lines() and " Bot2: 2 tricks" in model.score_lines()
+    copas, _ = make_model("copas", lang="pt", points_won=(1, 0, 13, 0))
+    assert " Você: 1 ponto" in copas.score_lines() and " Bot2: 13 pontos" in copas.score_lines()
+    model.update(Snapshot(stage="play", in_deal=True, last_trick=(1, ((1, "AS"), (0, "7S")), 0)))
+    assert model.last_trick_lines()[-1] == "won by you" and model.trick_cards()[1] == "you"
+    pt, _ = make_model(lang="pt", last_trick=(1, ((1, "AS"), (0, "7S")), 0))
+    assert pt.last_trick_lines()[-1] == "ganha: você"
+    held, _ = make_model(trump="H", trump_card="7H", trump_holder=0)
+    assert held.header()[1].endswith("7♥ with you")
+    held.deal_over(_deal_event(None, verdict="fault", seat=0, reason="bad key"))
+    assert "✗ Fault by you: bad key — you lose the deal." in held.summary_lines()
+
+
+def test_help_is_one_aligned_column_in_both_languages():
+    for lang in ("en", "pt"):
+        model, _ = make_model(lang=lang)
+        lines = model.help_lines()
+        width = max(len(line.split("  ")[0]) for line in lines)
+        for line in lines:
+            assert line[width:width + 2] == "  " and line[width + 2] != " ", (lang, line)

@@ -113,8 +113,8 @@ def test_a_whole_sueca_deal_by_keystrokes_in_tmux(tmp_path):
         assert "✓ Deal verified" in screen and "Match: Us" in screen
         assert re.search(r"Us \(.* & Rui\) — points \d+, tricks \d+", screen)
         tm.send("Enter")
-        screen = tm.wait("the end of the table", lambda s: "The match is over" in s)
-        assert "Final tally" in screen
+        screen = tm.wait("the end of the table", lambda s: "The table is over" in s)  # --deals 1: no winner
+        assert "Final tally" in screen and "before the match's end: no winner" in screen
         tm.send("Enter")
         tm.wait("the command's exit", lambda s: "EXIT=" in s)
         assert "EXIT=0" in tm.screen()
@@ -125,7 +125,7 @@ def test_a_whole_sueca_deal_by_keystrokes_in_tmux(tmp_path):
     assert len(logs) == 1 and logs[0].stat().st_size > 0
     audit = subprocess.run([sys.executable, "-m", "p2pcards", "audit", str(logs[0])], capture_output=True,
                            text=True, timeout=60)
-    assert audit.returncode == 0 and "deal 0: clean" in audit.stdout
+    assert audit.returncode == 0 and "deal 1: clean" in audit.stdout
 
 
 def _free_port() -> int:
@@ -179,7 +179,7 @@ def test_a_person_hosts_a_lan_table_in_tmux_and_a_computer_player_joins(tmp_path
         assert _play_until(tm, "Deal 1 is over") == 20  # Bisca deals 3 cards, then one from the stock each trick
         assert "✓ Deal verified" in tm.screen()
         tm.send("Enter")
-        tm.wait("the end of the table", lambda s: "The match is over" in s or "Final tally" in s)
+        tm.wait("the end of the table", lambda s: "Final tally" in s)
         tm.send("Enter")
         tm.wait("the command's exit", lambda s: "EXIT=" in s)
         assert "EXIT=0" in tm.screen()
@@ -216,10 +216,110 @@ def test_ctrl_c_then_resume_takes_the_seat_again_in_tmux(tmp_path):
         assert _play_until(tm, "Deal 1 is over") >= 1
         assert "✓ Deal verified" in tm.screen()
         tm.send("Enter")
-        tm.wait("the end of the table", lambda s: "The match is over" in s or "Final tally" in s)
+        tm.wait("the end of the table", lambda s: "Final tally" in s)
         tm.send("Enter")
         tm.wait("the command's exit", lambda s: "EXIT=" in s)
         assert "EXIT=0" in tm.screen()
     finally:
         tm.kill()
     assert len(list(home.glob("tables/*"))) == 1  # taken up again, not a new table
+
+
+def _turn(tm: Tmux) -> int:
+    """If it is this screen's turn, play the card under the cursor: 1 if a card went."""
+    screen = tm.screen()
+    if "your turn" not in screen:
+        return 0
+    cards = hand(screen)
+    tm.send("Enter")
+    try:
+        tm.wait("the card played", lambda s, c=cards: hand(s) != c or "is over" in s, timeout=5)
+    except AssertionError:
+        return 0  # a key typed as the turn was drawn: asked again
+    return 1
+
+
+STRAY = re.compile(r"p2pcards:|WARNING|INFO|Traceback|rejected a message")
+
+
+def test_a_person_who_joins_is_killed_and_comes_back_with_the_same_command_in_tmux(tmp_path):
+    """Two people on loopback, each on a full screen in tmux: Rui hosts Sueca with two
+    computer players, Ana joins with `play --join`.  Ana's process is killed with SIGKILL
+    mid-deal: Rui's screen shows her disconnected, says truthfully whose turn it is and
+    shows no stray log line.  Ana runs the same `play --join` again: she is back in her seat
+    (not refused as "full"), both play two deals to the end, both deals verified."""
+    import os
+    import signal
+
+    homes = {who: tmp_path / who for who in ("rui", "ana")}
+    for home in homes.values():
+        home.mkdir()
+    port = _free_port()
+    py = shlex.quote(sys.executable)
+
+    def command(who: str, args: str) -> str:
+        """The command in a shell of its own that writes its pid and becomes p2pcards; then
+        its exit status stays on the screen."""
+        inner = (f"echo $$ > {shlex.quote(str(homes[who] / 'pid'))}; cd {shlex.quote(str(REPO))} && exec env "
+                 f"P2PCARDS_HOME={shlex.quote(str(homes[who]))} LOGNAME={who} USER={who} LC_ALL=C.UTF-8 "
+                 f"{py} -m p2pcards {args}")
+        return f"sh -c {shlex.quote(inner)}; echo EXIT=$?; sleep 60"
+
+    rui, ana = Tmux(tmp_path / "rui.sock"), Tmux(tmp_path / "ana.sock")
+    rui.start(command("rui", f"play sueca --host --bind 127.0.0.1 --port {port} --no-announce "
+                             "--seats me,remote,bot,bot --timeout 30 --deals 2 --speed 0.05 --lang en"))
+    join = f"play sueca --join 127.0.0.1:{port} --speed 0.05 --lang en"
+    try:
+        rui.wait("the lobby", lambda s: "Seats taken" in s, timeout=30)
+        ana.start(command("ana", join))
+        rui.wait("the table", lambda s: "Sueca · deal 1" in s, timeout=30)
+        ana.wait("the table", lambda s: "Sueca · deal 1" in s, timeout=30)
+        # each plays a few cards, then Ana's process dies
+        played = {rui: 0, ana: 0}
+        for _ in range(200):
+            for tm in (rui, ana):
+                played[tm] += _turn(tm)
+            if min(played.values()) >= 2:
+                break
+            time.sleep(0.1)
+        assert min(played.values()) >= 2, played
+        os.kill(int((homes["ana"] / "pid").read_text()), signal.SIGKILL)
+        ana.wait("the kill", lambda s: "EXIT=137" in s, timeout=10)
+        ana.kill()
+        screen = rui.wait("Ana shown disconnected", lambda s: "disconnected" in s, timeout=30)
+        screen = rui.wait("a settled status", lambda s: "your turn" in s or "waiting for ana" in s, timeout=30)
+        assert not STRAY.search(screen), f"a stray line on the screen:\n{screen}"
+        if "your turn" not in screen:
+            assert "waiting for ana (reconnecting)" in screen  # not a computer player's name
+        # the same command again: back in the seat
+        ana = Tmux(tmp_path / "ana2.sock")
+        ana.start(command("ana", join))
+        ana.wait("the table again", lambda s: "Sueca · deal" in s and bool(hand(s)), timeout=40)
+        rui.wait("Ana back", lambda s: "disconnected" not in s, timeout=30)
+        for deal in (1, 2):
+            done = {tm: False for tm in (rui, ana)}
+            for _ in range(60):
+                for tm in (rui, ana):
+                    screen = tm.screen()
+                    assert not STRAY.search(screen), f"a stray line on the screen:\n{screen}"
+                    if f"Deal {deal} is over" in screen:
+                        done[tm] = True
+                    else:
+                        _turn(tm)
+                if all(done.values()):
+                    break
+                time.sleep(0.1)
+            assert all(done.values()), f"deal {deal} did not end on both screens"
+            for tm in (rui, ana):
+                assert "✓ Deal verified" in tm.wait("the verdict", lambda s: "verified" in s, timeout=20)
+                tm.send("Enter")
+        for tm in (rui, ana):
+            tm.wait("the end of the table", lambda s: "Final tally" in s, timeout=30)
+            tm.send("Enter")
+            assert "EXIT=0" in tm.wait("the command's exit", lambda s: "EXIT=" in s, timeout=30)
+    finally:
+        rui.kill()
+        ana.kill()
+    logs = [p.read_bytes() for home in homes.values() for p in home.glob("tables/*/seat*.log")]
+    assert len(logs) == 4 and len(set(logs)) == 1, "every seat's log is the same"
+    assert (homes["rui"] / "logs" / "p2pcards.log").exists(), "the warnings went to the log file"

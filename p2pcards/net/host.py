@@ -108,6 +108,11 @@ class _Lobby:
         if theirs != spec.rules_version:
             return "game", (f"this table plays {spec.name} rules version {spec.rules_version}; "
                             f"the peer has version {theirs}")
+        held = [s for s, j in self.joiners.items() if j.hello.signing == hello.signing]
+        if self.started and held:  # a player who left knocks again: say how it gets back
+            return "seated", (f"this identity holds seat {held[0] + 1} of this table, which is being played: "
+                              "`p2pcards resume` (or \"Your tables\" on the start screen) on the machine that "
+                              "played it takes the seat again")
         if self.started or not self.free:
             return "full", "every seat at this table is taken"
         if (hello.signing in self.bot_keys or any(j.hello.signing == hello.signing for j in self.joiners.values())

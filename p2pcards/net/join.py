@@ -110,6 +110,7 @@ async def join_table(
     on_link: LinkSink | None = None,
     linger: float = LINGER,
     table_class: Callable[..., Table] = Table,
+    table_name: str | None = None,
 ) -> Node:
     """Join the table at ``host:port`` as a bot peer of ``level`` and play it to the end.
 
@@ -117,7 +118,9 @@ async def join_table(
     a person instead (its ``hello`` names no bot level) and ``level`` is ignored.  With
     ``expect_host`` (a fingerprint, e.g. from the table's LAN announcement) the seat is
     given up unless the host that seats this peer has that key.  ``on_link``, ``linger`` and
-    ``table_class`` go to the node (:class:`~p2pcards.net.node.Node`).
+    ``table_class`` go to the node (:class:`~p2pcards.net.node.Node`).  ``table_name`` (the
+    name the table was found by on the LAN) is kept in the manifest, so that joining by that
+    name again takes the seat up again.
 
     Raises :class:`ConnectError`, :class:`Refused`, :class:`LobbyTimeout` or
     :class:`MeshError` (all NetErrors) with a message for people.
@@ -161,7 +164,7 @@ async def join_table(
             else:
                 entry = PeerEntry(seated.seat, peer_stem(seated.seat), "user", PERSON)
             manifest = Manifest("join", genesis.table_id, me.fingerprint, spec.name, start.processes, (entry,),
-                                listen=(local_ip, my_port), dial=(host, port))
+                                listen=(local_ip, my_port), dial=(host, port), name=table_name)
             node = Node(start.genesis, spec, [LocalSeat(me, player)], data_dir=data_dir, on_event=on_event,
                         manifest=manifest, on_link=on_link, linger=linger, table_class=table_class)
             mesh.node = node

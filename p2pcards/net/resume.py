@@ -89,7 +89,7 @@ class Unfinished:
         else:
             where = f"joined at {m.dial[0]}:{m.dial[1]}" if m.dial else (
                 f"hosted on port {m.listen[1]}" if m.listen else "hosted")
-        return f"{m.table_hex[:16]} ({m.game}, {m.role}, seat(s) {', '.join(map(str, m.seats))}, {where})"
+        return f"{m.table_hex[:16]} ({m.game}, {m.role}, seat(s) {', '.join(str(s + 1) for s in m.seats)}, {where})"
 
 
 def unfinished_tables(
@@ -101,10 +101,12 @@ def unfinished_tables(
     dial: tuple[str, int] | None = None,
     game: str | None = None,
     ended: bool = False,
+    name: str | None = None,
 ) -> list[Unfinished]:
     """The tables of this identity that were not played to their end here, optionally only
-    those whose id starts with ``prefix``, of a ``role``, joined at ``dial``, of a ``game``;
-    with ``ended``, the ended ones too (``manifest.ended`` says how)."""
+    those whose id starts with ``prefix``, of a ``role``, joined at ``dial``, of a ``game``,
+    joined by the LAN ``name``; with ``ended``, the ended ones too (``manifest.ended`` says
+    how)."""
     out = []
     for path, m in find_manifests(data_dir):
         if (m.finished and not ended) or m.user != me.fingerprint:
@@ -113,7 +115,7 @@ def unfinished_tables(
             continue
         if (role is not None and m.role != role) or (dial is not None and m.dial != dial):
             continue
-        if game is not None and m.game != game:
+        if (game is not None and m.game != game) or (name is not None and m.name != name):
             continue
         out.append(Unfinished(path, m))
     return out

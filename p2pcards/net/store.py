@@ -328,7 +328,9 @@ class Manifest:
 
     ``user`` is the fingerprint of the identity the process ran under (the host's, which
     signed the genesis, or the joining player's); ``listen`` this process's listener
-    (host: the lobby; join: its mesh listener); ``dial`` the host address a joiner joined.
+    (host: the lobby; join: its mesh listener); ``dial`` the host address a joiner joined;
+    ``name`` the table's name on the LAN when it was joined by name (so that joining by that
+    name again takes the seat up again; absent in manifests of earlier releases).
     """
 
     role: str
@@ -342,6 +344,7 @@ class Manifest:
     finished: bool = False
     #: how the table ended here (one of :data:`ENDINGS`), once it did
     ended: str | None = None
+    name: str | None = None
 
     @property
     def table_hex(self) -> str:
@@ -360,7 +363,7 @@ class Manifest:
             "processes": [{"seats": list(p.seats), "addr": p.addr, "port": p.port} for p in self.processes],
             "peers": [{"seat": p.seat, "stem": p.stem, "identity": p.identity, "level": p.level} for p in self.peers],
             "listen": list(self.listen) if self.listen else None, "dial": list(self.dial) if self.dial else None,
-            "finished": self.finished, "ended": self.ended,
+            "finished": self.finished, "ended": self.ended, "name": self.name,
         })
 
     @classmethod
@@ -381,8 +384,11 @@ class Manifest:
             table = obj["table"]
             if type(table) is not bytes or len(table) != 32:
                 raise ValueError("bad table id")
+            name = obj.get("name")
+            if name is not None and type(name) is not str:
+                raise ValueError("bad table name")
             return cls(obj["role"], table, str(obj["user"]), str(obj["game"]), procs, peers, listen, dial,
-                       bool(obj["finished"]), obj["ended"])
+                       bool(obj["finished"]), obj["ended"], name)
         except (FrameError, KeyError, TypeError, ValueError, IndexError) as exc:
             raise StoreError(f"not a table manifest: {exc}") from None
 

@@ -31,6 +31,7 @@ from p2pcards.identity import Identity
 from p2pcards.tui.i18n import Text
 from p2pcards.tui.keys import create_key_bindings
 from p2pcards.tui.layout import build_layout
+from p2pcards.tui.logfile import screen_logging
 from p2pcards.tui.model import TableModel
 from p2pcards.tui.runtime import LocalTable
 from p2pcards.tui.style import build_style
@@ -100,18 +101,39 @@ async def run_with_trio(
         await trio_done
 
 
+class ExitStatus(int):
+    """A table screen's exit status that also says whether the person left the table on
+    purpose before its end, so that it can be taken up again (``left``; ``p2pcards`` then
+    says how).  It is an ``int``: callers that only want the status use it as one."""
+
+    left: bool = False
+
+
+def exit_status(outcome: str, *, resumable: bool = True) -> ExitStatus:
+    """The exit status for a table screen's ``outcome``: 0 when the table is over or the
+    person left it (``q``, confirmed: leaving on purpose is no failure), 1 when it failed
+    or could not be played to its end.  ``left`` is set when the person left a table that
+    ``resumable`` says started (it has a transcript to take up again).  An interrupt (SIGINT
+    outside the screen) never gets here: ``p2pcards`` exits 130 for it."""
+    status = ExitStatus(0 if outcome in ("over", "left") else 1)
+    status.left = outcome == "left" and resumable
+    return status
+
+
 def run_local_table(table: LocalTable, *, input: Input | None = None, output: Output | None = None) -> int:
     """Run ``table`` on screen to its end or until the person leaves.
 
-    Exit status: 0 when the table is over, 130 when the person left first, 1 when it failed.
+    Exit status (:func:`exit_status`): 0 when the table is over or the person left it, 1
+    when it failed.
     """
     app = build_app(table.model, input=input, output=output)
 
     def trio_failed(error: BaseException) -> None:
         table.model.stopped(f"{type(error).__name__}: {error}")
 
-    asyncio.run(run_with_trio(app, table.run, table.cancel, trio_failed))
-    return {"over": 0, "failed": 1}.get(table.outcome, 130)
+    with screen_logging(table.data_dir):
+        asyncio.run(run_with_trio(app, table.run, table.cancel, trio_failed))
+    return exit_status(table.outcome)
 
 
 def play_local(

@@ -33,6 +33,8 @@ EN: dict[str, str] = {
     "you_dummy": "you (voted out: watching)",
     "runs_here": "runs here",
     "runs_on": "runs on {fp}",
+    "level_random": "random",
+    "level_heuristic": "heuristic",
     "cards_left": "{n} cards",
     "one_card_left": "1 card",
     "tricks_won": "tricks {n}",
@@ -56,20 +58,28 @@ EN: dict[str, str] = {
     "stopped": "stopped: {reason}",
     "speed": "pace {s:g} s",
     # prompts under the table
-    "prompt_play": "←/→ choose · Enter or Space plays · 1-9 plays that card · click a card",
+    "prompt_play": "←/→ choose · Enter or Space plays · {keys}: that card · click a card",
     "prompt_swap": "x or click: swap your {two} for the trump card {card}",
     "prompt_wait": "l last trick · s scores · ? help · q leave",
     "not_allowed": "{card} is not allowed now (follow the rules of the trick)",
     "pass_title": "Pass three cards",
     "pass_to": "Pass 3 cards {direction} to {name}: {k}/3 marked",
-    "pass_keys": "Space, a digit or a click marks a card · Enter passes",
+    "pass_keys": "Space, {keys} or a click marks a card · Enter passes",
     "pass_need": "mark exactly 3 cards first",
+    "pick_full": "{n} cards are marked already: unmark one first (Space, its key or a click)",
+    "two_clubs_lead": "{name} leads 2♣: whoever holds 2♣ opens the first trick",
+    "two_clubs_you": "Your 2♣ was led for you: whoever holds 2♣ opens the first trick",
+    "received": "{name} passed you {cards} (marked *)",
     "dir_left": "to the left",
     "dir_right": "to the right",
     "dir_across": "across",
     "go_in_title": "Going in",
     "go_in_text": "Mark the cards to exchange ({k} marked), then Enter to play",
     "go_in_must": "You must play this deal.",
+    "go_in_must_chooser": "You must play this deal: you chose trumps, and the trump chooser always plays.",
+    "go_in_must_hearts": "You must play this deal: hearts are trumps, so everyone plays.",
+    "go_in_must_low": "You must play this deal: you are at {score} points, and at {limit} or less you must play.",
+    "go_in_must_sat_out": "You must play this deal: you sat out the {n} deals before it.",
     "go_in_may": "n sits this deal out.",
     "go_in_button": "Play",
     "sit_out_button": "Sit out",
@@ -78,7 +88,7 @@ EN: dict[str, str] = {
     "trump_turn": "turn the next card",
     "trump_hearts_note": "everyone plays",
     "trump_clubs_note": "tricks count double",
-    "trump_keys": "←/→ or 1-5 · Enter chooses",
+    "trump_keys": "←/→ or ↑/↓ or 1-5 · Enter chooses",
     "suit_S": "spades",
     "suit_H": "hearts",
     "suit_D": "diamonds",
@@ -97,6 +107,10 @@ EN: dict[str, str] = {
     "us": "Us",
     "them": "Them",
     "side_points": "{name}: {pts} pts, {tricks} tricks",
+    "n_tricks_one": "1 trick",
+    "n_tricks_other": "{n} tricks",
+    "n_points_one": "1 point",
+    "n_points_other": "{n} points",
     "history": "Deals",
     # last trick
     "last_trick": "Last trick",
@@ -107,9 +121,12 @@ EN: dict[str, str] = {
     "verified": "Deal verified: shuffle, keys and every play check out.",
     "renuncia": "Renúncia by {name}: {reason}",
     "fault": "Fault by {name}: {reason} — {name} loses the deal.",
+    "fault_you": "Fault by you: {reason} — you lose the deal.",
     "fault_unknown": "Fault: {reason} — the deal is void.",
     "vote_out": "{name} was silent past the timeout and was voted out: {name} loses the deal and is a dummy "
                 "from now on.",
+    "vote_out_you": "You were silent past the timeout and were voted out: you lose the deal and your seat is a "
+                    "dummy from now on.",
     "void": "This deal is void and scores nothing.",
     "sum_team": "{name} — points {pts}, tricks {tricks}, game points +{gp}",
     "sum_copas": "{name}: took {taken} → {pts} points",
@@ -122,11 +139,12 @@ EN: dict[str, str] = {
     "see_result": "Enter or Space: the result",
     # match end
     "final_title": "The match is over",
+    "final_title_stopped": "The table is over",
     "winner_team": "{name} win the bandeira!",
     "winner_player": "{name} wins the match!",
     "winner_you": "You win the match!",
     "winners_you": "You and your partner win!",
-    "no_winner": "The table stops here (deals played: {n}); no winner yet.",
+    "no_winner": "The table stopped after the deals it was to play ({n}), before the match's end: no winner.",
     "tally": "Final tally",
     "riscos": "riscos",
     "leave_key": "Enter or q: leave the table",
@@ -134,20 +152,23 @@ EN: dict[str, str] = {
     "quit_title": "Leave the table?",
     "quit_text": "The transcript stays in\n{path}",
     "quit_keys": "y leaves · n or Esc stays",
+    "left_note": "p2pcards: you left the table before its end; its transcript is kept: `p2pcards resume` "
+                 "takes your seat again",
     "help_title": "Keys",
-    "help": (
-        "←/→        move along your hand\n"
-        "Enter/Space play the chosen card (marks a card when passing)\n"
-        "1-9, 0     the card at that place (0 is the tenth)\n"
-        "click      a card, a button, a choice\n"
-        "x          Bisca: swap the 2 of trumps\n"
-        "n          sit the deal out (Sobe e Desce)\n"
-        "l          the last trick\n"
-        "s          the scores\n"
-        "+/-        computer players slower/faster\n"
-        "?          this help\n"
-        "q          leave the table (asks first); Ctrl-C leaves at once\n"
-        "Esc        close a window"
+    "help": (  # each line: the key, a tab, what it does (the screen aligns the column)
+        "←/→\tmove along your hand (↑/↓ too in the trump list)\n"
+        "Enter/Space\tplay the chosen card (Space marks a card when passing)\n"
+        "1-9, 0, a-c\tthe card at that place (0 is the 10th; a, b, c the 11th to 13th)\n"
+        "click\ta card, a button, a choice\n"
+        "x\tBisca: swap the 2 of trumps\n"
+        "n\tsit the deal out (Sobe e Desce)\n"
+        "l\tthe last trick\n"
+        "s\tthe scores\n"
+        "+/-\tcomputer players slower/faster\n"
+        "?\tthis help\n"
+        "q\tleave the table (asks first); Ctrl-C leaves at once\n"
+        "Esc\tclose a window\n"
+        "*\t(over a card) passed to you this deal (Copas)"
     ),
     "too_small": "The terminal is too small: {cols}×{rows}; the table needs {need_cols}×{need_rows}.",
     "error_title": "The table stopped",
@@ -168,7 +189,9 @@ EN: dict[str, str] = {
     "start_bad_address": "expected HOST:PORT, e.g. 192.168.1.20:40123",
     "lan_placeholder": "LAN discovery is not installed yet: no live list. Use “Join by address”.",
     "lan_none": "No tables seen on the LAN yet (listening…).",
-    "lan_entry": "{game} hosted by {host} at {address} — {free} free seat(s)",
+    "lan_entry": "{game} hosted by {host} at {address} — {free}",
+    "free_seats_one": "1 free seat",
+    "free_seats_other": "{n} free seats",
     "start_remote": "Players on the LAN",
     "start_open": "Open the table",
     "start_saved": "Your tables (resume)",
@@ -176,6 +199,7 @@ EN: dict[str, str] = {
     "saved_local": "against the computer",
     "saved_joined": "joined at {where}",
     "saved_hosted": "hosted on {where}",
+    "saved_port": "port {port}",
     "saved_unfinished": "unfinished: Enter takes it up again",
     "saved_finished": "ended: played to its end",
     "saved_voted-out": "ended: you were voted out (and watched the rest)",
@@ -191,7 +215,8 @@ EN: dict[str, str] = {
     "offline": "disconnected",
     "lobby_title": "p2pcards — table on the LAN",
     "lobby_hosting": "You host {game}; you sit at seat {seat}.",
-    "lobby_listening": "Players join from the start screen, or with: p2pcards join {address}",
+    "lobby_listening": "People join from the start screen (p2pcards) or with: p2pcards play --join {address}\n"
+                       "A computer player joins with: p2pcards join {address}",
     "lobby_announced": "Announced on the LAN as “{name}”.",
     "lobby_seats": "Seats taken: {taken} of {total}.",
     "lobby_fill": "Waiting for players…",
@@ -200,10 +225,82 @@ EN: dict[str, str] = {
     "lobby_seated": "Seated at seat {seat} of {game}, hosted by {host}.",
     "lobby_start": "Waiting for the table to start…",
     "lobby_failed": "Could not play: {reason}",
-    "lobby_resumed": "Taking up table {table} of {game} again ({deals} deal(s) done).",
+    "lobby_resumed": "Taking up table {table} of {game} again (deals played: {deals}).",
     "lobby_reconnecting": "Reconnecting to the other players…",
     "lobby_keys": " q or Esc: leave ",
     "lobby_keys_failed": " any key: back ",
+    # text mode
+    "text_intro_one": "{title}: you are seat {me}; the computer player ({level}) sits in seat {last}. "
+                      "q leaves the table.",
+    "text_intro_other": "{title}: you are seat {me}; computer players ({level}) sit in seats {first} to {last}. "
+                        "q leaves the table.",
+    "text_level_random": "random",
+    "text_level_heuristic": "heuristic",
+    "text_teams": "Teams: {teams}",
+    "text_against": "{a} against {b}",
+    "text_and": "{a} and {b}",
+    "text_you": "you",
+    "text_seat": "seat {n}",
+    "text_deal": "--- Deal {n} · dealer: {who} ---",
+    "text_trump": "Trump: {suit}",
+    "text_trump_none": "Trump: not chosen yet",
+    "text_trump_card": "(card {card})",
+    "text_trick": "Trick: {plays}",
+    "text_hand": "Your hand: {cards}",
+    "text_play": "Play a card ({numbers})",
+    "text_play_swap": ", or x to swap the 2 of trumps",
+    "text_pick_trump": "Choose trumps: {choices}",
+    "text_turn": "turn the next card",
+    "text_pass": "Pass {cards}: their numbers, separated by spaces",
+    "text_go_in": "Going in: Enter plays the cards as dealt, or type the numbers of the cards to exchange",
+    "text_go_in_may": "; n sits this deal out",
+    "text_choose_cards": "Choose {lo} to {hi} cards",
+    "text_cards_one": "1 card",
+    "text_cards_other": "{n} cards",
+    "text_err_number": "type a number from 1 to {n}",
+    "text_err_not_allowed": "{card} is not allowed now (follow the rules of the trick)",
+    "text_err_numbers": "type the numbers shown before the cards",
+    "text_err_exactly_one": "choose 1 card",
+    "text_err_exactly_other": "choose {n} different cards",
+    "text_err_range": "choose {lo} to {hi} different cards",
+    "text_err_no_card": "there is no card {n}",
+    "text_err_at_least_one": "choose at least 1 card",
+    "text_err_at_least_other": "choose at least {n} cards",
+    "text_played": "{who} played {card}",
+    "text_took_trick": "{who} took the trick",
+    "text_turned": "{who} turned up {card}: {suit} are trumps",
+    "text_chose_trump": "{who} chose trumps: {suit}",
+    "text_went_in": "{who} went in with the cards as dealt",
+    "text_went_in_exchanging_one": "{who} went in, exchanging 1 card",
+    "text_went_in_exchanging_other": "{who} went in, exchanging {n} cards",
+    "text_sat_out": "{who} sat this deal out",
+    "text_swapped": "{who} swapped {card} for {took}",
+    "text_passed": "{who} passed {cards} to {to}",
+    "text_passed_you": "{who} passed you {cards}",
+    "text_deal_over": "Deal {n} is over:",
+    "text_points_one": "1 point",
+    "text_points_other": "{n} points",
+    "text_tricks_one": "1 trick",
+    "text_tricks_other": "{n} tricks",
+    "text_game_points_one": "1 game point",
+    "text_game_points_other": "{n} game points",
+    "text_sum_points": "{side}: {points}, {tricks}, +{game_points}",
+    "text_sum_copas": "{who}: took {taken} → {points}",
+    "text_moon": "{who} shot the moon!",
+    "text_sum_sobe_in": "{who}: played, {tricks} → {delta:+d}, score {score}",
+    "text_sum_sobe_out": "{who}: sat out → {delta:+d}, score {score}",
+    "text_renuncia": "Renúncia by {who}: the deal is lost",
+    "text_match": "Match ({label}): {totals}",
+    "text_label_game_points": "game points",
+    "text_label_points": "points",
+    "text_riscos": "Riscos: {riscos}",
+    "text_winner_you": "The match is over: you win!",
+    "text_winners_us": "The match is over: you and {partners} win!",
+    "text_winner": "The match is over: {who} wins.",
+    "text_winners": "The match is over: {names} win.",
+    "text_no_winner_one": "The table stops here after 1 deal, before the match's end: no winner.",
+    "text_no_winner_other": "The table stops here after {n} deals, before the match's end: no winner.",
+    "text_left": "You left the table.",
 }
 
 PT: dict[str, str] = {
@@ -213,16 +310,18 @@ PT: dict[str, str] = {
     "trump_card_held": "{card} com {name}",
     "hearts_broken": "copas já saíram",
     "tricks_double": "vazas valem 2",
-    "trump_card_stock": "{card} debaixo do baralho",
-    "stock": "baralho {n}",
+    "trump_card_stock": "{card} debaixo do monte",
+    "stock": "monte {n}",
     "you": "Você",
     "you_marker": "você",
     "person": "pessoa",
     "bot": "bot {level}",
     "dummy": "morto (votado fora)",
     "you_dummy": "você (votado fora: a assistir)",
-    "runs_here": "corre aqui",
-    "runs_on": "corre em {fp}",
+    "runs_here": "neste computador",
+    "runs_on": "no computador {fp}",
+    "level_random": "aleatório",
+    "level_heuristic": "heurístico",
     "cards_left": "{n} cartas",
     "one_card_left": "1 carta",
     "tricks_won": "vazas {n}",
@@ -244,20 +343,28 @@ PT: dict[str, str] = {
     "table_over": "a mesa terminou",
     "stopped": "parou: {reason}",
     "speed": "ritmo {s:g} s",
-    "prompt_play": "←/→ escolhe · Enter ou Espaço joga · 1-9 joga essa carta · clique numa carta",
+    "prompt_play": "←/→ escolhe · Enter ou Espaço joga · {keys}: essa carta · clique numa carta",
     "prompt_swap": "x ou clique: trocar o seu {two} pelo trunfo {card}",
     "prompt_wait": "l última vaza · s pontuação · ? ajuda · q sair",
     "not_allowed": "{card} não pode ser jogada agora (siga as regras da vaza)",
     "pass_title": "Passar três cartas",
     "pass_to": "Passe 3 cartas {direction} a {name}: {k}/3 marcadas",
-    "pass_keys": "Espaço, um algarismo ou um clique marca uma carta · Enter passa",
+    "pass_keys": "Espaço, {keys} ou um clique marca uma carta · Enter passa",
     "pass_need": "marque exatamente 3 cartas primeiro",
+    "pick_full": "Já tem {n} cartas marcadas: desmarque uma primeiro (Espaço, a tecla dela ou um clique)",
+    "two_clubs_lead": "{name} sai com o 2♣: quem tem o 2♣ abre a primeira vaza",
+    "two_clubs_you": "O seu 2♣ foi jogado por si: quem tem o 2♣ abre a primeira vaza",
+    "received": "{name} passou-lhe {cards} (marcadas com *)",
     "dir_left": "para a esquerda",
     "dir_right": "para a direita",
     "dir_across": "para a frente",
     "go_in_title": "Entrar",
     "go_in_text": "Marque as cartas a trocar ({k} marcadas) e Enter para jogar",
     "go_in_must": "Tem de jogar esta mão.",
+    "go_in_must_chooser": "Tem de jogar esta mão: escolheu o trunfo, e quem escolhe o trunfo joga sempre.",
+    "go_in_must_hearts": "Tem de jogar esta mão: copas são trunfo, por isso todos jogam.",
+    "go_in_must_low": "Tem de jogar esta mão: está com {score} pontos, e com {limit} ou menos é obrigado a jogar.",
+    "go_in_must_sat_out": "Tem de jogar esta mão: não jogou as {n} mãos anteriores.",
     "go_in_may": "n não joga esta mão.",
     "go_in_button": "Jogar",
     "sit_out_button": "Não jogar",
@@ -266,7 +373,7 @@ PT: dict[str, str] = {
     "trump_turn": "voltar a carta seguinte",
     "trump_hearts_note": "todos jogam",
     "trump_clubs_note": "cada vaza conta a dobrar",
-    "trump_keys": "←/→ ou 1-5 · Enter escolhe",
+    "trump_keys": "←/→ ou ↑/↓ ou 1-5 · Enter escolhe",
     "suit_S": "espadas",
     "suit_H": "copas",
     "suit_D": "ouros",
@@ -284,17 +391,24 @@ PT: dict[str, str] = {
     "us": "Nós",
     "them": "Eles",
     "side_points": "{name}: {pts} pts, {tricks} vazas",
+    "n_tricks_one": "1 vaza",
+    "n_tricks_other": "{n} vazas",
+    "n_points_one": "1 ponto",
+    "n_points_other": "{n} pontos",
     "history": "Mãos",
     "last_trick": "Última vaza",
     "no_trick_yet": "Ainda não se jogou nenhuma vaza.",
-    "won_by": "ganha por {name}",
+    "won_by": "ganha: {name}",
     "summary_title": "Fim da mão {n}",
     "verified": "Mão verificada: baralhar, chaves e todas as jogadas estão certas.",
     "renuncia": "Renúncia de {name}: {reason}",
     "fault": "Falta de {name}: {reason} — {name} perde a mão.",
+    "fault_you": "Falta sua: {reason} — perde a mão.",
     "fault_unknown": "Falta: {reason} — a mão é anulada.",
     "vote_out": "{name} esteve em silêncio além do tempo e foi votado fora: {name} perde a mão e passa a ser um "
                 "morto.",
+    "vote_out_you": "Esteve em silêncio além do tempo e foi votado fora: perde a mão e o seu lugar passa a ser um "
+                    "morto.",
     "void": "Esta mão foi anulada e não conta.",
     "sum_team": "{name} — pontos {pts}, vazas {tricks}, jogos +{gp}",
     "sum_copas": "{name}: apanhou {taken} → {pts} pontos",
@@ -306,31 +420,35 @@ PT: dict[str, str] = {
     "continue": "Enter ou Espaço: mão seguinte",
     "see_result": "Enter ou Espaço: o resultado",
     "final_title": "A partida terminou",
+    "final_title_stopped": "A mesa terminou",
     "winner_team": "{name} ganham a bandeira!",
     "winner_player": "{name} ganha a partida!",
     "winner_you": "Ganhou a partida!",
     "winners_you": "Você e o seu parceiro ganham!",
-    "no_winner": "A mesa acaba aqui (mãos jogadas: {n}); ainda sem vencedor.",
+    "no_winner": "A mesa parou após as mãos que tinha para jogar ({n}), antes do fim da partida: sem vencedor.",
     "tally": "Contas finais",
     "riscos": "riscos",
     "leave_key": "Enter ou q: sair da mesa",
     "quit_title": "Sair da mesa?",
     "quit_text": "A transcrição fica em\n{path}",
-    "quit_keys": "y sai · n ou Esc fica",
+    "quit_keys": "s (sim) sai · n (não) ou Esc fica",
+    "left_note": "p2pcards: saiu da mesa antes do fim; a transcrição fica guardada: `p2pcards resume` "
+                 "devolve-lhe o lugar",
     "help_title": "Teclas",
-    "help": (
-        "←/→        percorrer a mão\n"
-        "Enter/Espaço jogar a carta escolhida (marca uma carta ao passar)\n"
-        "1-9, 0     a carta nesse lugar (0 é a décima)\n"
-        "clique     uma carta, um botão, uma escolha\n"
-        "x          Bisca: trocar o 2 de trunfo\n"
-        "n          não jogar esta mão (Sobe e Desce)\n"
-        "l          a última vaza\n"
-        "s          a pontuação\n"
-        "+/-        computador mais lento/rápido\n"
-        "?          esta ajuda\n"
-        "q          sair da mesa (pergunta antes); Ctrl-C sai já\n"
-        "Esc        fechar uma janela"
+    "help": (  # cada linha: a tecla, um tab, o que faz (o ecrã alinha a coluna)
+        "←/→\tpercorrer a mão (também ↑/↓ na lista do trunfo)\n"
+        "Enter/Espaço\tjogar a carta escolhida (Espaço marca uma carta ao passar)\n"
+        "1-9, 0, a-c\ta carta nesse lugar (0 é a 10.ª; a, b, c da 11.ª à 13.ª)\n"
+        "clique\tuma carta, um botão, uma escolha\n"
+        "x\tBisca: trocar o 2 de trunfo\n"
+        "n\tnão jogar esta mão (Sobe e Desce)\n"
+        "l\ta última vaza\n"
+        "s\ta pontuação\n"
+        "+/-\tcomputador mais lento/rápido\n"
+        "?\testa ajuda\n"
+        "q\tsair da mesa (pergunta antes); Ctrl-C sai já\n"
+        "Esc\tfechar uma janela\n"
+        "*\t(sobre uma carta) passada a si nesta mão (Copas)"
     ),
     "too_small": "O terminal é pequeno demais: {cols}×{rows}; a mesa precisa de {need_cols}×{need_rows}.",
     "error_title": "A mesa parou",
@@ -350,7 +468,9 @@ PT: dict[str, str] = {
     "start_bad_address": "esperava HOST:PORTA, por ex. 192.168.1.20:40123",
     "lan_placeholder": "A descoberta na rede local ainda não está instalada: sem lista. Use “Entrar por endereço”.",
     "lan_none": "Ainda não se vê nenhuma mesa na rede local (a escutar…).",
-    "lan_entry": "{game} aberta por {host} em {address} — {free} lugar(es) livre(s)",
+    "lan_entry": "{game} aberta por {host} em {address} — {free}",
+    "free_seats_one": "1 lugar livre",
+    "free_seats_other": "{n} lugares livres",
     "start_remote": "Jogadores na rede",
     "start_open": "Abrir a mesa",
     "start_saved": "As suas mesas (retomar)",
@@ -358,6 +478,7 @@ PT: dict[str, str] = {
     "saved_local": "contra o computador",
     "saved_joined": "entrou em {where}",
     "saved_hosted": "aberta em {where}",
+    "saved_port": "porta {port}",
     "saved_unfinished": "por acabar: Enter retoma-a",
     "saved_finished": "acabou: jogada até ao fim",
     "saved_voted-out": "acabou: foi votado fora (e assistiu ao resto)",
@@ -373,7 +494,8 @@ PT: dict[str, str] = {
     "offline": "desligado",
     "lobby_title": "p2pcards — mesa na rede local",
     "lobby_hosting": "Abriu uma mesa de {game}; está no lugar {seat}.",
-    "lobby_listening": "Os jogadores entram pelo ecrã inicial, ou com: p2pcards join {address}",
+    "lobby_listening": "As pessoas entram pelo ecrã inicial (p2pcards) ou com: p2pcards play --join {address}\n"
+                       "Um jogador do computador entra com: p2pcards join {address}",
     "lobby_announced": "Anunciada na rede local como “{name}”.",
     "lobby_seats": "Lugares ocupados: {taken} de {total}.",
     "lobby_fill": "À espera de jogadores…",
@@ -382,10 +504,82 @@ PT: dict[str, str] = {
     "lobby_seated": "Sentado no lugar {seat} de {game}, mesa de {host}.",
     "lobby_start": "À espera que a mesa comece…",
     "lobby_failed": "Não foi possível jogar: {reason}",
-    "lobby_resumed": "A retomar a mesa {table} de {game} ({deals} mão(s) jogada(s)).",
+    "lobby_resumed": "A retomar a mesa {table} de {game} (mãos jogadas: {deals}).",
     "lobby_reconnecting": "A religar aos outros jogadores…",
     "lobby_keys": " q ou Esc: sair ",
     "lobby_keys_failed": " qualquer tecla: voltar ",
+    # text mode
+    "text_intro_one": "{title}: está no lugar {me}; o jogador do computador ({level}) está no lugar {last}. "
+                      "q sai da mesa.",
+    "text_intro_other": "{title}: está no lugar {me}; os jogadores do computador ({level}) estão nos lugares "
+                        "{first} a {last}. q sai da mesa.",
+    "text_level_random": "ao acaso",
+    "text_level_heuristic": "heurístico",
+    "text_teams": "Equipas: {teams}",
+    "text_against": "{a} contra {b}",
+    "text_and": "{a} e {b}",
+    "text_you": "você",
+    "text_seat": "lugar {n}",
+    "text_deal": "--- Mão {n} · dá: {who} ---",
+    "text_trump": "Trunfo: {suit}",
+    "text_trump_none": "Trunfo: ainda por escolher",
+    "text_trump_card": "(carta {card})",
+    "text_trick": "Vaza: {plays}",
+    "text_hand": "A sua mão: {cards}",
+    "text_play": "Jogue uma carta ({numbers})",
+    "text_play_swap": ", ou x para trocar o 2 de trunfo",
+    "text_pick_trump": "Escolha o trunfo: {choices}",
+    "text_turn": "voltar a carta seguinte",
+    "text_pass": "Passe {cards}: os números delas, separados por espaços",
+    "text_go_in": "Entrar: Enter joga com as cartas que tem, ou escreva os números das cartas a trocar",
+    "text_go_in_may": "; n fica de fora nesta mão",
+    "text_choose_cards": "Escolha de {lo} a {hi} cartas",
+    "text_cards_one": "1 carta",
+    "text_cards_other": "{n} cartas",
+    "text_err_number": "escreva um número de 1 a {n}",
+    "text_err_not_allowed": "{card} não pode ser jogada agora (siga as regras da vaza)",
+    "text_err_numbers": "escreva os números que aparecem antes das cartas",
+    "text_err_exactly_one": "escolha 1 carta",
+    "text_err_exactly_other": "escolha {n} cartas diferentes",
+    "text_err_range": "escolha de {lo} a {hi} cartas diferentes",
+    "text_err_no_card": "não há carta {n}",
+    "text_err_at_least_one": "escolha pelo menos 1 carta",
+    "text_err_at_least_other": "escolha pelo menos {n} cartas",
+    "text_played": "{who} jogou {card}",
+    "text_took_trick": "{who} levou a vaza",
+    "text_turned": "{who} voltou {card}: o trunfo é {suit}",
+    "text_chose_trump": "{who} escolheu o trunfo: {suit}",
+    "text_went_in": "{who} entrou com as cartas que tinha",
+    "text_went_in_exchanging_one": "{who} entrou e trocou 1 carta",
+    "text_went_in_exchanging_other": "{who} entrou e trocou {n} cartas",
+    "text_sat_out": "{who} ficou de fora nesta mão",
+    "text_swapped": "{who} trocou {card} por {took}",
+    "text_passed": "{who} passou {cards} ao {to}",
+    "text_passed_you": "{who} passou-lhe {cards}",
+    "text_deal_over": "Fim da mão {n}:",
+    "text_points_one": "1 ponto",
+    "text_points_other": "{n} pontos",
+    "text_tricks_one": "1 vaza",
+    "text_tricks_other": "{n} vazas",
+    "text_game_points_one": "1 jogo",
+    "text_game_points_other": "{n} jogos",
+    "text_sum_points": "{side}: {points}, {tricks}, +{game_points}",
+    "text_sum_copas": "{who}: apanhou {taken} → {points}",
+    "text_moon": "{who} apanhou tudo!",
+    "text_sum_sobe_in": "{who}: jogou, {tricks} → {delta:+d}, fica com {score}",
+    "text_sum_sobe_out": "{who}: ficou de fora → {delta:+d}, fica com {score}",
+    "text_renuncia": "Renúncia de {who}: a mão está perdida",
+    "text_match": "Partida ({label}): {totals}",
+    "text_label_game_points": "jogos",
+    "text_label_points": "pontos",
+    "text_riscos": "Riscos: {riscos}",
+    "text_winner_you": "A partida acabou: ganhou!",
+    "text_winners_us": "A partida acabou: você e {partners} ganham!",
+    "text_winner": "A partida acabou: {who} ganha.",
+    "text_winners": "A partida acabou: {names} ganham.",
+    "text_no_winner_one": "A mesa acaba aqui, ao fim de 1 mão, antes do fim da partida: sem vencedor.",
+    "text_no_winner_other": "A mesa acaba aqui, ao fim de {n} mãos, antes do fim da partida: sem vencedor.",
+    "text_left": "Saiu da mesa.",
 }
 
 STRINGS: Mapping[str, Mapping[str, str]] = {"en": EN, "pt": PT}
@@ -419,6 +613,13 @@ class Text:
 
     def __call__(self, key: str, **fields: object) -> str:
         return self._table[key].format(**fields) if fields else self._table[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._table
+
+    def plural(self, key: str, n: int, **fields: object) -> str:
+        """``key_one`` when ``n`` is 1, else ``key_other``, with ``n`` among the fields."""
+        return self(f"{key}_one" if n == 1 else f"{key}_other", n=n, **fields)
 
     def suit(self, suit: str) -> str:
         """The suit's name in this language (``H`` -> hearts / copas)."""

@@ -1,7 +1,8 @@
 """Key bindings of the table screen: each key is one call on the view model.
 
-←/→ move along the hand (or the trump choices), Enter and Space play (Space marks a card
-when passing or exchanging), digits pick a card by its place, ``x`` swaps Bisca's 2 of
+←/→ move along the hand (or the trump choices; ↑/↓ too), Enter and Space play (Space marks
+a card when passing or exchanging), digits pick a card by its place (``a``, ``b``, ``c``...
+from the eleventh: :data:`~p2pcards.tui.model.CARD_KEYS`), ``x`` swaps Bisca's 2 of
 trumps, ``n`` sits a Sobe e Desce deal out, ``l`` last trick, ``s`` scores, ``?`` help,
 ``+``/``-`` the computer players' pace, ``q`` leaves (after ``y``), Esc closes a window,
 Ctrl-C leaves at once.  What a key means in each situation is the model's business.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from p2pcards.tui.model import TableModel
+from p2pcards.tui.model import CARD_KEYS, TableModel
 
 __all__ = ["create_key_bindings"]
 
@@ -28,6 +29,14 @@ def create_key_bindings(model: TableModel) -> KeyBindings:
     def _right(event: KeyPressEvent) -> None:
         model.right()
 
+    @kb.add("up")
+    def _up(event: KeyPressEvent) -> None:
+        model.up()
+
+    @kb.add("down")
+    def _down(event: KeyPressEvent) -> None:
+        model.down()
+
     @kb.add("enter")
     def _enter(event: KeyPressEvent) -> None:
         model.enter()
@@ -40,6 +49,11 @@ def create_key_bindings(model: TableModel) -> KeyBindings:
         @kb.add(str(d))
         def _digit(event: KeyPressEvent, d: int = d) -> None:
             model.digit(d)
+
+    for letter in CARD_KEYS[10:]:
+        @kb.add(letter)
+        def _card(event: KeyPressEvent, letter: str = letter) -> None:
+            model.card_key(letter)
 
     for name in ("q", "y", "l", "s", "?", "+", "-"):
         @kb.add(name)

@@ -37,9 +37,10 @@ from p2pcards.discovery.commands import NoAnnouncer
 from p2pcards.identity import Identity
 from p2pcards.net import NetError, host_table, join_table, log_path, resume_table, single_error
 from p2pcards.net.lobby import SeatSpec
-from p2pcards.tui.app import build_app, run_with_trio
+from p2pcards.tui.app import build_app, exit_status, run_with_trio
 from p2pcards.tui.i18n import Text
 from p2pcards.tui.lobby import LobbyModel, build_lobby_app, end_if_ended
+from p2pcards.tui.logfile import screen_logging
 from p2pcards.tui.model import GameInfo, SeatLabel, TableModel
 from p2pcards.tui.runtime import PacedBot, ScreenTable
 
@@ -246,7 +247,8 @@ class LanTable(ScreenTable):
 
         await join_table(host, port, me=self.me, registry=self.registry, data_dir=self.data_dir,
                          lobby_timeout=plan.lobby_timeout, on_seated=on_seated, on_table=self._table_started,
-                         on_event=self._on_event, expect_host=expect, player=self.person, on_link=self._on_link)
+                         on_event=self._on_event, expect_host=expect, player=self.person, on_link=self._on_link,
+                         table_name=plan.name or None)
 
 
     async def _resume(self, plan: ResumePlan) -> None:
@@ -289,15 +291,16 @@ async def run_lan_async(table: LanTable, screens: Callable[[], Awaitable[None]],
         table.failed(f"{type(error).__name__}: {error}")
 
     await run_with_trio(screens, trio_main or table.run, table.cancel, trio_failed)
-    return {"over": 0, "failed": 1}.get(table.outcome, 130)
+    return exit_status(table.outcome, resumable=table.model is not None)  # left in the lobby: nothing to take up
 
 
 def run_lan_table(table: LanTable, *, input: Input | None = None, output: Output | None = None) -> int:
     """The lobby screen, then the table screen, until the table ends or the person leaves.
 
-    Exit status: 0 when the table is over, 130 when the person left first, 1 when it failed.
+    Exit status: 0 when the table is over or the person left it, 1 when it failed.
     """
-    return asyncio.run(run_lan_async(table, lan_screens(table, input=input, output=output)))
+    with screen_logging(table.data_dir):
+        return asyncio.run(run_lan_async(table, lan_screens(table, input=input, output=output)))
 
 
 def play_lan(

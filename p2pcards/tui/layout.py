@@ -15,16 +15,23 @@ the deal's summary, the match's end) float on top.  Every window's text is a fun
 the model, so a resize simply lays the same state out again; below
 :data:`~p2pcards.tui.model.MIN_COLS` x :data:`~p2pcards.tui.model.MIN_ROWS` the screen says
 the terminal is too small.  Cards and choices carry mouse handlers (a click plays or marks).
+
+A word is never cut by the edge of a window: text that does not fit a seat's or the score
+panel's width ends in an ellipsis.  Hearts and diamonds are red wherever a card is named
+(the ``red-suit`` class, last in the fragment's style: a dotted class such as ``card.cursor``
+applies its parent ``card`` again, which would reset an earlier colour; prompt-toolkit drops
+the colour where the output has none).
 """
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Callable
 
 from prompt_toolkit.application.current import get_app
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.formatted_text import StyleAndTextTuples, to_formatted_text
 from prompt_toolkit.layout import (
     ConditionalContainer,
     Float,
@@ -61,6 +68,8 @@ __all__ = [
 CARD_WIDTH = 5
 #: Width of the trick's row of the left and right cards: the trick window is never narrower.
 TRICK_WIDTH = 16
+#: Rows of the middle band: the side seats and the trick.
+SIDE_HEIGHT = 7
 
 
 def terminal_size() -> tuple[int, int]:
@@ -79,8 +88,11 @@ def _on_click(action: Callable[[], None]) -> Callable[[MouseEvent], object]:
     return handler
 
 
-def _card_style(card: str) -> str:
-    return "class:card class:card.red" if is_red(card) else "class:card class:card.black"
+def _card_style(card: str, *states: str) -> str:
+    """A card's classes: ``card``, its states (legal, picked...), then its colour last
+    (module docstring)."""
+    colour = "class:red-card" if is_red(card) else "class:black-card"
+    return " ".join(["class:card", *(f"class:card.{s}" for s in states), colour])
 
 
 def card_fragments(card: str | None) -> StyleAndTextTuples:
@@ -89,6 +101,42 @@ def card_fragments(card: str | None) -> StyleAndTextTuples:
         return [("", "    ")]
     label = card_label(card)
     return [(_card_style(card), f"{label:>3} ")]
+
+
+_RED_CARD = re.compile(r"(\S*[♥♦])")
+
+
+def suited(style: str, text: str) -> StyleAndTextTuples:
+    """``text`` in ``style``, with every card or suit of hearts or diamonds in it red."""
+    return [(f"{style} class:red-suit" if i % 2 else style, part)
+            for i, part in enumerate(_RED_CARD.split(text)) if part]
+
+
+def fit(text: str, width: int | None) -> str:
+    """``text`` cut to ``width`` columns with an ellipsis (None: as it is)."""
+    if width is None or len(text) <= width:
+        return text
+    return text[:max(width - 1, 0)].rstrip() + "…"
+
+
+class FitControl(FormattedTextControl):
+    """A text control whose text is made for the width it is drawn in (``get(width)``;
+    None while prompt-toolkit asks how wide the text would like to be)."""
+
+    def __init__(self, get: Callable[[int | None], StyleAndTextTuples], **kwargs: object) -> None:
+        self.width: int | None = None
+        super().__init__(lambda: get(self.width), **kwargs)  # type: ignore[arg-type]
+
+    def _get_formatted_text_cached(self) -> StyleAndTextTuples:
+        return to_formatted_text(self.text, self.style)  # per width, not once per frame
+
+    def preferred_width(self, max_available_width: int) -> int:
+        self.width = None
+        return super().preferred_width(max_available_width)
+
+    def create_content(self, width: int, height: int | None) -> object:  # type: ignore[override]
+        self.width = width
+        return super().create_content(width, height)
 
 
 # ---------------------------------------------------------------------- header, seats, trick
@@ -104,12 +152,13 @@ def trump_fragments(model: TableModel) -> StyleAndTextTuples:
         return []
     style = "class:header.trump"
     if model.snap.trump is not None and is_red(model.snap.trump):
-        style += " class:header.red"
+        style += " class:red-suit"
     return [(style, f"{trump} ")]
 
 
-def seat_fragments(model: TableModel, where: str) -> StyleAndTextTuples:
-    """The seat(s) sitting ``where`` (bottom, right, top, left): name, who, cards, tricks."""
+def seat_fragments(model: TableModel, where: str, width: int | None = None) -> StyleAndTextTuples:
+    """The seat(s) sitting ``where`` (bottom, right, top, left): name, who, cards, tricks;
+    each line fitted to ``width`` (a side seat lists its facts one a line)."""
     out: StyleAndTextTuples = []
     for seat in range(model.game.seats):
         if model.where(seat) != where:
@@ -121,18 +170,21 @@ def seat_fragments(model: TableModel, where: str) -> StyleAndTextTuples:
         if not panel.active:
             name_style += " class:seat.out"
         dealer = f" ({model.text('dealer_mark')})" if panel.dealer else ""
-        if where in ("left", "right"):
-            out.append(("", "\n"))  # level with the middle of the trick
-        out.append((name_style, f" {'▶ ' if panel.turn else ''}{panel.name}{dealer} "))
-        out.append(("", "\n"))
-        out.append(("class:seat.marker", panel.marker))
         side = where in ("left", "right")
-        if panel.runs:
-            out.append(("class:seat.marker", f"\n{panel.runs}" if side else f" · {panel.runs}"))
-        info = [x for x in (panel.cards, panel.detail) if x]
-        for text in info if side else [" · ".join(info)] if info else []:
-            out.append(("", "\n"))
-            out.append(("class:seat.info", text))
+        details = [d for d in panel.detail.split(" · ") if d]
+        if side:  # one fact a line, from the middle of the trick down while they fit its height
+            infos = [panel.marker, panel.runs, panel.cards, *details]
+            lines = [("class:seat.marker" if i < 2 else "class:seat.info", x) for i, x in enumerate(infos) if x]
+            if len(lines) < SIDE_HEIGHT - 1:
+                out.append(("", "\n"))
+        else:
+            lines = [("class:seat.marker", " · ".join(x for x in (panel.marker, panel.runs) if x)),
+                     ("class:seat.info", " · ".join(x for x in (panel.cards, panel.detail) if x))]
+        out.append((name_style, fit(f" {'▶ ' if panel.turn else ''}{panel.name}{dealer} ", width)))
+        for style, text in lines:
+            if text:
+                out.append(("", "\n"))
+                out += suited(style, fit(text, width))
     return out
 
 
@@ -154,11 +206,21 @@ def trick_fragments(model: TableModel) -> StyleAndTextTuples:
     return out
 
 
-def panel_fragments(model: TableModel) -> StyleAndTextTuples:
+def notice_fragments(model: TableModel, width: int | None = None) -> StyleAndTextTuples:
+    """What the table did by itself (Copas: the 2♣ led, the cards passed to the person)."""
+    out: StyleAndTextTuples = []
+    for i, line in enumerate(model.notices()):
+        if i:
+            out.append(("", "\n"))
+        out += suited("class:notice", fit(f" {line} ", width))
+    return out
+
+
+def panel_fragments(model: TableModel, width: int | None = None) -> StyleAndTextTuples:
     """The score panel at the side."""
-    out: StyleAndTextTuples = [("class:panel.title", f" {model.text('scores')}\n")]
+    out: StyleAndTextTuples = [("class:panel.title", fit(f" {model.text('scores')}", width) + "\n")]
     for line in model.score_lines():
-        out.append(("class:panel", f" {line}\n"))
+        out.append(("class:panel", fit(f" {line}", width) + "\n"))
     return out
 
 
@@ -174,23 +236,20 @@ def hand_fragments(model: TableModel, columns: int | None = None) -> StyleAndTex
     lines: list[StyleAndTextTuples] = [[], [], [], []] if boxed else [[], []]
     for hc in cards:
         click = _on_click(lambda i=hc.index: model.click_card(i))  # type: ignore[misc]
-        style = _card_style(hc.card)
+        states = ["legal"] if hc.legal else []
+        states += ["picked"] * hc.picked + ["cursor"] * hc.cursor
+        style = _card_style(hc.card, *states)
         if hc.legal is False:
-            style += " class:card.illegal"
-        elif hc.legal:
-            style += " class:card.legal"
-        if hc.picked:
-            style += " class:card.picked"
-        if hc.cursor:
-            style += " class:card.cursor"
+            style += " class:card.illegal"  # dimmed, over the colour
         mark = "▲" if hc.picked else ("▼" if hc.cursor else " ")
         w = CARD_WIDTH if boxed else 4
-        top = f"{mark}{hc.key}".center(w)
+        top = f"{mark}{hc.key}{'*' if hc.received else ''}".center(w)
         lines[0].append(("class:hand.key", top, click))
         if boxed:
-            lines[1].append((style + " class:card.edge", "┌───┐", click))
+            edge = _card_style(hc.card, *states, "edge") + (" class:card.illegal" if hc.legal is False else "")
+            lines[1].append((edge, "┌───┐", click))
             lines[2].append((style, f"│{hc.label:>3}│", click))
-            lines[3].append((style + " class:card.edge", "└───┘", click))
+            lines[3].append((edge, "└───┘", click))
         else:
             lines[1].append((style, f"{hc.label:>3} ", click))
     out: StyleAndTextTuples = []
@@ -202,11 +261,12 @@ def hand_fragments(model: TableModel, columns: int | None = None) -> StyleAndTex
 
 
 def prompt_fragments(model: TableModel) -> StyleAndTextTuples:
-    out: StyleAndTextTuples = [("class:prompt", f" {model.prompt()}")]
+    out: StyleAndTextTuples = suited("class:prompt", f" {model.prompt()}")
     swap = model.swap_prompt()
     if swap is not None and model.mode is not None:
         out.append(("class:prompt", "   "))
-        out.append(("class:button", f" {swap} ", _on_click(model.do_swap)))
+        click = _on_click(model.do_swap)
+        out += [(style, text, click) for style, text, *_ in suited("class:button", f" {swap} ")]
     return out
 
 
@@ -222,15 +282,15 @@ def dialog_fragments(model: TableModel) -> StyleAndTextTuples:
     t = model.text
     out: StyleAndTextTuples = []
     for line in model.dialog_lines():
-        out.append(("class:dialog", f" {line} \n"))
+        out += suited("class:dialog", f" {line} \n")
     mode = model.mode
     if mode == TRUMP:
         for i, (_, label, red, cursor) in enumerate(model.trump_options()):
             style = "class:choice"
-            if red:
-                style += " class:choice.red"
             if cursor:
                 style += " class:choice.cursor"
+            if red:  # last (module docstring)
+                style += " class:red-suit"
             out.append(("class:dialog", "  "))
             out.append((style, f" {label} ", _on_click(lambda i=i: model.click_trump(i))))  # type: ignore[misc]
             out.append(("class:dialog", "\n"))
@@ -258,7 +318,8 @@ def overlay_title(model: TableModel) -> str:
         return t("summary_title", n=model.summary["deal"] + 1)
     return {
         "help": t("help_title"), "scores": t("scores"), "last": t("last_trick"), "quit": t("quit_title"),
-        "final": t("final_title"), "error": t("error_title"),
+        "final": t("final_title" if (model.final or {}).get("winner") is not None else "final_title_stopped"),
+        "error": t("error_title"),
     }.get(kind or "", "")
 
 
@@ -269,7 +330,7 @@ def overlay_fragments(model: TableModel) -> StyleAndTextTuples:
     lines: list[str]
     keys = ""
     if kind == "help":
-        lines = t("help").split("\n")
+        lines = model.help_lines()
     elif kind == "scores":
         lines = model.score_lines()
     elif kind == "last":
@@ -282,7 +343,7 @@ def overlay_fragments(model: TableModel) -> StyleAndTextTuples:
             out.append(("class:window", f" {model.name(s):<14} "))
             out += card_fragments(c)
             out.append(("class:window", "\n"))
-        out.append(("class:window", " " + t("won_by", name=model.name(winner)) + " "))
+        out.append(("class:window", " " + t("won_by", name=model.who(winner)) + " "))
         return out
     elif kind == "quit":
         lines = [t("quit_text", path=model.log_path or "-")]
@@ -300,7 +361,8 @@ def overlay_fragments(model: TableModel) -> StyleAndTextTuples:
         return []
     width = max(terminal_size()[0] - 8, 20)
     wrapped = [piece for line in lines for part in line.split("\n")
-               for piece in (textwrap.wrap(part, width, break_long_words=True) or [""])]
+               for piece in (textwrap.wrap(part, width, break_long_words=True, drop_whitespace=kind != "help")
+                             or [""])]
     out = []
     for line in wrapped:
         style = "class:window"
@@ -308,7 +370,7 @@ def overlay_fragments(model: TableModel) -> StyleAndTextTuples:
             style += " class:verdict.ok"
         elif line.startswith("✗"):
             style += " class:verdict.bad"
-        out.append((style, f" {line} \n"))
+        out += suited(style, f" {line} \n")
     if keys:
         out.append(("class:window.keys", f" {keys} "))
     return out
@@ -325,22 +387,29 @@ def _text_window(get: Callable[[], StyleAndTextTuples], **kwargs: object) -> Win
     return Window(FormattedTextControl(get), **kwargs)  # type: ignore[arg-type]
 
 
+def _fit_window(get: Callable[[int | None], StyleAndTextTuples], **kwargs: object) -> Window:
+    return Window(FitControl(get), **kwargs)  # type: ignore[arg-type]
+
+
 def build_layout(model: TableModel) -> Layout:
     """The table screen for ``model`` (module docstring)."""
     header = VSplit([
         _text_window(lambda: header_fragments(model), height=1, style="class:header"),
         _text_window(lambda: trump_fragments(model), height=1, style="class:header", align=WindowAlign.RIGHT),
     ])
-    top = _text_window(lambda: seat_fragments(model, "top"), height=3, align=WindowAlign.CENTER)
-    left = _text_window(lambda: seat_fragments(model, "left"), width=D(min=12, preferred=16, max=22))
-    right = _text_window(lambda: seat_fragments(model, "right"), width=D(min=12, preferred=16, max=22),
-                         align=WindowAlign.RIGHT)
+    top = _fit_window(lambda w: seat_fragments(model, "top", w), height=3, align=WindowAlign.CENTER)
+    left = _fit_window(lambda w: seat_fragments(model, "left", w), width=D(min=12, preferred=16, max=22))
+    right = _fit_window(lambda w: seat_fragments(model, "right", w), width=D(min=12, preferred=16, max=22),
+                        align=WindowAlign.RIGHT)
     trick = _text_window(lambda: trick_fragments(model), align=WindowAlign.CENTER, style="class:felt",
                          width=D(min=TRICK_WIDTH, preferred=TRICK_WIDTH + 8))
-    bottom = _text_window(lambda: seat_fragments(model, "bottom"), height=3, align=WindowAlign.CENTER)
-    table = HSplit([top, Window(), VSplit([left, trick, right], padding=1, height=7), Window(), bottom],
-                   style="class:table")
-    panel = _text_window(lambda: panel_fragments(model), width=D(min=25, preferred=27, max=32), style="class:panel")
+    bottom = _fit_window(lambda w: seat_fragments(model, "bottom", w), height=3, align=WindowAlign.CENTER)
+    notice = _fit_window(lambda w: notice_fragments(model, w), align=WindowAlign.CENTER,
+                         height=lambda: D(min=0, max=2, preferred=len(model.notices())))
+    middle = VSplit([left, trick, right], padding=1, height=SIDE_HEIGHT)
+    table = HSplit([top, Window(), middle, notice, Window(), bottom], style="class:table")
+    panel = _fit_window(lambda w: panel_fragments(model, w), width=D(min=25, preferred=27, max=32),
+                        style="class:panel")
     body = VSplit([table, Window(width=1, char="│", style="class:rule"), panel])
     prompt = _text_window(lambda: prompt_fragments(model), height=1, style="class:prompt")
     hand = _text_window(lambda: hand_fragments(model), height=4, align=WindowAlign.CENTER, style="class:hand")

@@ -93,7 +93,8 @@ class LobbyModel:
         t = self.text
         out: StyleAndTextTuples = []
         for line in self.lines.values():
-            out += [("class:info", f"  {line}"), ("", "\n")]
+            for part in line.split("\n"):  # a line of several rows keeps its indent
+                out += [("class:info", f"  {part}"), ("", "\n")]
         if self.status:
             out += [("", "\n"), ("class:status", f"  {self.status}"), ("", "\n")]
         if self.error is not None:

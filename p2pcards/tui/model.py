@@ -25,6 +25,7 @@ from p2pcards.core import GO_IN, PASS, PLAY, SWAP, TRUMP, Card, Decision, GameSp
 from p2pcards.tui.i18n import Text
 
 __all__ = [
+    "CARD_KEYS",
     "MIN_COLS",
     "MIN_ROWS",
     "SUIT_ORDER",
@@ -51,6 +52,16 @@ SUIT_ORDER = "SHCD"
 TRUMP_CHOICES = ("S", "H", "D", "C", "turn")
 #: Games played clockwise (RULES.md, "Direction"); the others go anticlockwise.
 CLOCKWISE_GAMES = frozenset({"copas"})
+#: The key of each place in the hand, left to right: 1-9, 0 for the tenth, then letters
+#: that no other key of the table uses (a Copas hand holds 13 cards).
+CARD_KEYS = "1234567890abcdefgh"
+#: Keys that answer yes to "leave the table?", per language ("s" for "sim").
+YES_KEYS = {"en": "y", "pt": "sy"}
+#: Sobe e Desce's going-in rules (the same constants as plugins/p2pcards_sobe_e_desce/game.py,
+#: which the core may not import): at this score or less a player
+#: must play; so must one who sat out this many deals in a row.
+MUST_PLAY_AT = 5
+MAX_SIT_OUT = 2
 
 Choice = Any
 
@@ -140,6 +151,9 @@ class Snapshot:
     dummy_hands: Mapping[int, tuple[Card, ...]] = field(default_factory=dict)
     #: True once the person's own seat was voted out (the screen only watches)
     voted_out: bool = False
+    #: cards passed to the person this deal (Copas) and who passed them
+    received: tuple[Card, ...] = ()
+    received_from: int | None = None
 
 
 def snapshot_of(table: Any) -> Snapshot:
@@ -183,6 +197,12 @@ def snapshot_of(table: Any) -> Snapshot:
     info = dict(game.public_info())
     stock = info.get("stock")
     n = view.seats
+    received: tuple[Card, ...] = ()
+    giver = None
+    for ev in view.events:
+        if ev.get("type") == "pass" and ev.get("to") == view.seat and ev.get("cards"):
+            received += tuple(ev["cards"])
+            giver = ev.get("seat")
     return Snapshot(
         **base,
         deciding=deciding,
@@ -203,6 +223,8 @@ def snapshot_of(table: Any) -> Snapshot:
         info=info,
         strength=dict(getattr(game, "strength", {}) or {}),
         in_deal=True,
+        received=received,
+        received_from=giver,
     )
 
 
@@ -219,8 +241,10 @@ class HandCard:
     legal: bool | None
     cursor: bool
     picked: bool
-    #: the key that plays or marks it ("1".."9", "0"), or "" beyond the tenth card
+    #: the key that plays or marks it (:data:`CARD_KEYS`), or "" beyond the last key
     key: str
+    #: passed to the person this deal (Copas)
+    received: bool = False
 
 
 @dataclass(frozen=True)
@@ -384,6 +408,7 @@ class TableModel:
         """The hand as drawn, left to right."""
         kind = self.decision.kind if self.decision is not None else None
         legal = self._legal_positions()
+        received = set(self.snap.received)
         out = []
         for i, (pos, card) in enumerate(self.hand_order()):
             if kind == PLAY:
@@ -392,15 +417,40 @@ class TableModel:
                 ok = True
             else:
                 ok = None
-            key = str(i + 1) if i < 9 else ("0" if i == 9 else "")
+            key = CARD_KEYS[i] if i < len(CARD_KEYS) else ""
             out.append(HandCard(i, pos, card, card_label(card), is_red(card), ok,
-                                kind in (PLAY, PASS, GO_IN) and i == self.cursor, pos in self.picked, key))
+                                kind in (PLAY, PASS, GO_IN) and i == self.cursor, pos in self.picked, key,
+                                card in received))
         return out
 
+    def card_keys(self) -> str:
+        """The keys of the cards in hand as the prompt says them: ``1-5``, ``1-9, 0``, ``1-9, 0, a-c``."""
+        n = min(len(self.snap.hand), len(CARD_KEYS))
+        if n <= 1:
+            return "1"
+        parts = [f"1-{min(n, 9)}"]
+        if n >= 10:
+            parts.append("0")
+        if n == 11:
+            parts.append(CARD_KEYS[10])
+        elif n > 11:
+            parts.append(f"{CARD_KEYS[10]}-{CARD_KEYS[n - 1]}")
+        return ", ".join(parts)
+
     def name(self, seat: int | None) -> str:
+        """The seat's name, "You" for the person (as a label or at the start of a line)."""
         if seat is None or not 0 <= seat < len(self.seats):
             return "?"
         return self.text("you") if seat == self.me else self.seats[seat].name
+
+    def who(self, seat: int | None) -> str:
+        """The seat's name inside a sentence: "you" for the person ("won by you")."""
+        return self.text("you_marker") if seat == self.me else self.name(seat)
+
+    def level(self, level: str) -> str:
+        """A computer player's level in words of the screen's language (the CLI keeps its own values)."""
+        key = f"level_{level}"
+        return self.text(key) if key in self.text else level
 
     def where(self, seat: int) -> str:
         """Where ``seat`` sits around the table as the person sees it.
@@ -434,7 +484,7 @@ class TableModel:
         elif dummy:
             marker = t("dummy")
         elif label.bot:
-            marker = t("bot", level=label.bot)
+            marker = t("bot", level=self.level(label.bot))
             if label.runs_on and label.runs_on == self.here:
                 runs = t("runs_here")
             elif label.runs_on:
@@ -471,8 +521,31 @@ class TableModel:
             return {self.where(s): c for s, c in snap.trick}, None
         if snap.last_trick is not None and snap.in_deal:
             _, plays, winner = snap.last_trick
-            return {self.where(s): c for s, c in plays}, self.name(winner)
+            return {self.where(s): c for s, c in plays}, self.who(winner)
         return {}, None
+
+    def notices(self) -> list[str]:
+        """What the table did on its own that the person should know (Copas): who led the
+        two of clubs, which cards were passed to the person.  Shown during the first trick
+        and until the trick after it starts."""
+        t = self.text
+        snap = self.snap
+        out: list[str] = []
+        if self.game.name != "copas" or not snap.in_deal:
+            return out
+        if snap.tricks_played == 0:
+            first = snap.trick
+        elif snap.tricks_played == 1 and not snap.trick and snap.last_trick is not None:
+            first = snap.last_trick[1]  # the first trick, still on the table
+        else:
+            return out
+        if first and first[0][1] == "2C":
+            lead = first[0][0]
+            out.append(t("two_clubs_you") if lead == self.me else t("two_clubs_lead", name=self.name(lead)))
+        if snap.received:
+            out.append(t("received", name=self.name(snap.received_from),
+                         cards=" ".join(card_label(c) for c in snap.received)))
+        return out
 
     def header(self) -> tuple[str, str]:
         """(left part, trump part) of the top line."""
@@ -496,7 +569,7 @@ class TableModel:
                 trump += " · " + t("trump_card_stock", card=card_label(snap.trump_card))
             else:
                 trump += " · " + t("trump_card_held", card=card_label(snap.trump_card),
-                                   name=self.name(snap.trump_holder))
+                                   name=self.who(snap.trump_holder))
         return " · ".join(left), trump
 
     def status(self) -> str:
@@ -538,7 +611,7 @@ class TableModel:
         if self.message:
             return self.message
         if self.mode == PLAY:
-            return t("prompt_play")
+            return t("prompt_play", keys=self.card_keys())
         return t("prompt_wait")
 
     def swap_prompt(self) -> str | None:
@@ -573,13 +646,13 @@ class TableModel:
             if not snap.in_deal:
                 break
             if game == "copas":
-                lines.append(f" {short}: {sum(snap.points_won[s] for s in seats)} {t('points')}")
+                lines.append(f" {short}: {t.plural('n_points', sum(snap.points_won[s] for s in seats))}")
             elif game == "sobe-e-desce":
-                lines.append(f" {short}: {sum(snap.tricks_won[s] for s in seats)} {t('tricks')}")
+                lines.append(f" {short}: {t.plural('n_tricks', sum(snap.tricks_won[s] for s in seats))}")
             else:
                 pts = sum(snap.points_won[s] for s in seats)
                 tricks = sum(snap.tricks_won[s] for s in seats)
-                lines.append(f" {short}: {pts} {t('pts')}, {tricks} {t('tricks')}")
+                lines.append(f" {short}: {pts} {t('pts')}, {t.plural('n_tricks', tricks)}")
         lines.append("")
         lines.append(f"{t('match')} · {self.match_rule()}")
         totals = snap.totals or self._last_totals()
@@ -649,11 +722,13 @@ class TableModel:
         if verdict == "clean":
             return "✓ " + t("verified")
         if verdict == "renuncia":
-            return "✗ " + t("renuncia", name=self.name(seat), reason=reason)
+            return "✗ " + t("renuncia", name=self.who(seat), reason=reason)
         if verdict == "vote-out":
-            return "✗ " + t("vote_out", name=self.name(seat))
+            return "✗ " + (t("vote_out_you") if seat == self.me else t("vote_out", name=self.name(seat)))
         if seat is None:
             return "✗ " + t("fault_unknown", reason=reason)
+        if seat == self.me:
+            return "✗ " + t("fault_you", reason=reason)
         return "✗ " + t("fault", name=self.name(seat), reason=reason)
 
     def totals_text(self, totals: Sequence[int]) -> str:
@@ -693,8 +768,35 @@ class TableModel:
             return [t("no_trick_yet")]
         _, plays, winner = last
         lines = [f"{self.name(s)}: {card_label(c)}" for s, c in plays]
-        lines.append(t("won_by", name=self.name(winner)))
+        lines.append(t("won_by", name=self.who(winner)))
         return lines
+
+    def help_lines(self) -> list[str]:
+        """The help window: each key, then what it does, in one aligned column."""
+        rows = [line.split("\t", 1) for line in self.text("help").split("\n")]
+        width = max(len(r[0]) for r in rows if len(r) == 2)
+        return [f"{r[0]:<{width}}  {r[1]}" if len(r) == 2 else r[0] for r in rows]
+
+    def must_play_reason(self) -> str:
+        """Why the person may not sit this deal out (Sobe e Desce's going-in rules)."""
+        t = self.text
+        info = self.snap.info
+        me = self.me
+
+        def at(name: str) -> Any:
+            value = info.get(name)
+            return value[me] if isinstance(value, (list, tuple)) and me < len(value) else None
+
+        score, sat_out = at("scores"), at("sat_out")
+        if info.get("trump_chooser") == me:
+            return t("go_in_must_chooser")
+        if self.snap.trump == "H":
+            return t("go_in_must_hearts")
+        if isinstance(score, int) and score <= MUST_PLAY_AT:
+            return t("go_in_must_low", score=score, limit=MUST_PLAY_AT)
+        if isinstance(sat_out, int) and sat_out >= MAX_SIT_OUT:
+            return t("go_in_must_sat_out", n=sat_out)
+        return t("go_in_must")
 
     def pass_target(self) -> int | None:
         """The seat the person passes to this deal (Copas), from the public pass direction."""
@@ -710,11 +812,11 @@ class TableModel:
             direction = str(self.snap.info.get("pass_direction", "left"))
             lines = [t("pass_to", direction=t(f"dir_{direction}") if direction in ("left", "right", "across")
                                   else direction, name=self.name(self.pass_target()), k=len(self.picked)),
-                     t("pass_keys")]
+                     t("pass_keys", keys=self.card_keys())]
         elif kind == GO_IN:
             assert self.decision is not None
             lines = [t("go_in_text", k=len(self.picked)),
-                     t("go_in_may") if self.decision.may_decline else t("go_in_must")]
+                     t("go_in_may") if self.decision.may_decline else self.must_play_reason()]
         elif kind == TRUMP:
             lines = [t("trump_text"), t("trump_keys")]
         else:
@@ -759,6 +861,16 @@ class TableModel:
 
     def right(self) -> None:
         self._move(+1)
+
+    def up(self) -> None:
+        """↑: the previous trump choice (the trump list only)."""
+        if self.mode == TRUMP:
+            self._move(-1)
+
+    def down(self) -> None:
+        """↓: the next trump choice (the trump list only)."""
+        if self.mode == TRUMP:
+            self._move(+1)
 
     def _move(self, step: int) -> None:
         mode = self.mode
@@ -811,10 +923,19 @@ class TableModel:
 
     def digit(self, d: int) -> None:
         """A digit: the card at that place (1-9, 0 the tenth), or a trump choice (1-5)."""
+        self._card_or_choice(9 if d == 0 else d - 1)
+
+    def card_key(self, key: str) -> None:
+        """A card's key (:data:`CARD_KEYS`: digits, then letters from the eleventh card)."""
+        if key in CARD_KEYS:
+            index = CARD_KEYS.index(key)
+            if index < 10 or self.mode != TRUMP:
+                self._card_or_choice(index)
+
+    def _card_or_choice(self, index: int) -> None:
         if self.overlay is not None:
             return
         mode = self.mode
-        index = 9 if d == 0 else d - 1
         if mode == TRUMP:
             options = self.trump_options()
             if 0 <= index < len(options):
@@ -861,8 +982,9 @@ class TableModel:
             self.picked.remove(pos)
             return
         hi = self.decision.pick[1]
-        if len(self.picked) >= hi:
-            self.picked.pop(0)
+        if len(self.picked) >= hi:  # refuse, and say why: a mark never silently drops another
+            self.message = self.text("pick_full", n=hi)
+            return
         self.picked.append(pos)
 
     def do_swap(self) -> None:
@@ -879,7 +1001,8 @@ class TableModel:
             self._submit(None)
 
     def key(self, name: str) -> None:
-        """The letter keys: l last trick, s scores, ? help, q leave (asks), y yes, + and - pace."""
+        """The letter keys: l last trick, s scores, ? help, q leave (asks), y yes (also s, "sim",
+        in Portuguese), + and - pace."""
         if name == "q":
             if self.overlay in ("final", "error"):
                 self.on_exit()
@@ -887,9 +1010,10 @@ class TableModel:
                 self.popup = None
             else:
                 self.popup = "quit"
+        elif self.popup == "quit" and name in YES_KEYS.get(self.text.lang, "y"):
+            self.on_exit()
         elif name == "y":
-            if self.popup == "quit":
-                self.on_exit()
+            pass
         elif name in ("l", "s", "?"):
             wanted = {"l": "last", "s": "scores", "?": "help"}[name]
             self.popup = None if self.popup == wanted else wanted

@@ -36,6 +36,7 @@ from p2pcards.net.lobby import SeatSpec
 from p2pcards.tui.app import play_local, run_with_trio
 from p2pcards.tui.i18n import Text
 from p2pcards.tui.lan import HostPlan, JoinPlan, ResumePlan, hosting_announcer, play_lan
+from p2pcards.tui.logfile import screen_logging
 from p2pcards.tui.start_model import MENU, LanEntry, SavedEntry, StartChoice, StartModel
 
 __all__ = ["build_start_app", "run_start_screen", "saved_tables", "start_fragments", "lan_entry"]
@@ -129,8 +130,11 @@ def start_fragments(model: StartModel) -> StyleAndTextTuples:
                 model.row = i
                 model.right()
 
+            value = form.value(row)
+            if row == "level" and f"level_{value}" in t:  # the choice stays the CLI's word; the screen translates it
+                value = t(f"level_{value}")
             out.append((style, f"  {label:<18}", _click(bump)))
-            out.append(("class:value", f" ◀ {form.value(row)} ▶", _click(bump)))
+            out.append(("class:value", f" ◀ {value} ▶", _click(bump)))
             helps = [o.help for o in form.spec.options if o.name == row]
             if row == "game":
                 helps = [form.spec.description]
@@ -147,7 +151,8 @@ def start_fragments(model: StartModel) -> StyleAndTextTuples:
             line("class:help", "  " + t("lan_none"))
         for i, e in enumerate(tables):
             style = "class:item.cursor" if i == model.lan_cursor else "class:item"
-            text = t("lan_entry", game=e.game, host=e.host, address=f"{e.address}:{e.port}", free=e.free)
+            text = t("lan_entry", game=e.game, host=e.host, address=f"{e.address}:{e.port}",
+                     free=t.plural("free_seats", e.free))
             line(style, f"  {e.name}: {text}" + (f" ({e.reason})" if e.reason else ""))
     elif view == "saved":
         if not model.saved:
@@ -155,7 +160,7 @@ def start_fragments(model: StartModel) -> StyleAndTextTuples:
         for i, sv in enumerate(model.saved):
             style = "class:item.cursor" if i == model.saved_cursor else "class:item"
             kind = {"local": "saved_local", "join": "saved_joined"}.get(sv.role, "saved_hosted")
-            where = t(kind, where=sv.where)
+            where = t(kind, where=t("saved_port", port=sv.where) if sv.where.isdigit() else sv.where)
 
             def pick(i: int = i) -> None:
                 model.saved_cursor = i
@@ -300,7 +305,7 @@ def saved_tables(data_dir: Path | None, me: Identity) -> list[SavedEntry]:
     for found in unfinished_tables(data_dir, me, ended=True):
         m = found.manifest
         where = f"{m.dial[0]}:{m.dial[1]}" if m.role == "join" and m.dial else (
-            f"port {m.listen[1]}" if m.listen else "")
+            str(m.listen[1]) if m.listen else "")  # a port alone: the screen says "port N" in its language
         try:
             played = max(p.stat().st_mtime for p in found.path.parent.iterdir())
         except (OSError, ValueError):
@@ -309,6 +314,17 @@ def saved_tables(data_dir: Path | None, me: Identity) -> list[SavedEntry]:
                            any(p.level == PERSON for p in m.peers))
         out.append((entry.state != "unfinished", -played, entry))
     return [e for *_, e in sorted(out, key=lambda x: (x[0], x[1], x[2].table))]
+
+
+def _joined_before(data_dir: Path | None, me: Identity, host: str, port: int) -> Path | None:
+    """The manifest of this identity's unfinished table joined at ``host:port``, if any:
+    joining there again takes that seat up again."""
+    from p2pcards.net import unfinished_tables
+
+    if data_dir is None:
+        return None
+    found = unfinished_tables(data_dir, me, role="join", dial=(host, port))
+    return found[0].path if found else None
 
 
 def _resume_chosen(registry: GameRegistry, choice: StartChoice, *, me: Identity, lang: str, speed: float,
@@ -364,7 +380,8 @@ def run_start_screen(
             pending = ""
         app = build_start_app(model, input=input, output=output)
         browser = _Browser(model, opener, judge)
-        choice = asyncio.run(run_with_trio(app, browser.run, browser.cancel, browser.failed))
+        with screen_logging(data_dir):
+            choice = asyncio.run(run_with_trio(app, browser.run, browser.cancel, browser.failed))
         if choice is None:
             return 0
         if choice.kind == "play":
@@ -379,6 +396,9 @@ def run_start_screen(
             seats += [SeatSpec("bot", choice.level)] * (spec.seats - len(seats))
             plan = HostPlan(spec, options, seats, announce=hosting_announcer(spec, options, seats, me))
             play_lan(registry, plan, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input, output=output)
+        elif choice.kind == "join" and (back := _joined_before(data_dir, me, choice.host, choice.port)):
+            pending = _resume_chosen(registry, StartChoice("resume", path=back), me=me, lang=lang, speed=speed,
+                                     data_dir=data_dir, input=input, output=output)
         elif choice.kind == "join":
             join = JoinPlan(choice.host, choice.port, expect_host=choice.fingerprint)
             play_lan(registry, join, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input, output=output)

@@ -138,7 +138,7 @@ class LanEntry:
 @dataclass(frozen=True)
 class SavedEntry:
     """A table this identity played here: its id (hex), game, role (``local``, ``host``,
-    ``join``), where (the address joined or hosted on, '' for ``local``), ``state``
+    ``join``), where (the address joined, the port hosted on, '' for ``local``), ``state``
     (``unfinished``, or how it ended: ``finished``, ``voted-out``, ``abandoned``,
     ``unknown``), its manifest, and whether a person's seat is in it (only those are taken
     up on the screen; ``p2pcards resume`` plays the others on)."""

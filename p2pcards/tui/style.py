@@ -1,4 +1,9 @@
-"""Colours of the table screen, by ``class:`` name (the layout only names classes)."""
+"""Colours of the table screen, by ``class:`` name (the layout only names classes).
+
+Hearts and diamonds are red through ``red-card`` (a card's face) and ``red-suit`` (a card or
+suit named in text; darker on the light windows).  These names have no dot: a dotted class
+(``card.cursor``) applies its parent (``card``) again wherever it comes in a fragment's style.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,6 @@ STYLE_RULES: list[tuple[str, str]] = [
     ("header", "bg:#1f3b2d #e8e8e8"),
     ("header.title", "bg:#1f3b2d #ffffff bold"),
     ("header.trump", "bg:#1f3b2d #ffffff bold"),
-    ("header.red", "#ff6b6b"),
     ("table", "bg:#2e6b47 #e8e8e8"),
     ("felt", "bg:#2e6b47"),
     ("seat.name", "bold #ffffff"),
@@ -28,8 +32,8 @@ STYLE_RULES: list[tuple[str, str]] = [
     ("hand", "bg:#262626"),
     ("hand.key", "bg:#262626 #bcbcbc"),
     ("card", "bg:#fafafa #000000"),
-    ("card.black", "#000000"),
-    ("card.red", "#c00000"),
+    ("black-card", "#000000"),
+    ("red-card", "#c00000"),
     ("card.legal", "bold"),
     ("card.edge", "#606060"),
     ("card.picked", "bg:#afd7ff"),
@@ -41,7 +45,6 @@ STYLE_RULES: list[tuple[str, str]] = [
     ("dialog", "bg:#dadada #000000"),
     ("dialog.frame", "bg:#dadada #000000"),
     ("choice", "bg:#eeeeee #000000"),
-    ("choice.red", "#c00000"),
     ("choice.cursor", "bg:#ffd75f bold"),
     ("window", "bg:#eeeeee #000000"),
     ("window.frame", "bg:#eeeeee #000000"),
@@ -49,6 +52,11 @@ STYLE_RULES: list[tuple[str, str]] = [
     ("verdict.ok", "#005f00 bold"),
     ("verdict.bad", "#af0000 bold"),
     ("too-small", "#ffd75f bold"),
+    ("notice", "#ffd75f"),
+    ("red-suit", "#ff6b6b"),
+    ("window red-suit", "#c00000"),
+    ("dialog red-suit", "#c00000"),
+    ("choice red-suit", "#c00000"),
 ]
 
 

@@ -1,0 +1,119 @@
+"""Exit status of the full-screen table: leaving on purpose is 0, a failure 1, an interrupt 130.
+
+The local table runs for real (prompt-toolkit on a pipe input, trio as its guest, every seat
+a peer), driven by keys as in tests/test_tui_app.py; the person leaves with ``q`` then ``y``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+import p2pcards.cli as cli
+from p2pcards.core import load_games
+from p2pcards.identity import Identity
+from p2pcards.tui.app import run_local_table
+from p2pcards.tui.i18n import Text
+from p2pcards.tui.runtime import LocalTable
+
+REGISTRY = load_games()
+
+
+def person() -> Identity:
+    digest = hashlib.sha256(b"Z\xc3\xa9").digest()
+    return Identity(Ed25519PrivateKey.from_private_bytes(digest), X25519PrivateKey.from_private_bytes(digest), "Zé")
+
+
+def local(tmp_path: Path, **kw: Any) -> LocalTable:
+    spec = REGISTRY.get("bisca")
+    return LocalTable(spec, spec.resolve_options({}), me=person(), text=Text("en"), bots="random", seed=3, speed=0,
+                      data_dir=tmp_path, **kw)
+
+
+def run_typing(table: LocalTable, when: Any, keys: str) -> int:
+    """Run ``table`` on screen; type ``keys`` once ``when(model)`` holds."""
+    with create_pipe_input() as inp:
+        typed: list[bool] = []
+
+        def type_once() -> None:
+            if not typed and when(table.model):
+                typed.append(True)
+                inp.send_text(keys)
+
+        table.model.listeners.append(type_once)
+        return run_local_table(table, input=inp, output=DummyOutput())
+
+
+def test_q_confirmed_exits_0_and_says_how_to_take_the_table_up_again(tmp_path, capsys):
+    table = local(tmp_path, deals=None)
+    code = run_typing(table, lambda m: m.asked >= 1 and m.overlay is None, "qy")
+    assert table.outcome == "left"
+    assert code == 0  # leaving on purpose is no failure
+    assert cli._left_note(code) == 0
+    assert "you left the table before its end" in capsys.readouterr().err
+
+
+def test_a_table_played_to_its_end_exits_0_without_the_note(tmp_path, capsys):
+    table = local(tmp_path, deals=1)
+    # a table over: the person reads the final window and leaves it with q
+    code = run_typing_every(table)
+    assert table.outcome == "over" and code == 0
+    assert cli._left_note(code) == 0
+    assert "you left the table" not in capsys.readouterr().err
+
+
+def run_typing_every(table: LocalTable) -> int:
+    """Play on: Enter on every decision (the cursor starts on a legal card) and every window."""
+    with create_pipe_input() as inp:
+        answered = [0]
+
+        def react() -> None:
+            m = table.model
+            if m.overlay in ("summary", "final", "error") and m.popup is None:
+                inp.send_text("\r")
+            elif m.decision is not None and m.asked != answered[0]:
+                answered[0] = m.asked
+                inp.send_text("\r")
+
+        table.model.listeners.append(react)
+        return run_local_table(table, input=inp, output=DummyOutput())
+
+
+def test_a_failed_table_exits_1(tmp_path):
+    table = local(tmp_path, deals=None)
+
+    class Broken:
+        def choose(self, view: Any, decision: Any) -> Any:
+            raise RuntimeError("this computer player is broken")
+
+    table.seats[1].player.inner = Broken()
+    code = run_typing_every(table)  # the person plays until the table stops, then leaves its window
+    assert table.outcome == "failed" and code == 1
+    assert not getattr(code, "left", False)
+
+
+def test_an_interrupt_outside_the_screen_exits_130(monkeypatch, capsys):
+    def interrupted(args: Any, out: Any) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "cmd_games", interrupted)
+    assert cli.main(["games"], io.StringIO()) == 130
+    assert "interrupted" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("outcome", ["over", "left", "failed", "running"])
+def test_every_outcome_has_its_status(outcome):
+    from p2pcards.tui.app import exit_status
+
+    status = exit_status(outcome)
+    assert status == {"over": 0, "left": 0, "failed": 1, "running": 1}[outcome]
+    assert status.left == (outcome == "left")
+    assert not exit_status(outcome, resumable=False).left  # left in a LAN lobby: no table to take up

@@ -1,0 +1,100 @@
+"""Every word on the full-screen table, start screen and lobby comes from the translation
+table: the two languages have the same keys and fields, and a Portuguese screen shows no
+English word of the English table (a string built outside :mod:`p2pcards.tui.i18n` would)."""
+
+from __future__ import annotations
+
+import re
+import string
+from pathlib import Path
+
+import pytest
+
+from p2pcards.tui.i18n import EN, PT, STRINGS, Text
+from p2pcards.tui.lobby import LobbyModel
+from p2pcards.tui.start import start_fragments
+from p2pcards.tui.start_model import LanEntry, StartModel
+from tests.test_tui_app import REGISTRY, drive, local
+
+WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def _fields(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def _words(texts: list[str]) -> set[str]:
+    return {w.lower() for t in texts for w in WORD.findall(re.sub(r"\{[^}]*\}", " ", t))}
+
+
+def english_only() -> set[str]:
+    """Words of the English strings that no Portuguese string uses ("won", "trick", "heuristic"...)."""
+    return _words([v for k, v in EN.items() if v != PT[k]]) - _words(list(PT.values()))
+
+
+def plugin_words() -> set[str]:
+    """What the game plugins supply (titles, descriptions, option names, values and help):
+    their own contract, not this table's."""
+    texts = []
+    for spec in REGISTRY.games.values():
+        texts += [spec.name, spec.title, spec.description]
+        for o in spec.options:
+            texts += [o.name, o.help, *map(str, o.allowed)]
+    return _words(texts)
+
+
+def english_in(screen: str) -> set[str]:
+    """English words of the table on a Portuguese screen, leaving out plugins' own words and
+    file paths (the transcript's path in the leave dialog)."""
+    allowed = plugin_words()
+    screen = re.sub(r"\S*/\S*", " ", screen)
+    return {w for w in _words([screen]) if w in english_only() and w not in allowed}
+
+
+def test_both_languages_have_the_same_keys_and_fields():
+    assert set(STRINGS["en"]) == set(STRINGS["pt"])
+    assert {k for k in EN if _fields(EN[k]) != _fields(PT[k])} == set()
+
+
+def test_the_word_list_is_a_real_check():
+    """The check would see a string left in English: the words it looks for are the table's."""
+    words = english_only()
+    assert {"won", "trick", "heuristic", "stock", "leaves"} <= words
+    assert english_in("ganha: você · won by you · /a/tables/b/seat0.log") == {"won", "you"}
+
+
+@pytest.mark.parametrize(("game", "seed"), [("sueca", 2), ("copas", 1)])
+def test_a_portuguese_deal_shows_no_english_word(game: str, seed: int, tmp_path: Path):
+    table = local(game, tmp_path, lang="pt", seed=seed)
+    typist, out = drive(table)
+    assert table.outcome == "over" and typist.final
+    drawn = out.drawn()
+    assert "Teclas" in drawn and "Sair da mesa?" in drawn and "Última vaza" in drawn  # the windows were drawn
+    assert "bot aleatório" in drawn  # the level of the computer players, in words of the screen
+    if game == "copas":
+        assert "passou-lhe" in drawn and "2♣" in drawn
+    assert english_in(drawn) == set()
+
+
+def test_portuguese_start_screen_and_lobby_show_no_english_word():
+    text = Text("pt")
+    model = StartModel(list(REGISTRY.games.values()), text)
+    screens = []
+    for view in ("menu", "play", "host", "lan", "join", "saved"):
+        model.view = view
+        screens.append("".join(f[1] for f in start_fragments(model)))
+    model.view = "play"
+    model.row = model.form.rows().index("level")
+    screens.append("".join(f[1] for f in start_fragments(model)))
+    model.view = "lan"
+    model.table_seen("appear", LanEntry("t1.x", "t1", "sueca", "Ana", "192.0.2.1", 4000, 1, None))
+    screens.append("".join(f[1] for f in start_fragments(model)))
+    lobby = LobbyModel(text)
+    lobby.say("what", text("lobby_hosting", game="Sueca", seat=1))
+    lobby.say("where", text("lobby_listening", address="192.0.2.1:4000"))
+    lobby.say("seats", text("lobby_seats", taken=1, total=4))
+    lobby.wait(text("lobby_fill"))
+    screens.append("".join(f[1] for f in lobby.fragments()) + lobby.keys_line())
+    drawn = "\n".join(screens)
+    assert "heurístico" in drawn and "1 lugar livre" in drawn
+    assert english_in(drawn) == set()
