@@ -29,6 +29,8 @@ JSON output (--json): one object
                            "help": "..."}, ...]}, ...],
    "problems": [{"plugin": "...", "error": "..."}, ...]}
 "problems" lists plugins that failed to load; they are skipped.
+`p2pcards --lang pt games` words the list in Portuguese (the games' titles, descriptions and
+options as each plugin translates them); without --lang, and with --json, it stays in English.
 """
 
 ARENA_EPILOG = """\
@@ -320,9 +322,21 @@ def _load() -> GameRegistry:
     return registry
 
 
+#: The words of `p2pcards games` around the games' own (``--lang`` before the command; English
+#: when it is not given, so that the output stays the same for scripts whatever the locale).
+GAMES_WORDS: dict[str, dict[str, str]] = {
+    "en": {"none": "no games installed", "option": "    {flag:<28} default {default}: {help}",
+           "players": "{n} players", "cards": "{n} cards"},
+    "pt": {"none": "nenhum jogo instalado", "option": "    {flag:<28} {label}, por omissão {default}: {help}",
+           "players": "{n} jogadores", "cards": "{n} cartas"},
+}
+
+
 # ---------------------------------------------------------------------- commands
 def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
     registry = _load()
+    lang = getattr(args, "start_lang", None) or "en"
+    words = GAMES_WORDS[lang]
     if args.json:
         games = [
             {
@@ -344,23 +358,30 @@ def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
         print(json.dumps({"games": games, "problems": problems}), file=out)
         return 0
     if not registry.games:
-        print("no games installed", file=out)
+        print(words["none"], file=out)
     for s in sorted(registry.games.values(), key=lambda s: s.name):
-        print(f"{s.name:<14} {s.title} — {_about(s)}", file=out)
+        print(f"{s.name:<14} {s.text(lang, 'title')} — {_about(s, lang)}", file=out)
         for o in s.options:
             flag = f"-o {o.name}=" + "|".join(str(v) for v in o.allowed)
-            print(f"    {flag:<28} default {o.default}: {o.help}", file=out)
+            default = str(o.default)  # as typed after -o; its label too when the game words it otherwise
+            label = s.text(lang, f"option.{o.name}.{o.default}")
+            if label != default:
+                default += f" ({label})"
+            print(words["option"].format(flag=flag, label=s.text(lang, f"option.{o.name}"), default=default,
+                                         help=s.text(lang, f"option.{o.name}.help")), file=out)
     return 0
 
 
-def _about(spec: GameSpec) -> str:
+def _about(spec: GameSpec, lang: str = "en") -> str:
     """A game in a line: its description, with the players and cards it does not already say
     (the built-in games' descriptions start with them: each fact is said once)."""
-    facts = [f"{spec.seats} players", f"{len(spec.deck)} cards"]
-    missing = [fact for fact in facts if fact not in spec.description]
-    if not spec.description:
+    words = GAMES_WORDS[lang]
+    description = spec.text(lang, "description")
+    facts = [words["players"].format(n=spec.seats), words["cards"].format(n=len(spec.deck))]
+    missing = [fact for fact in facts if fact not in description]
+    if not description:
         return ", ".join(missing)
-    return spec.description + (f" ({', '.join(missing)})" if missing else "")
+    return description + (f" ({', '.join(missing)})" if missing else "")
 
 
 def cmd_arena(args: argparse.Namespace, out: TextIO) -> int:
@@ -518,7 +539,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     from p2pcards.tui.i18n import default_lang
 
     me = _identity()
-    _warn_unfinished(data_dir(), me, role="local", game=spec.name)  # stays on the terminal under the screen
+    _warn_unfinished(data_dir(), me)  # stays on the terminal under the screen, seen again once it closes
     lang = args.lang or args.start_lang or default_lang()
     return _left_note(play_local(spec, options, me=me, lang=lang, bots=args.bots,
                                  seed=args.seed, deals=args.deals, speed=args.speed, data_dir=data_dir()), lang)

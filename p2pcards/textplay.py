@@ -232,7 +232,8 @@ def play_text(
     ]
     match = spec.new_match(options, shuffler.randrange(spec.seats))
     bots_key = "text_intro_one" if spec.seats == 2 else "text_intro_other"
-    person.say(words(bots_key, title=spec.title, me=ME + 1, level=words.level(bots), first=ME + 2, last=spec.seats))
+    title = spec.text(lang, "title")  # the game's own words in the person's language
+    person.say(words(bots_key, title=title, me=ME + 1, level=words.level(bots), first=ME + 2, last=spec.seats))
     if spec.teams:
         teams = [words.side(team) for team in spec.teams]
         person.say(words("text_teams", teams=words("text_against", a=teams[0], b=", ".join(teams[1:]))))

@@ -647,3 +647,25 @@ async def _opened(disco: FakeDiscovery) -> AsyncIterator[FakeDiscovery]:
         yield disco
     finally:
         await disco.close()
+
+
+@pytest.mark.parametrize("announcement", [ann(proto=PROTO + 1), ann(game="chess", options={}), ann(rules_version="99"),
+                                          ann(seats_total=2), ann(options={"target": "5"}), ann(seats_taken=4)])
+def test_the_start_screen_says_why_in_its_language(announcement):
+    """The same reasons as codes with their details, said by the start screen in pt (and in
+    en as `tables` says them)."""
+    from p2pcards.core import load_games
+    from p2pcards.discovery import joinable_problem
+    from p2pcards.tui.i18n import Text
+    from p2pcards.tui.start import _discovery
+
+    code, details = joinable_problem(_table(announcement), GAMES, PROTO)  # type: ignore[misc]
+    assert f"lan_why_{code}" in Text("pt")
+    _, make_judge = _discovery()
+    registry = load_games()
+    said_pt = make_judge(registry, Text("pt"))(_table(announcement))
+    said_en = make_judge(registry, Text("en"))(_table(announcement))
+    english = why_not_joinable(_table(announcement), GAMES, PROTO)
+    assert said_pt and said_en and english and said_pt != said_en
+    assert all(str(v) in said_pt for v in details.values() if isinstance(v, int) or v in ("chess", "99"))
+    assert not set(said_pt.split()) & {"the", "seat", "seats", "installed", "plays"}, said_pt

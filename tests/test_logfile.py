@@ -47,3 +47,15 @@ def test_an_unusable_data_directory_drops_records_quietly(tmp_path, capfd):
         logging.getLogger("p2pcards").error("lost too")
     assert path is None and none is None
     assert capfd.readouterr().err == ""
+
+
+def test_a_refused_message_reaches_the_screen_and_other_records_do_not(tmp_path):
+    from p2pcards.net.node import REFUSED_RECORD
+
+    told: list[tuple[int, int | None]] = []
+    node_log = logging.getLogger("p2pcards.net.node")
+    with screen_logging(tmp_path, on_refused=lambda seat, blame: told.append((seat, blame))):
+        node_log.warning("seat 0 rejected a message", extra={REFUSED_RECORD: (0, 3)})
+        node_log.warning("link x: garbage frame")
+        node_log.debug("seat 1 rejected a stale message", extra={REFUSED_RECORD: (1, None)})  # below the level
+    assert told == [(0, 3)]

@@ -169,6 +169,10 @@ async def test_forged_and_garbage_messages_are_rejected_and_the_table_finishes(t
     logged = [r.getMessage() for r in caplog.records]
     assert any("seat 1 rejected a message" in m and "bad signature" in m for m in logged), logged
     assert any("garbage frame" in m for m in logged), logged
+    from p2pcards.net.node import REFUSED_RECORD
+
+    tagged = {getattr(r, REFUSED_RECORD) for r in caplog.records if hasattr(r, REFUSED_RECORD)}
+    assert tagged == {(1, None)}, tagged  # for a screen: seat 1's replica refused, nobody to blame
     assert not nodes[0].rejections[0]
 
 

@@ -117,6 +117,12 @@ def test_out_of_tree_game_is_listed(highcard_site):
     assert game["plugin"] == "highcard" and game["seats"] == 2 and game["deck"] == 6
     assert game["options"] == [{"name": "colour", "default": "plain", "allowed": ["plain", "fancy"],
                                 "help": "has no effect; shows that options work"}]
+    # its words in Portuguese come from the plugin's own ``texts``
+    pt = run_cli("--lang", "pt", "games", pythonpath=highcard_site).stdout
+    assert "highcard       Carta Alta — 2 jogadores, 6 cartas, ganha a carta mais alta\n" in pt
+    assert "cor, por omissão plain (simples): não muda nada; mostra que as opções funcionam" in pt
+    assert "highcard       Highcard — 2 players, 6 cards, highest card wins\n" in run_cli(
+        "games", pythonpath=highcard_site).stdout
     # and without the package on the path it is not there
     data = json.loads(run_cli("games", "--json").stdout)
     assert "highcard" not in {g["name"] for g in data["games"]}

@@ -364,3 +364,17 @@ def test_a_seated_player_knocking_at_the_lobby_again_is_told_how_to_get_back():
     code, reason = lobby.refusal(player)  # type: ignore[arg-type, misc]
     assert code == "seated" and "holds seat 2 of this table" in reason and "p2pcards resume" in reason
     assert lobby.refusal(stranger) == ("full", "every seat at this table is taken")  # type: ignore[arg-type]
+
+
+def test_play_mentions_an_unfinished_table(tmp_path, monkeypatch, capsys):
+    import p2pcards.cli as cli
+    import p2pcards.tui.app as app
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("P2PCARDS_HOME", str(home))
+    _, table_id = _saved_table(home)
+    monkeypatch.setattr(cli, "_is_terminal", lambda out: True)
+    monkeypatch.setattr(app, "play_local", lambda *a, **k: 0)
+    assert _cli("play", "sueca")[0] == 0
+    err = capsys.readouterr().err
+    assert f"unfinished table {table_id.hex()[:8]}" in err and f"`p2pcards resume {table_id.hex()[:8]}`" in err

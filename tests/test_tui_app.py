@@ -430,7 +430,7 @@ def test_start_screen_lists_lan_tables_live_and_opens_a_game(tmp_path):
 
     choice = asyncio.run(asyncio.wait_for(main(), 30))
     assert choice.kind == "join" and (choice.host, choice.port) == ("192.0.2.10", 4123)
-    assert "sueca-Ana-abcd: sueca hosted by Ana at 192.0.2.10:4123 — 3 free seats" in out.drawn()
+    assert "sueca-Ana-abcd: Sueca hosted by Ana at 192.0.2.10:4123 — 3 free seats" in out.drawn()
 
 
 def test_start_screen_plays_a_game_and_comes_back(tmp_path, monkeypatch):
@@ -528,8 +528,8 @@ def test_start_screen_lists_saved_tables_and_takes_an_unfinished_one_up_again(tm
             code = run_start_screen(REGISTRY, me=me, lang="en", data_dir=tmp_path, input=inp, output=out, lan=False)
     assert code == 0
     drawn = out.drawn()
-    assert f"bisca {table.table_id.hex()[:8]} (against the computer): unfinished: Enter takes it up again" in drawn
-    assert "bisca 00010203 (against the computer): ended: the table went on without you" in drawn
+    assert f"Bisca {table.table_id.hex()[:8]} (against the computer): unfinished: Enter takes it up again" in drawn
+    assert "Bisca 00010203 (against the computer): ended: the table went on without you" in drawn
     assert "That table has ended: there is nothing to take up" in drawn
     assert len(resumed) == 1 and resumed[0].table_id == table.table_id and resumed[0].manifest.role == "local"
 

@@ -155,7 +155,7 @@ def test_a_person_joins_a_lan_table_from_the_screen(tmp_path):
     assert code == 0 and table.outcome == "over", out.drawn()
     assert typists[0].summaries == 1 and "✓ Deal verified" in typists[0].log[0]
     drawn = out.drawn()
-    assert "Seated at seat 2 of bisca, hosted by Host." in drawn
+    assert "Seated at seat 2 of Bisca, hosted by Host." in drawn
     (host_node,) = nodes
     genesis = host_node.genesis
     assert genesis.seats[1].signing == person().signing_public and genesis.seats[1].bot is None
@@ -252,3 +252,36 @@ def test_a_player_who_drops_is_shown_reconnecting_and_plays_on_after_resume(tmp_
     assert code == 0 and table.outcome == "over", out.drawn()
     assert "disconnected" in seen["offline"] and "disconnected" in out.drawn()
     assert seen["back"] == set() and typists[0].summaries == 1 and "✓ Deal verified" in typists[0].log[0]
+
+
+def test_a_network_failure_is_told_in_the_screens_language(tmp_path):
+    from p2pcards.net import ConnectError, NetError, Refused, VotedOut
+    from p2pcards.tui.i18n import Text
+    from p2pcards.tui.lan import net_failure
+
+    pt, en = Text("pt"), Text("en")
+    refused = Refused("seated", "this identity holds seat 2 of this table, which is being played: …")
+    assert net_failure(refused, en).startswith("this identity already holds a seat at this table")
+    assert net_failure(ConnectError("cannot connect to x"), en) == "cannot connect to x"  # the runtime's own words
+    assert "já tem um lugar nesta mesa" in net_failure(refused, pt) and "identity" not in net_failure(refused, pt)
+    full = Refused("full", "every seat at this table is taken")
+    assert net_failure(full, pt) == "todos os lugares desta mesa estão ocupados"
+    gone = ConnectError("cannot connect to 127.0.0.1:9: Connection refused")
+    assert net_failure(gone, pt) == "não foi possível ligar (cannot connect to 127.0.0.1:9: Connection refused)"
+    assert "votaram a sua saída" in net_failure(VotedOut("voted out"), pt)
+    assert net_failure(NetError("something new"), pt) == "something new"  # no words for it: as it is
+    assert net_failure(Refused("a-new-code", "why"), pt) == str(Refused("a-new-code", "why"))
+    # on the lobby screen
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    table = LanTable(REGISTRY, JoinPlan("127.0.0.1", port), me=person(), text=pt, data_dir=tmp_path / "pt", speed=0)
+    pressed: list[bool] = []
+
+    def on_lobby(t: LanTable, send: Any) -> None:
+        if t.lobby.error is not None and not pressed:
+            pressed.append(True)
+            send("x")
+
+    _, out, code = drive_lan(table, on_lobby=on_lobby, timeout=30)
+    assert code == 1 and "Não foi possível jogar: não foi possível ligar (cannot connect to 127.0.0.1" in out.drawn()

@@ -226,9 +226,10 @@ def test_seat_panels_name_bots_and_who_runs_them():
 
 
 def _deal_event(result: dict[str, Any] | None, verdict: str = "clean", seat: int | None = None,
-                totals: list[int] | None = None, over: bool = False, reason: str | None = None) -> dict[str, Any]:
+                totals: list[int] | None = None, over: bool = False, reason: str | None = None,
+                kind: str | None = None) -> dict[str, Any]:
     return {"type": "deal", "deal": 0, "dealer": 3, "trump": "H", "result": result,
-            "audit": {"verdict": verdict, "seat": seat, "kind": None, "reason": reason},
+            "audit": {"verdict": verdict, "seat": seat, "kind": kind, "reason": reason},
             "totals": totals or [1, 0], "match_over": over, "winner": None}
 
 
@@ -246,8 +247,9 @@ def test_deal_summary_with_audit_verdict_and_continue_key():
     model.enter()
     assert resumed == [True] and model.overlay is None
     model.deal_over(_deal_event({"points": [0, 120], "tricks": [0, 10], "game_points": [4, 0], "multiplier": 1,
-                                 "renuncia": 1}, verdict="renuncia", seat=1, reason="did not follow suit"))
-    assert "✗ Renúncia by Bot1: did not follow suit" in model.summary_lines()
+                                 "renuncia": 1}, verdict="renuncia", seat=1, reason="seat 1 did not follow suit",
+                                kind="renuncia"))
+    assert "✗ Renúncia by Bot1: a card the rules did not allow" in model.summary_lines()
     lost = {"points": [0, 0], "tricks": [0, 0], "game_points": [0, 4], "multiplier": 1, "renuncia": 2}
     model.deal_over(_deal_event(lost, verdict="fault", seat=2, reason="bad key"))
     assert "✗ Fault by Bot2: bad key — Bot2 loses the deal." in model.summary_lines()
@@ -539,3 +541,37 @@ def test_help_is_one_aligned_column_in_both_languages():
         width = max(len(line.split("  ")[0]) for line in lines)
         for line in lines:
             assert line[width:width + 2] == "  " and line[width + 2] != " ", (lang, line)
+
+
+def test_a_refused_message_is_told_under_the_trick_until_the_deal_is_over():
+    from p2pcards.tui.i18n import Text
+
+    model, _ = make_model("sueca")
+    assert model.notices() == []
+    model.refused(2)
+    (line,) = model.notices()
+    assert "refused" in line and model.name(2) in line and "blamed" in line
+    model.refused(None)
+    assert model.notices() == [model.text("refused_nobody")]
+    model.deal_over({"type": "deal", "deal": 0, "result": {}, "totals": [0, 0], "verdict": "clean"})
+    assert model.notices() == []
+    model.text = Text("pt")
+    model.refused(1)
+    assert "recusada" in model.notices()[0]
+
+
+def test_a_verdict_says_why_in_the_tables_language_not_in_the_wire_numbering():
+    from p2pcards.tui.i18n import Text
+
+    model, _ = make_model()
+    lost = {"points": [0, 0], "tricks": [0, 0], "game_points": [0, 4], "multiplier": 1, "renuncia": 2}
+    event = _deal_event(lost, verdict="fault", seat=2, kind="bad-shuffle",
+                        reason="seat 2's shuffle proof does not verify")
+    model.deal_over(event)
+    assert "✗ Fault by Bot2: a shuffle that does not prove itself — Bot2 loses the deal." in model.summary_lines()
+    model.text = Text("pt")
+    model.deal_over(event)
+    line = next(x for x in model.summary_lines() if x.startswith("✗"))
+    assert "um baralhar sem prova válida" in line and "shuffle" not in line and "seat 2" not in line
+    model.deal_over(_deal_event(lost, verdict="fault", seat=2, kind="something-new", reason="a new fault"))
+    assert any("a new fault" in x for x in model.summary_lines())  # a kind this screen does not know: as sent

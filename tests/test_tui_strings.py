@@ -32,23 +32,24 @@ def english_only() -> set[str]:
     return _words([v for k, v in EN.items() if v != PT[k]]) - _words(list(PT.values()))
 
 
-def plugin_words() -> set[str]:
-    """What the game plugins supply (titles, descriptions, option names, values and help):
-    their own contract, not this table's."""
-    texts = []
+def plugin_english_only() -> set[str]:
+    """Words of what the game plugins supply in English (titles, descriptions, option names,
+    values and help) that neither their Portuguese words nor the Portuguese table use."""
+    english, portuguese = [], []
     for spec in REGISTRY.games.values():
-        texts += [spec.name, spec.title, spec.description]
+        english += [spec.title, spec.description]
         for o in spec.options:
-            texts += [o.name, o.help, *map(str, o.allowed)]
-    return _words(texts)
+            english += [o.name, o.help, *map(str, o.allowed)]
+        portuguese += [spec.text("pt", key) for key in spec.text_keys()]
+    return _words(english) - _words(portuguese) - _words(list(PT.values()))
 
 
 def english_in(screen: str) -> set[str]:
-    """English words of the table on a Portuguese screen, leaving out plugins' own words and
+    """English words of the table or of a game plugin on a Portuguese screen, leaving out
     file paths (the transcript's path in the leave dialog)."""
-    allowed = plugin_words()
+    words = english_only() | plugin_english_only()
     screen = re.sub(r"\S*/\S*", " ", screen)
-    return {w for w in _words([screen]) if w in english_only() and w not in allowed}
+    return {w for w in _words([screen]) if w in words}
 
 
 def test_both_languages_have_the_same_keys_and_fields():
@@ -57,10 +58,39 @@ def test_both_languages_have_the_same_keys_and_fields():
 
 
 def test_the_word_list_is_a_real_check():
-    """The check would see a string left in English: the words it looks for are the table's."""
+    """The check would see a string left in English: the words it looks for are the table's
+    and the game plugins'."""
     words = english_only()
     assert {"won", "trick", "heuristic", "stock", "leaves"} <= words
     assert english_in("ganha: você · won by you · /a/tables/b/seat0.log") == {"won", "you"}
+    assert {"dealer", "double", "broken", "standard", "swap", "hand"} <= plugin_english_only()
+    screen = "Sueca · empate ◀ double ▶ whether hearts may be led"
+    assert english_in(screen) == {"double", "whether", "hearts", "may", "led"}
+
+
+@pytest.mark.parametrize("game", sorted(REGISTRY.games))
+def test_portuguese_play_form_shows_no_english_word_of_the_game(game: str):
+    """Every row of the play and host forms, at every value of every option: the game's title,
+    description, option labels, values and help all in Portuguese."""
+    spec = REGISTRY.get(game)
+    model = StartModel([spec], Text("pt"))
+    screens = []
+    for view in ("play", "host"):
+        model.view = view
+        form = model.active_form
+        for row, name in enumerate(form.rows()):
+            model.row = row
+            for o in spec.options:
+                if o.name == name:
+                    for _ in o.allowed:
+                        screens.append("".join(f[1] for f in start_fragments(model)))
+                        model.right()
+            screens.append("".join(f[1] for f in start_fragments(model)))
+    drawn = "\n".join(screens)
+    assert spec.text("pt", "description") in drawn
+    for o in spec.options:
+        assert all(spec.text("pt", f"option.{o.name}.{v}") in drawn for v in o.allowed)
+    assert english_in(drawn) == set()
 
 
 @pytest.mark.parametrize(("game", "seed"), [("sueca", 2), ("copas", 1)])

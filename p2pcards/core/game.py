@@ -160,6 +160,12 @@ class GameSpec:
 
     ``new_match(options, first_dealer)`` builds a :class:`Match`; ``heuristic`` (if any)
     builds the game's tip-following computer player.
+
+    ``title``, ``description`` and the options' names, values and help are the game's
+    English words.  ``texts`` gives its words in other languages (language -> key ->
+    string; keys in :meth:`text_keys`); :meth:`text` is what screens show, falling back
+    to the English words for a language or key the plugin does not supply.  Only the
+    words shown change: option values on the command line and on the wire stay as they are.
     """
 
     name: str
@@ -173,6 +179,37 @@ class GameSpec:
     teams: tuple[tuple[int, ...], ...] | None = None
     description: str = ""
     doc: str = field(default="", repr=False)
+    texts: Mapping[str, Mapping[str, str]] = field(default_factory=dict, repr=False, hash=False)
+
+    def text_keys(self) -> list[str]:
+        """The keys of the game's words: ``title``, ``description``, then per option
+        ``option.NAME`` (its label), ``option.NAME.help`` and ``option.NAME.VALUE`` (the
+        label of each allowed value)."""
+        keys = ["title", "description"]
+        for o in self.options:
+            keys += [f"option.{o.name}", f"option.{o.name}.help", *(f"option.{o.name}.{v}" for v in o.allowed)]
+        return keys
+
+    def text(self, lang: str, key: str) -> str:
+        """The game's words for ``key`` (see :meth:`text_keys`) in ``lang``: the plugin's
+        translation, else its English words (the title, description, option name and
+        help, the value as written on the command line).  An unknown key raises KeyError."""
+        found = self.texts.get(lang, {}).get(key)
+        if found is not None:
+            return found
+        if key == "title":
+            return self.title
+        if key == "description":
+            return self.description
+        for o in self.options:
+            if key == f"option.{o.name}":
+                return o.name
+            if key == f"option.{o.name}.help":
+                return o.help
+            for v in o.allowed:
+                if key == f"option.{o.name}.{v}":
+                    return str(v)
+        raise KeyError(f"{self.name} has no words for {key!r}")
 
     def resolve_options(self, raw: Mapping[str, str | int] | None = None) -> dict[str, Any]:
         """Defaults overlaid with ``raw``; unknown names and bad values raise OptionError."""

@@ -16,7 +16,7 @@ import ipaddress
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Final, Literal, Protocol
+from typing import Any, Final, Literal, Protocol
 
 __all__ = [
     "SERVICE_TYPE",
@@ -31,6 +31,7 @@ __all__ = [
     "decode_txt",
     "parse_announcement",
     "listing",
+    "joinable_problem",
     "why_not_joinable",
     "check_table_name",
     "check_fingerprint",
@@ -333,35 +334,57 @@ class GameInfo(Protocol):
     def resolve_options(self, raw: Mapping[str, str | int] | None = None) -> dict[str, object]: ...
 
 
-def why_not_joinable(table: OpenTable, games: Mapping[str, GameInfo], proto: int) -> str | None:
-    """Why this peer cannot join ``table`` (None: it can), in words for people.
+def joinable_problem(table: OpenTable, games: Mapping[str, GameInfo],
+                     proto: int) -> tuple[str, dict[str, Any]] | None:
+    """Why this peer cannot join ``table`` as a code and its details (None: it can), for a
+    screen to say in its own language; :func:`why_not_joinable` says it in English.
 
-    In order: the record could not be read; the host speaks another lobby protocol; the game
-    is not installed here, or with another rules version, or the options or seats do not
-    fit it; no seat is free; no address was resolved.
+    In order: ``malformed`` (the record could not be read: ``problem``), ``proto`` (another
+    lobby protocol: ``theirs``, ``ours``), ``game`` (not installed: ``game``), ``rules``
+    (another rules version: ``game``, ``theirs``, ``ours``), ``seats`` (``game``,
+    ``theirs``, ``ours``), ``options`` (they do not fit: ``problem``), ``full``,
+    ``address`` (none resolved).
     """
     if table.announcement is None:
-        return f"malformed announcement: {table.problem}"
+        return "malformed", {"problem": table.problem}
     ann = table.announcement
     if ann.proto != proto:
-        return f"the host speaks lobby protocol {ann.proto}; this peer speaks {proto}"
+        return "proto", {"theirs": ann.proto, "ours": proto}
     spec = games.get(ann.game)
     if spec is None:
-        return f"it plays {ann.game}, which is not installed here"
+        return "game", {"game": ann.game}
     if spec.rules_version != ann.rules_version:
-        return (f"it plays {ann.game} rules version {ann.rules_version}; "
-                f"the installed {ann.game} has version {spec.rules_version}")
+        return "rules", {"game": ann.game, "theirs": ann.rules_version, "ours": spec.rules_version}
     if spec.seats != ann.seats_total:
-        return f"{ann.game} has {spec.seats} seats here; the table announces {ann.seats_total}"
+        return "seats", {"game": ann.game, "theirs": ann.seats_total, "ours": spec.seats}
     try:
         spec.resolve_options(dict(ann.options))
     except ValueError as exc:
-        return f"its options do not fit the installed game: {exc}"
+        return "options", {"problem": str(exc)}
     if ann.seats_free <= 0:
-        return "every seat is taken"
+        return "full", {}
     if not table.addresses or not table.port:
-        return "no address was resolved for its host"
+        return "address", {}
     return None
+
+
+_WHY = {
+    "malformed": "malformed announcement: {problem}",
+    "proto": "the host speaks lobby protocol {theirs}; this peer speaks {ours}",
+    "game": "it plays {game}, which is not installed here",
+    "rules": "it plays {game} rules version {theirs}; the installed {game} has version {ours}",
+    "seats": "{game} has {ours} seats here; the table announces {theirs}",
+    "options": "its options do not fit the installed game: {problem}",
+    "full": "every seat is taken",
+    "address": "no address was resolved for its host",
+}
+
+
+def why_not_joinable(table: OpenTable, games: Mapping[str, GameInfo], proto: int) -> str | None:
+    """Why this peer cannot join ``table`` (None: it can), in words for people (English);
+    see :func:`joinable_problem`."""
+    problem = joinable_problem(table, games, proto)
+    return None if problem is None else _WHY[problem[0]].format(**problem[1])
 
 
 def order_addresses(addresses: Sequence[str], local_networks: Sequence[str] = ()) -> list[str]:

@@ -96,6 +96,9 @@ __all__ = [
 ]
 
 log = logging.getLogger("p2pcards.net.node")
+#: A log record of a refused message carries ``(replica's seat, blamed seat or None)`` under
+#: this attribute, for a screen to tell the person (:mod:`p2pcards.tui.logfile`).
+REFUSED_RECORD = "p2pcards_refused"
 
 #: Frames from links that may wait, per local peer, for its task to take them.
 REMOTE_BACKLOG: Final = 64
@@ -901,7 +904,7 @@ class Node:
             blame = f"blames seat {exc.blame} ({self.seat_name(exc.blame)})"
         level = logging.DEBUG if "replayed" in exc.reason or "stale" in exc.reason else logging.WARNING
         log.log(level, "seat %d rejected a message (seq %s; %s): %s", peer.seat, "?" if seq is None else seq, blame,
-                exc.reason)
+                exc.reason, extra={REFUSED_RECORD: (peer.seat, exc.blame)})
 
     async def _commit(self, peer: _Peer) -> None:
         """Log what the Table accepted or wrote (fsync), and its own votes and nays, then

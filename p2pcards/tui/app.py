@@ -131,7 +131,7 @@ def run_local_table(table: LocalTable, *, input: Input | None = None, output: Ou
     def trio_failed(error: BaseException) -> None:
         table.model.stopped(f"{type(error).__name__}: {error}")
 
-    with screen_logging(table.data_dir):
+    with screen_logging(table.data_dir, on_refused=table.refused):
         asyncio.run(run_with_trio(app, table.run, table.cancel, trio_failed))
     return exit_status(table.outcome)
 

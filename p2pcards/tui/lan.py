@@ -35,7 +35,7 @@ from p2pcards.core import GameRegistry, GameSpec
 from p2pcards.core.players import Player
 from p2pcards.discovery.commands import NoAnnouncer
 from p2pcards.identity import Identity
-from p2pcards.net import NetError, host_table, join_table, log_path, resume_table, single_error
+from p2pcards.net import NetError, Refused, host_table, join_table, log_path, resume_table, single_error
 from p2pcards.net.lobby import SeatSpec
 from p2pcards.tui.app import build_app, exit_status, run_with_trio
 from p2pcards.tui.i18n import Text
@@ -137,7 +137,7 @@ class LanTable(ScreenTable):
         self.text = text
         self.data_dir = data_dir
         self.speed = speed
-        self.lobby = LobbyModel(text)
+        self.lobby = LobbyModel(text, registry.games)
         super().__init__()
         self.model: TableModel | None = None
         self.seat: int | None = None
@@ -188,7 +188,7 @@ class LanTable(ScreenTable):
                     else:
                         await self._resume(self.plan)
             except NetError as exc:
-                self.failed(str(exc))
+                self.failed(net_failure(exc, self.text))
             except Exception as exc:  # noqa: BLE001 -- shown to the person rather than a traceback on the screen
                 log.exception("the LAN table failed")
                 self.failed(f"{type(exc).__name__}: {exc}")
@@ -198,7 +198,7 @@ class LanTable(ScreenTable):
     async def _host(self, plan: HostPlan) -> None:
         t = self.text
         me_seat = [i for i, s in enumerate(plan.seats) if s.kind == "me"][0]
-        self.lobby.say("what", t("lobby_hosting", game=plan.spec.title, seat=me_seat + 1))
+        self.lobby.say("what", t("lobby_hosting", game=plan.spec.text(t.lang, "title"), seat=me_seat + 1))
         self.lobby.wait(t("lobby_fill"))
         opener = plan.announce(self._line) if plan.announce is not None else nullcontext(NoAnnouncer())
         async with opener as lan:
@@ -241,7 +241,7 @@ class LanTable(ScreenTable):
         self.lobby.wait(t("lobby_connecting", address=f"{host}:{port}"))
 
         def on_seated(info: dict[str, Any]) -> None:
-            self.lobby.say("seated", t("lobby_seated", seat=info["seat"] + 1, game=info["game"],
+            self.lobby.say("seated", t("lobby_seated", seat=info["seat"] + 1, game=self.lobby.game_title(info["game"]),
                                        host=info["host"]["name"]))
             self.lobby.wait(t("lobby_start"))
 
@@ -255,8 +255,8 @@ class LanTable(ScreenTable):
         t = self.text
 
         def on_resumed(info: dict[str, Any]) -> None:
-            self.lobby.say("resumed", t("lobby_resumed", table=info["table"][:16], game=info["game"],
-                                        deals=info["deals_done"]))
+            self.lobby.say("resumed", t("lobby_resumed", table=info["table"][:16],
+                                        game=self.lobby.game_title(info["game"]), deals=info["deals_done"]))
             self.lobby.wait(t("lobby_reconnecting"))
 
         await resume_table(plan.path, me=self.me, registry=self.registry, data_dir=self.data_dir,
@@ -294,12 +294,20 @@ async def run_lan_async(table: LanTable, screens: Callable[[], Awaitable[None]],
     return exit_status(table.outcome, resumable=table.model is not None)  # left in the lobby: nothing to take up
 
 
+def net_failure(exc: NetError, text: Text) -> str:
+    """A network failure in the screen's language: by its kind (and a refusal by its code),
+    with the runtime's own one-line message as the detail; that message as it is when
+    the language has no words for the kind."""
+    key = f"net_refused_{exc.code}" if isinstance(exc, Refused) else f"net_{type(exc).__name__}"
+    return text(key, detail=str(exc)) if key in text else str(exc)
+
+
 def run_lan_table(table: LanTable, *, input: Input | None = None, output: Output | None = None) -> int:
     """The lobby screen, then the table screen, until the table ends or the person leaves.
 
     Exit status: 0 when the table is over or the person left it, 1 when it failed.
     """
-    with screen_logging(table.data_dir):
+    with screen_logging(table.data_dir, on_refused=table.refused):
         return asyncio.run(run_lan_async(table, lan_screens(table, input=input, output=output)))
 
 

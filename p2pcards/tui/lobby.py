@@ -9,7 +9,7 @@ its prompt-toolkit application.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from prompt_toolkit.application import Application
@@ -21,6 +21,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
+from p2pcards.core import GameSpec
 from p2pcards.tui.i18n import Text
 
 __all__ = ["LobbyModel", "build_lobby_app", "end_if_ended"]
@@ -35,10 +36,12 @@ LOBBY_STYLE = Style([
 
 
 class LobbyModel:
-    """What the lobby screen shows (module docstring)."""
+    """What the lobby screen shows (module docstring); ``games`` (name -> spec) gives the
+    games' titles in the screen's language (:meth:`game_title`)."""
 
-    def __init__(self, text: Text) -> None:
+    def __init__(self, text: Text, games: Mapping[str, GameSpec] | None = None) -> None:
         self.text = text
+        self.games: Mapping[str, GameSpec] = games or {}
         self.lines: dict[str, str] = {}
         self.status = ""
         self.error: str | None = None
@@ -51,6 +54,12 @@ class LobbyModel:
     def _changed(self) -> None:
         for listener in list(self.listeners):
             listener()
+
+    def game_title(self, name: str) -> str:
+        """The title of the game called ``name`` in the screen's language, in the game's own
+        words (the name itself for a game this screen does not know)."""
+        spec = self.games.get(name)
+        return spec.text(self.text.lang, "title") if spec is not None else name
 
     # ------------------------------------------------------------------ from the table
     def say(self, key: str, line: str) -> None:

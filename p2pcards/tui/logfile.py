@@ -5,7 +5,8 @@ drawn table and stays there until the next full redraw.  :func:`screen_logging` 
 log record (the runtime's warnings about rejected messages, dropped links, votes; Python
 warnings; asyncio's complaints) to a rotated file under the data directory for as long as a
 screen runs, and puts the process's logging back as it was afterwards.  What a person must
-know is shown by the screen itself (the status line, the seats' state, the verdicts).
+know is shown by the screen itself (the status line, the seats' state, the verdicts), and a
+message the person's replica refused is passed to ``on_refused`` for the screen to say.
 
 The file is ``DATA/logs/p2pcards.log`` (DATA as in :func:`p2pcards.identity.data_dir`),
 at most 1 MiB, with three older files kept (``p2pcards.log.1`` .. ``.3``).  If it cannot be
@@ -16,9 +17,11 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from p2pcards.net.node import REFUSED_RECORD
 
 __all__ = ["LOG_BACKUPS", "LOG_BYTES", "log_path", "screen_logging"]
 
@@ -31,10 +34,25 @@ def log_path(data_dir: Path) -> Path:
     return data_dir / "logs" / "p2pcards.log"
 
 
+class _Refused(logging.Handler):
+    """Hands each refused-message record to the screen: ``(replica's seat, blamed seat)``."""
+
+    def __init__(self, on_refused: Callable[[int, int | None], None]) -> None:
+        super().__init__(logging.WARNING)
+        self.on_refused = on_refused
+
+    def emit(self, record: logging.LogRecord) -> None:
+        refused = getattr(record, REFUSED_RECORD, None)
+        if refused is not None:
+            self.on_refused(*refused)
+
+
 @contextmanager
-def screen_logging(data_dir: Path | None) -> Iterator[Path | None]:
-    """Route all logging to the data directory's log file (or nowhere) inside the block;
-    yields the file's path, or None when there is none."""
+def screen_logging(data_dir: Path | None,
+                   on_refused: Callable[[int, int | None], None] | None = None) -> Iterator[Path | None]:
+    """Route all logging to the data directory's log file (or nowhere) inside the block, and
+    refused messages (warnings) to ``on_refused``; yields the file's path, or None when
+    there is none."""
     root = logging.getLogger()
     saved = root.handlers[:], root.level, logging.lastResort
     handler: logging.Handler
@@ -49,7 +67,7 @@ def screen_logging(data_dir: Path | None) -> Iterator[Path | None]:
         handler.setFormatter(logging.Formatter("%(asctime)s [%(process)d] %(name)s %(levelname)s: %(message)s"))
     except OSError:
         handler, path = logging.NullHandler(), None
-    root.handlers = [handler]
+    root.handlers = [handler] + ([_Refused(on_refused)] if on_refused is not None else [])
     root.setLevel(logging.INFO)
     logging.lastResort = None  # nothing falls through to stderr
     logging.captureWarnings(True)

@@ -88,7 +88,8 @@ def too_small(cols: int, rows: int) -> bool:
 
 @dataclass(frozen=True)
 class GameInfo:
-    """What the screen needs of the game: names, seats, teams, direction, options."""
+    """What the screen needs of the game: names, seats, teams, direction, options, and the
+    title in each language the game supplies it in (``titles``; :meth:`title_in`)."""
 
     name: str
     title: str
@@ -96,10 +97,17 @@ class GameInfo:
     teams: tuple[tuple[int, ...], ...] | None = None
     clockwise: bool = False
     options: Mapping[str, Any] = field(default_factory=dict)
+    titles: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, spec: GameSpec, options: Mapping[str, Any]) -> GameInfo:
-        return cls(spec.name, spec.title, spec.seats, spec.teams, spec.name in CLOCKWISE_GAMES, dict(options))
+        titles = {lang: spec.text(lang, "title") for lang in spec.texts}
+        return cls(spec.name, spec.title, spec.seats, spec.teams, spec.name in CLOCKWISE_GAMES, dict(options),
+                   titles)
+
+    def title_in(self, lang: str) -> str:
+        """The game's title in ``lang`` (its own title when the game gives none in that language)."""
+        return self.titles.get(lang, self.title)
 
 
 @dataclass(frozen=True)
@@ -307,6 +315,8 @@ class TableModel:
         self.error: str | None = None
         #: seats whose process's link is down (they may be reconnecting)
         self.offline: set[int] = set()
+        #: what the person's replica refused in this deal (a line for the notices), or ""
+        self.alert = ""
         self.message = ""
         self.finished = False
         self.on_choice: Callable[[Choice], None] = lambda choice: None
@@ -342,8 +352,17 @@ class TableModel:
         self._clamp()
         self._changed()
 
+    def refused(self, blame: int | None) -> None:
+        """The person's replica refused a message that ``blame`` sent (None: nobody can be
+        blamed for it): say so under the trick until the deal is over, where the verdict
+        tells the rest."""
+        t = self.text
+        self.alert = t("refused_nobody") if blame is None else t("refused_blame", name=self.name(blame))
+        self._changed()
+
     def deal_over(self, event: dict[str, Any]) -> None:
         """A ``deal`` event of the person's replica: show its summary until a key."""
+        self.alert = ""
         self.history.append(event)
         self.summary = event
         self.modal.append("summary")
@@ -525,9 +544,13 @@ class TableModel:
         return {}, None
 
     def notices(self) -> list[str]:
-        """What the table did on its own that the person should know (Copas): who led the
-        two of clubs, which cards were passed to the person.  Shown during the first trick
-        and until the trick after it starts."""
+        """What the table did on its own that the person should know: a message this
+        replica refused in this deal (:meth:`refused`), and in Copas who led the two of
+        clubs and which cards were passed to the person (shown during the first trick and
+        until the trick after it starts)."""
+        return self._copas_notices()[: 2 - bool(self.alert)] + ([self.alert] if self.alert else [])
+
+    def _copas_notices(self) -> list[str]:
         t = self.text
         snap = self.snap
         out: list[str] = []
@@ -551,7 +574,7 @@ class TableModel:
         """(left part, trump part) of the top line."""
         t = self.text
         snap = self.snap
-        left = [self.game.title, t("deal", n=snap.deal + 1)]
+        left = [self.game.title_in(t.lang), t("deal", n=snap.deal + 1)]
         if snap.stock is not None and snap.in_deal:
             left.append(t("stock", n=snap.stock))
         info = snap.info
@@ -718,7 +741,10 @@ class TableModel:
         t = self.text
         verdict = audit.get("verdict")
         seat = audit.get("seat")
-        reason = audit.get("reason") or audit.get("kind") or ""
+        kind = audit.get("kind") or verdict or ""
+        # the kind in the table's language; the reason itself (wire numbering, English) is
+        # for `p2pcards audit` and the log -- shown only for a kind this screen does not know
+        reason = t(f"why_{kind}") if f"why_{kind}" in t else (audit.get("reason") or kind)
         if verdict == "clean":
             return "✓ " + t("verified")
         if verdict == "renuncia":

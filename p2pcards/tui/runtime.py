@@ -179,6 +179,12 @@ class ScreenTable:
         self._token: trio.lowlevel.TrioToken | None = None
         self._scope: trio.CancelScope | None = None
 
+    def refused(self, seat: int, blame: int | None) -> None:
+        """The replica of ``seat`` refused a message (blaming ``blame``): the person's replica
+        tells the person; the computer players' replicas in this process are not asked."""
+        if self.model is not None and seat == self.model.me:
+            self.model.refused(blame)
+
     def _attach(self, model: TableModel) -> None:
         """The person's screen: choices go to the person's seat, "continue" opens the gate."""
         model.on_choice = lambda choice: self.soon(self.person.deliver, choice)

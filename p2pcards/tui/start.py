@@ -35,7 +35,7 @@ from p2pcards.identity import Identity
 from p2pcards.net.lobby import SeatSpec
 from p2pcards.tui.app import play_local, run_with_trio
 from p2pcards.tui.i18n import Text
-from p2pcards.tui.lan import HostPlan, JoinPlan, ResumePlan, hosting_announcer, play_lan
+from p2pcards.tui.lan import HostPlan, JoinPlan, ResumePlan, hosting_announcer, net_failure, play_lan
 from p2pcards.tui.logfile import screen_logging
 from p2pcards.tui.start_model import MENU, LanEntry, SavedEntry, StartChoice, StartModel
 
@@ -124,20 +124,22 @@ def start_fragments(model: StartModel) -> StyleAndTextTuples:
 
                 line(style, f"  [ {t('start_open' if view == 'host' else 'start_go')} ]  ", start)
                 continue
-            label = {"game": t("start_game"), "level": t("start_level"), "remote": t("start_remote")}.get(row, row)
+            spec = form.spec
+            fixed = {"game": t("start_game"), "level": t("start_level"), "remote": t("start_remote")}
+            label = fixed[row] if row in fixed else spec.text(t.lang, f"option.{row}")
 
             def bump(i: int = i) -> None:
                 model.row = i
                 model.right()
 
-            value = form.value(row)
+            value = form.label(row, t.lang)  # the game's words: its title, its option values' labels
             if row == "level" and f"level_{value}" in t:  # the choice stays the CLI's word; the screen translates it
                 value = t(f"level_{value}")
             out.append((style, f"  {label:<18}", _click(bump)))
             out.append(("class:value", f" ◀ {value} ▶", _click(bump)))
-            helps = [o.help for o in form.spec.options if o.name == row]
+            helps = [spec.text(t.lang, f"option.{o.name}.help") for o in spec.options if o.name == row]
             if row == "game":
-                helps = [form.spec.description]
+                helps = [spec.text(t.lang, "description")]
             if helps and helps[0]:
                 out.append(("class:help", f"  {helps[0]}"))
             out.append(("", "\n"))
@@ -151,7 +153,7 @@ def start_fragments(model: StartModel) -> StyleAndTextTuples:
             line("class:help", "  " + t("lan_none"))
         for i, e in enumerate(tables):
             style = "class:item.cursor" if i == model.lan_cursor else "class:item"
-            text = t("lan_entry", game=e.game, host=e.host, address=f"{e.address}:{e.port}",
+            text = t("lan_entry", game=model.game_title(e.game), host=e.host, address=f"{e.address}:{e.port}",
                      free=t.plural("free_seats", e.free))
             line(style, f"  {e.name}: {text}" + (f" ({e.reason})" if e.reason else ""))
     elif view == "saved":
@@ -166,7 +168,7 @@ def start_fragments(model: StartModel) -> StyleAndTextTuples:
                 model.saved_cursor = i
                 model.enter()
 
-            line(style, f"  {sv.game} {sv.table[:8]} ({where}): {t('saved_' + sv.state)}", pick)
+            line(style, f"  {model.game_title(sv.game)} {sv.table[:8]} ({where}): {t('saved_' + sv.state)}", pick)
     elif view == "join":
         line("", f"  {t('start_address')}: ")
         line("class:value", f"  {model.address}█")
@@ -279,16 +281,21 @@ class _Browser:
             pass
 
 
-def _discovery() -> tuple[OpenDiscovery | None, Callable[[GameRegistry], Callable[[Any], str | None]]]:
-    """``open_discovery`` and a judge of joinability, or (None, ...) when discovery is absent."""
+def _discovery() -> tuple[OpenDiscovery | None, Callable[[GameRegistry, Text], Callable[[Any], str | None]]]:
+    """``open_discovery`` and a judge of joinability (why a table cannot be joined, in the
+    screen's language), or (None, ...) when discovery is absent."""
     try:
-        from p2pcards.discovery import open_discovery, why_not_joinable
+        from p2pcards.discovery import joinable_problem, open_discovery
         from p2pcards.net import PROTO
     except ImportError:
-        return None, lambda registry: (lambda table: None)
+        return None, lambda registry, text: (lambda table: None)
 
-    def judge(registry: GameRegistry) -> Callable[[Any], str | None]:
-        return lambda table: why_not_joinable(table, registry.games, PROTO)
+    def judge(registry: GameRegistry, text: Text) -> Callable[[Any], str | None]:
+        def why(table: Any) -> str | None:
+            problem = joinable_problem(table, registry.games, PROTO)
+            return None if problem is None else text(f"lan_why_{problem[0]}", **problem[1])
+
+        return why
 
     return open_discovery, judge
 
@@ -345,7 +352,9 @@ def _resume_chosen(registry: GameRegistry, choice: StartChoice, *, me: Identity,
         else:
             play_lan(registry, ResumePlan(choice.path), me=me, lang=lang, speed=speed, data_dir=data_dir,
                      input=input, output=output)
-    except (ResumeError, StoreError) as exc:
+    except ResumeError as exc:
+        return text("saved_failed", error=net_failure(exc, text))
+    except StoreError as exc:
         return text("saved_failed", error=str(exc))
     return ""
 
@@ -370,7 +379,7 @@ def run_start_screen(
     text = Text(lang)
     default_open, make_judge = _discovery()
     opener = (open_disco if open_disco is not None else default_open) if lan else None
-    judge = make_judge(registry)
+    judge = make_judge(registry, text)
     pending = ""
     while True:
         model = StartModel(list(registry.games.values()), text, discovery=opener is not None)

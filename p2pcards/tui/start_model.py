@@ -99,6 +99,15 @@ class PlayForm:
                 return str(o.allowed[self.values.get(row, 0)])
         return ""
 
+    def label(self, row: str, lang: str) -> str:
+        """What a row shows in ``lang``: the game's title and its option values in the game's
+        own words (:meth:`GameSpec.text`); the other rows as :meth:`value` says them."""
+        if row == "game":
+            return self.spec.text(lang, "title")
+        if any(o.name == row for o in self.spec.options):
+            return self.spec.text(lang, f"option.{row}.{self.value(row)}")
+        return self.value(row)
+
     def change(self, row: str, step: int) -> None:
         """Cycle a row's value (a new game resets the options to their defaults)."""
         if row == "game":
@@ -198,6 +207,14 @@ class StartModel:
     def discovery_failed(self, reason: str) -> None:
         self.lan_problem = reason
         self._changed()
+
+    def game_title(self, name: str) -> str:
+        """The title of the game called ``name`` in the screen's language (the name itself
+        for a game not installed here, as a LAN table may play)."""
+        for spec in self.form.games:
+            if spec.name == name:
+                return spec.text(self.text.lang, "title")
+        return name
 
     def tables(self) -> list[LanEntry]:
         return sorted(self.lan.values(), key=lambda e: (e.name.lower(), e.service))

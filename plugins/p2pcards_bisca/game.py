@@ -190,6 +190,29 @@ def _heuristic(rng: Any) -> Any:
     return BiscaHeuristic(rng)
 
 
+#: The game's words in Portuguese (GameSpec.text); English is the spec's own.
+TEXTS = {
+    "pt": {
+        "title": "Bisca",
+        "description": "2 jogadores, 40 cartas, compra-se do monte depois de cada vaza",
+        "option.hand": "cartas na mão",
+        "option.hand.help": "quantas cartas tem cada jogador na mão",
+        "option.hand.3": "3 cartas",
+        "option.hand.5": "5 cartas",
+        "option.hand.7": "7 cartas",
+        "option.hand.9": "9 cartas",
+        "option.hand.11": "11 cartas",
+        "option.swap2": "trocar o 2",
+        "option.swap2.help": "se um jogador pode trocar o 2 de trunfo pela carta de trunfo à vista",
+        "option.swap2.off": "não",
+        "option.swap2.on": "sim",
+        "option.target": "partida",
+        "option.target.help": "jogos que ganham a partida",
+        "option.target.4": "4 jogos",
+        "option.target.8": "8 jogos",
+    },
+}
+
 SPEC = GameSpec(
     name="bisca",
     title="Bisca",
@@ -201,4 +224,5 @@ SPEC = GameSpec(
     heuristic=_heuristic,
     description="2 players, 40 cards, draw from the stock after each trick",
     doc=__doc__ or "",
+    texts=TEXTS,
 )

@@ -297,6 +297,26 @@ def _heuristic(rng: Any) -> Any:
     return CopasHeuristic(rng)
 
 
+#: The game's words in Portuguese (GameSpec.text); English is the spec's own.
+TEXTS = {
+    "pt": {
+        "title": "Copas",
+        "description": "4 jogadores, cada um por si, 52 cartas, fugir às copas e à dama de espadas",
+        "option.ranks": "ordem",
+        "option.ranks.help": "ordem das cartas: A K J Q 10.. (a das regras de origem) ou A K Q J 10..",
+        "option.ranks.portuguese": "portuguesa",
+        "option.ranks.standard": "habitual",
+        "option.hearts": "sair a copas",
+        "option.hearts.help": "se só se pode sair a copas depois de jogada uma carta de pontos",
+        "option.hearts.broken": "depois de saírem",
+        "option.hearts.free": "sempre",
+        "option.match": "partida",
+        "option.match.help": "jogar até alguém chegar aos 100 pontos, ou uma só mão",
+        "option.match.100": "até 100",
+        "option.match.single": "uma mão",
+    },
+}
+
 SPEC = GameSpec(
     name="copas",
     title="Copas",
@@ -309,4 +329,5 @@ SPEC = GameSpec(
     teams=None,
     description="4 players each for themselves, 52 cards, avoid hearts and the queen of spades",
     doc=__doc__ or "",
+    texts=TEXTS,
 )

@@ -408,6 +408,14 @@ def _heuristic(rng: Any) -> Any:
     return SobeEDesceHeuristic(rng)
 
 
+#: The game's words in Portuguese (GameSpec.text); English is the spec's own.
+TEXTS = {
+    "pt": {
+        "title": "Sobe e Desce",
+        "description": "4 jogadores, cada um por si, 5 vazas por mão, dos 20 pontos até 0",
+    },
+}
+
 SPEC = GameSpec(
     name="sobe-e-desce",
     title="Sobe e Desce",
@@ -419,4 +427,5 @@ SPEC = GameSpec(
     heuristic=_heuristic,
     description="4 players each for themselves, 5 tricks a deal, from 20 points down to 0",
     doc=__doc__ or "",
+    texts=TEXTS,
 )

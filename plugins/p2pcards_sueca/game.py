@@ -135,6 +135,30 @@ def _heuristic(rng: Any) -> Any:
     return SuecaHeuristic(rng)
 
 
+#: The game's words in Portuguese (GameSpec.text); English is the spec's own.
+TEXTS = {
+    "pt": {
+        "title": "Sueca",
+        "description": "4 jogadores em duas equipas, 40 cartas, trunfo pela carta de quem dá",
+        "option.trump_card": "carta de trunfo",
+        "option.trump_card.help": "qual das cartas de quem dá fica à vista como trunfo",
+        "option.trump_card.last": "a última",
+        "option.trump_card.first": "a primeira",
+        "option.target": "bandeira",
+        "option.target.help": "jogos que ganham a partida (a bandeira)",
+        "option.target.4": "4 jogos",
+        "option.target.8": "8 jogos",
+        "option.all_points": "120 pontos",
+        "option.all_points.help": "jogos por fazer os 120 pontos sem levar todas as vazas",
+        "option.all_points.2": "2 jogos",
+        "option.all_points.4": "4 jogos",
+        "option.tie": "empate",
+        "option.tie.help": "depois de um 60:60, se a mão seguinte conta a dobrar",
+        "option.tie.none": "sem efeito",
+        "option.tie.double": "a dobrar",
+    },
+}
+
 SPEC = GameSpec(
     name="sueca",
     title="Sueca",
@@ -147,4 +171,5 @@ SPEC = GameSpec(
     teams=TEAMS,
     description="4 players in two teams, 40 cards, trumps from the dealer's card",
     doc=__doc__ or "",
+    texts=TEXTS,
 )

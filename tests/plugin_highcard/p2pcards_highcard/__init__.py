@@ -57,6 +57,19 @@ class HighcardMatch(Match):
         self.winner = 0 if self.totals[0] > self.totals[1] else 1
 
 
+#: The game's words in Portuguese: a plugin supplies them in ``texts`` (language -> key ->
+#: string; the keys are GameSpec.text_keys()); a key left out shows the English words.
+TEXTS = {
+    "pt": {
+        "title": "Carta Alta",
+        "description": "2 jogadores, 6 cartas, ganha a carta mais alta",
+        "option.colour": "cor",
+        "option.colour.help": "não muda nada; mostra que as opções funcionam",
+        "option.colour.plain": "simples",
+        "option.colour.fancy": "vistosa",
+    },
+}
+
 SPEC = GameSpec(
     name="highcard",
     title="Highcard",
@@ -66,6 +79,7 @@ SPEC = GameSpec(
     rules_version="1",
     new_match=lambda options, first_dealer: HighcardMatch(SPEC, options, first_dealer),
     description="2 players, 6 cards, highest card wins",
+    texts=TEXTS,
 )
 
 
