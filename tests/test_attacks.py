@@ -129,7 +129,7 @@ def test_equivocation_at_the_last_place_where_each_side_waits_for_the_other_is_p
     leads) and another way to seats 2 and 3 (seat 1 wins it): nobody writes on top, each
     side waits for a seat of the other.  Comparing what the others hold for the last places,
     when nothing moves, finds the two messages; every honest replica blames seat 1."""
-    for _ in range(8):  # the hand must offer two such cards at a trick's end
+    for _ in range(24):  # the first deal's hands must offer two such cards at a trick's end (random deals)
         net = make_net("sueca", deals=2, options={"target": "8"}, table_class={1: attackers.CrossWaitEquivocator})
         run(net, tolerate=True, route=_route_second(net, 1, {2, 3}))
         if net.tables[1].tried:

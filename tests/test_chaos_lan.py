@@ -100,7 +100,10 @@ def test_a_link_cut_past_the_timeout_then_resumed(lan, tmp_path):
     procs[2] = again
     codes = {s: p.wait(120) for s, p in procs.items()}
     assert all(c == 0 for c in codes.values()), {s: p.describe() for s, p in procs.items() if codes[s]}
-    report = _check(tmp_path, table, 2)
+    try:
+        report = _check(tmp_path, table, 2)
+    except AssertionError as exc:  # what each process said, to tell a stall from a bug
+        raise AssertionError(f"{exc}\n" + "\n".join(p.describe() for p in procs.values())) from None
     assert [v["seat"] for v in report["votes"]] == [2], report["votes"]
     finals = [p.next_json(lambda o: o.get("type") == "final", timeout=1) for p in procs.values()]
     assert len({f["transcript_hash"] for f in finals}) == 1, "the resumed seat ends on the table's transcript"

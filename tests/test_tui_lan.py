@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -164,11 +165,8 @@ def test_a_person_joins_a_lan_table_from_the_screen(tmp_path):
     assert [(p.seat, p.level) for p in manifest.peers] == [(1, PERSON)]
 
 
-def test_the_lobby_says_why_joining_failed_and_a_key_goes_back(tmp_path):
-    with socket.socket() as s:  # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    table = lan_table(JoinPlan("127.0.0.1", port), tmp_path)
+def _a_key_once_failed() -> Callable[[LanTable, Any], None]:
+    """A lobby watcher that presses a key once the lobby shows why it failed."""
     pressed: list[bool] = []
 
     def on_lobby(t: LanTable, send: Any) -> None:
@@ -176,7 +174,15 @@ def test_the_lobby_says_why_joining_failed_and_a_key_goes_back(tmp_path):
             pressed.append(True)
             send("x")
 
-    typists, out, code = drive_lan(table, on_lobby=on_lobby, timeout=30)
+    return on_lobby
+
+
+def test_the_lobby_says_why_joining_failed_and_a_key_goes_back(tmp_path):
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    table = lan_table(JoinPlan("127.0.0.1", port), tmp_path)
+    typists, out, code = drive_lan(table, on_lobby=_a_key_once_failed(), timeout=30)
     assert code == 1 and table.outcome == "failed" and not typists
     assert f"Could not play: cannot connect to 127.0.0.1:{port}" in out.drawn()
     assert "any key: back" in out.drawn()
@@ -276,12 +282,5 @@ def test_a_network_failure_is_told_in_the_screens_language(tmp_path):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     table = LanTable(REGISTRY, JoinPlan("127.0.0.1", port), me=person(), text=pt, data_dir=tmp_path / "pt", speed=0)
-    pressed: list[bool] = []
-
-    def on_lobby(t: LanTable, send: Any) -> None:
-        if t.lobby.error is not None and not pressed:
-            pressed.append(True)
-            send("x")
-
-    _, out, code = drive_lan(table, on_lobby=on_lobby, timeout=30)
+    _, out, code = drive_lan(table, on_lobby=_a_key_once_failed(), timeout=30)
     assert code == 1 and "Não foi possível jogar: não foi possível ligar (cannot connect to 127.0.0.1" in out.drawn()
