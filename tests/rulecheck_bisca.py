@@ -1,4 +1,4 @@
-"""An independent check of one Bisca arena record against RULES.md (not using the plugin)."""
+"""An independent check of one Bisca arena record against the Bisca rules (not using the plugin)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""An independent check of Copas arena records against RULES.md ("Copas").
+"""An independent check of Copas arena records against the Copas rules
+(plugins/p2pcards_copas/game.py's docstring), not using the plugin.
 
 This is a second, minimal implementation of the rules -- it does not import the Copas
 plugin -- used to cross-check the plugin on many arena deal records
@@ -28,7 +29,7 @@ def _points(card: str) -> int:
 
 
 def _legal(hand: set[str], trick: list[str], first_trick: bool, broken: bool, free: bool) -> set[str]:
-    """Cards of ``hand`` that may be played now (RULES.md, "Copas")."""
+    """Cards of ``hand`` that may be played now (the Copas rules)."""
     if trick:
         same = {c for c in hand if c[1] == trick[0][1]}
         if same:

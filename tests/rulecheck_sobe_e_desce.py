@@ -1,4 +1,4 @@
-"""An independent check of one Sobe e Desce arena deal record against RULES.md.
+"""An independent check of one Sobe e Desce arena deal record against the Sobe e Desce rules.
 
 ``check(record, options)`` re-implements the rules from scratch (it does not import the
 plugin) and raises ``AssertionError`` naming the first thing that is wrong.  The record
@@ -6,7 +6,7 @@ is :func:`p2pcards.core.arena.deal_record`'s: ``hands`` are the 5 cards each sea
 once dealt (before going in), ``events`` run trump, go_in (with draw after an exchange),
 then play; ``tricks`` are the finished tricks; ``result`` the deal's result.
 
-Checked (RULES.md, "Sobe e Desce"): the trump chooser is the dealer's next seat and a
+Checked: the trump chooser is the dealer's next seat and a
 turned card is its own and sets trumps; going in is asked in play order from the
 chooser, the chooser (everyone with hearts, anyone at 5 or less) plays, discards come
 from the hand and are replaced by as many fresh cards; only players play, in play order,
@@ -38,7 +38,7 @@ def _winner(cards: list[str], trump: str) -> int:
 
 
 def _legal(hand: list[str], trick: list[str], trump: str) -> list[str]:
-    """Cards ``hand`` may play to ``trick`` (RULES.md, "Play")."""
+    """Cards ``hand`` may play to ``trick`` (the plugin's docstring, "Play")."""
     if not trick:
         ace = "A" + trump
         return [ace] if ace in hand else hand

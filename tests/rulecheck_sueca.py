@@ -1,4 +1,4 @@
-"""An independent check of one Sueca arena record against RULES.md (not using the plugin)."""
+"""An independent check of one Sueca arena record against the Sueca rules (not using the plugin)."""
 
 from __future__ import annotations
 

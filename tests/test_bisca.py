@@ -1,4 +1,4 @@
-"""Bisca rules (RULES.md, "Bisca") on arranged decks."""
+"""Bisca rules (plugins/p2pcards_bisca/game.py) on arranged decks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Copas (Hearts): every rule and variant of RULES.md, "Copas", on hand-made deals, the
+"""Copas (Hearts): every rule and variant of Copas (the plugin's docstring), on hand-made deals, the
 match rules, renúncia, malformed choices, the heuristic player, and property tests over
 random legal playouts cross-checked by the independent ``rulecheck_copas``."""
 
@@ -344,7 +344,7 @@ def test_points_are_hearts_and_the_queen() -> None:
 
 
 def test_site_tally_worked_example() -> None:
-    """RULES.md worked example: takes 2, 0, 13, 11 -> the site tallies 24, 26, 13, 15."""
+    """The site's worked example: takes 2, 0, 13, 11 -> the site tallies 24, 26, 13, 15."""
     assert copas_site_tally([2, 0, 13, 11]) == [24, 26, 13, 15]
     assert site_tally([2, 0, 13, 11]) == [24, 26, 13, 15]
     assert site_tally([0, 26, 0, 0]) == [0, 104, 0, 0]

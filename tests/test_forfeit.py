@@ -133,7 +133,7 @@ def random_chooser(table: Table, rng: random.Random) -> Callable[[int, Decision]
 
 # ---------------------------------------------------------------------- forfeit rules
 def expected_forfeit(game: str, deal: DealState, seat: int) -> dict[str, Any]:
-    """The renúncia penalty of RULES.md for ``seat``, restated from the deal's public facts."""
+    """The renúncia penalty (each plugin's docstring) for ``seat``, restated from the deal's public facts."""
     counts = [0] * deal.seats
     for t in deal.tricks:
         counts[t.winner] += 1

@@ -1,6 +1,6 @@
 """Property tests over random legal playouts of every game and every variant.
 
-Each arena record is checked by an independent re-implementation of RULES.md per game
+Each arena record is checked by an independent re-implementation of each game's rules
 (``tests/rulecheck_<game>.py``), plus invariants every game shares.
 """
 
@@ -32,7 +32,7 @@ def variants(spec: GameSpec) -> list[dict[str, Any]]:
 
 
 def match_should_be_over(game: str, totals: list[int], options: dict[str, Any]) -> bool:
-    """RULES.md's end-of-match conditions, restated."""
+    """Each game's end-of-match conditions, restated."""
     if game in ("sueca", "bisca"):
         return max(totals) >= options["target"]
     if game == "copas":

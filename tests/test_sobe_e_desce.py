@@ -1,4 +1,4 @@
-"""Sobe e Desce (RULES.md, "Sobe e Desce"): each rule on hand-built decks, evident renúncia
+"""Sobe e Desce (plugins/p2pcards_sobe_e_desce/game.py): each rule on hand-built decks, evident renúncia
 with partial information, match end, riscos, the heuristic, and random playouts."""
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def test_registered_through_the_entry_point() -> None:
 # ---------------------------------------------------------------------- dealing
 @pytest.mark.parametrize("dealer", [0, 1, 2, 3])
 def test_deal_three_then_two_from_the_dealers_next_seat(dealer: int) -> None:
-    """RULES.md: 3 cards to each starting after the dealer, the first receiver chooses
+    """The rules: 3 cards to each starting after the dealer, the first receiver chooses
     trumps, then 2 more each in the same order; 20 cards stay in the stock."""
     cards = list(PORTUGUESE_40)
     deal = SPEC.new_match({}, dealer).new_deal(cards)
@@ -672,7 +672,7 @@ def test_riscos_worked_example() -> None:
 
 def test_match_ends_at_zero_with_the_worked_riscos() -> None:
     """Scores 3, 11, 3, 6; seats 0, 2, 3 play; tricks 3, 1, 1 -> 0, 11, 2, 5: seat 0
-    wins, riscos +18, -11, -2, -5 (RULES.md, worked example)."""
+    wins, riscos +18, -11, -2, -5 (the rules' worked example)."""
     hands = {
         0: ["AS", "7S", "KS", "2C", "3C"],
         2: ["AC", "JH", "QH", "6H", "5H"],

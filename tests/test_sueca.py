@@ -1,4 +1,4 @@
-"""Sueca rules (RULES.md, "Sueca") on arranged decks."""
+"""Sueca rules (plugins/p2pcards_sueca/game.py) on arranged decks."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def test_no_obligation_to_trump_when_void():
 
 
 def test_worked_example_trumping_team_takes_13_points():
-    # RULES.md: hearts trumps, order 3,1,2,4: AS, 2S, QS, 4H -> the trumper's team, 13 points
+    # hearts trumps, order 3,1,2,4: AS, 2S, QS, 4H -> the trumper's team, 13 points
     from p2pcards.core import PT_POINTS, PT_RANK_ORDER, strength_table, trick_winner
 
     cards = ["AS", "2S", "QS", "4H"]

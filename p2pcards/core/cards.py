@@ -1,4 +1,4 @@
-"""Cards, suits, ranks and the two decks (RULES.md, "Common ground").
+"""Cards, suits, ranks and the two decks (the Portuguese 40 and the French 52).
 
 A card is a two-character string: rank in ``A23456789TJQK`` then suit in ``SHDC``
 (``"7H"``, ``"TC"``, ``"QS"``).  Strings keep cards hashable, cheap and readable in

@@ -1,6 +1,6 @@
 """Deck positions: who owns each position and which card this observer knows there.
 
-DESIGN.md, "Positions, not cards": a game moves deck *positions*; the deck tells who
+Positions, not cards: a game moves deck *positions*; the deck tells who
 knows which card sits at a position.  In full information (arena, bots' simulations,
 the audit's replay) every card is known from the start.  Distributed, a peer's deck
 learns a card only when it is dealt to that peer or revealed to all.

@@ -1,7 +1,7 @@
 """The game contract: specs, options, steps, and the trick-taking deal state machine.
 
-A deal is a deterministic state machine over *steps* (DESIGN.md, "Game plugin
-contract").  The driver asks :meth:`DealState.step` for the pending step and fulfils it:
+A deal is a deterministic state machine over *steps* (README, "Writing a game
+plugin").  The driver asks :meth:`DealState.step` for the pending step and fulfils it:
 
 * :class:`Deal` -- give deck positions to a seat (private; from the stock, or passed by
   another seat when ``source`` is a seat).  Call :meth:`DealState.complete`.
@@ -33,7 +33,7 @@ A choice that is malformed or not the seat's to make raises :class:`IllegalChoic
 changes nothing.  A well-formed play that breaks a hidden-information rule (follow suit,
 must trump) is a *renúncia*: recorded when the observer knows the hand (own seat, full
 information, the audit's replay), and ending the deal at once when it is evident from
-public information (RULES.md, "Renúncia").
+public information (then the offender loses the deal by its game's renúncia rule).
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ class OptionError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Option:
-    """A table option (a RULES.md *variant*): its allowed values, default first."""
+    """A table option (a variant of the game): its allowed values, default first."""
 
     name: str
     allowed: tuple[int | str, ...]
@@ -366,7 +366,7 @@ class DealState:
     def forfeit(self, seat: int) -> None:
         """End the deal at once as lost by ``seat`` (blamed for cheating, or voted out).
 
-        Rule (RULES.md, "Renúncia"): the seat is the offender of a renúncia, whatever point
+        Rule: the seat is the offender of a renúncia, whatever point
         the deal has reached -- before anything is dealt, mid-trick, during a non-play
         decision, or after the deal has ended (its result is then replaced).  Pending steps
         and undecided choices are dropped, ``renuncia`` becomes ``seat`` and the game's

@@ -74,8 +74,8 @@ def dummy_choice(spec: GameSpec, state: DealState, seat: int, decision: Decision
     """The choice of the *dummy* in ``seat`` for the pending ``decision``.
 
     A seat voted out of a network table becomes a dummy, like bridge's: its cards are open
-    and every peer computes its decisions itself (DESIGN.md, "A seat that left becomes a
-    dummy").  The rule: the game's heuristic player (the random player for a game without
+    and every peer computes its decisions itself (protocol/PROTOCOL.md, "Silence: votes and
+    dummies").  The rule: the game's heuristic player (the random player for a game without
     one), fresh for this decision, with the random stream :func:`dummy_rng` of ``seed``,
     choosing from the seat's dummy view (:class:`SeatView` with ``dummy=True``: public
     facts and the dummy's current hand, nothing a peer may know privately).  Every peer

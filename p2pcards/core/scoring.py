@@ -1,4 +1,4 @@
-"""Match scoring helpers shared by the games (RULES.md).
+"""Match scoring helpers shared by the games (each plugin's docstring states its scoring).
 
 Pure functions: game points from card points (Sueca, Bisca), bandeira, riscos (Sobe e
 Desce), running totals, dealer rotation.
@@ -21,7 +21,7 @@ __all__ = [
 def game_points(points: int, all_tricks: bool, total: int = 120, all_points_value: int = 2) -> int:
     """Game points a side earns for a deal in Sueca or Bisca.
 
-    RULES.md, Sueca: more than half the card points wins; 61-90 -> 1, 91-119 -> 2,
+    Sueca: more than half the card points wins; 61-90 -> 1, 91-119 -> 2,
     all the tricks (capote) -> 4, all 120 points without all the tricks -> 2
     (``all_points_value``; the variant makes it 4).  A side with half or less scores 0.
     """
@@ -72,7 +72,8 @@ def next_dealer(dealer: int, seats: int) -> int:
 
 
 def copas_site_tally(points: Sequence[int], total: int = 26) -> list[int]:
-    """The source site's Copas tally, ``26 - X`` per player (RULES.md worked example).
+    """The source site's Copas tally, ``26 - X`` per player (its worked example: takes 2, 0,
+    13, 11 -> 24, 26, 13, 15).
 
     >>> copas_site_tally([2, 0, 13, 11])
     [24, 26, 13, 15]

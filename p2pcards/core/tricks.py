@@ -1,6 +1,6 @@
 """What every trick-taking game shares: trick resolution and the follow/trump predicates.
 
-RULES.md, "Common ground": the highest trump wins a trick; without trumps, the highest
+Common to every game here: the highest trump wins a trick; without trumps, the highest
 card of the suit led.  Predicates here are pure functions of cards; games combine them
 into their own legality rules.
 """

@@ -50,7 +50,7 @@ MIN_ROWS = 20
 SUIT_ORDER = "SHCD"
 #: The trump chooser's choices in Sobe e Desce, in the dialog's order.
 TRUMP_CHOICES = ("S", "H", "D", "C", "turn")
-#: Games played clockwise (RULES.md, "Direction"); the others go anticlockwise.
+#: Games played clockwise (Copas, as its plugin says); the others go anticlockwise.
 CLOCKWISE_GAMES = frozenset({"copas"})
 #: The key of each place in the hand, left to right: 1-9, 0 for the tenth, then letters
 #: that no other key of the table uses (a Copas hand holds 13 cards).

@@ -1,4 +1,4 @@
-"""Bisca: two players, 40 cards, a face-up trump under the stock (RULES.md, "Bisca").
+"""Bisca: two players, 40 cards, a face-up trump under the stock.
 
 * Hands of 3 cards (option ``hand``: 3, 5, 7, 9 or 11), dealt first to the player after
   the dealer.  The next card is turned face up as trumps and lies under the stock: it is

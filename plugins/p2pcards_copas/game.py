@@ -1,5 +1,5 @@
 """Copas (Hearts): four players each for themselves, the French 52-card deck, and the aim
-of taking as few hearts as possible and not the queen of spades (RULES.md, "Copas").
+of taking as few hearts as possible and not the queen of spades.
 
 * 13 cards each, dealt in blocks of 13 from the player after the dealer.  Seats are
   numbered in play order and Copas goes clockwise, so a seat's *left* neighbour is the
@@ -23,7 +23,7 @@ of taking as few hearts as possible and not the queen of spades (RULES.md, "Copa
   lowest wins; the same tie rule applies (this project's decision: while the lowest total
   is shared another deal is played, and totals keep adding up).
 * Renúncia (revoke): the offender scores 26 for the deal and everyone else 0.  A revoke
-  that is evident from public facts ends the deal at once (RULES.md, "Common ground").
+  that is evident from public facts ends the deal at once (p2pcards.core.game).
   A forfeit (a player blamed for cheating or voted out, at any point of the deal, passing
   included) is scored the same way.
 
@@ -80,7 +80,7 @@ OPTIONS = (
     Option("match", (100, "single"), "play until someone reaches 100, or a single deal"),
 )
 
-#: Rank order, high to low, per ``ranks`` option (RULES.md: the source's A K J Q by default).
+#: Rank order, high to low, per ``ranks`` option (the source's A K J Q by default).
 RANK_ORDERS: dict[str, str] = {"portuguese": "AKJQT98765432", "standard": "AKQJT98765432"}
 STRENGTHS: dict[str, dict[str, int]] = {k: strength_table(v) for k, v in RANK_ORDERS.items()}
 
@@ -92,7 +92,7 @@ TOTAL_POINTS = 26
 PASS_DIRECTIONS = ("left", "right", "across", "none")
 #: Seat offset in play order of each direction (clockwise: left is the next seat).
 PASS_OFFSETS: dict[str, int] = {"left": 1, "right": 3, "across": 2, "none": 0}
-#: Points at which a match ends (RULES.md: "ends after the deal in which someone reaches 100").
+#: Points at which a match ends ("ends after the deal in which someone reaches 100").
 TARGET = 100
 
 TWO_OF_CLUBS: Card = "2C"

@@ -1,5 +1,5 @@
 """Sobe e Desce: four players each for themselves, 40 cards, five tricks a deal; take
-tricks to come down from 20 to 0 (RULES.md, "Sobe e Desce" and "Common ground").
+tricks to come down from 20 to 0.
 
 * Everyone starts at 20 points; the match is won by reaching 0 or less.
 * Dealing (anticlockwise, from the player after the dealer): 3 cards to each in play
@@ -38,7 +38,7 @@ tricks to come down from 20 to 0 (RULES.md, "Sobe e Desce" and "Common ground").
   took one or failed to.  ``played`` still says who had gone in, and the match's count of
   deals sat out follows it (a seat that had not decided yet counts as not having played).
 
-Public inferences (for the evident renúncia of RULES.md, "Common ground"): a seat that
+Public inferences (for the evident renúncia of p2pcards.core.game): a seat that
 cannot follow and does not play a higher trump holds no trump above the trick's highest
 (none at all if the trick had no trump); a leader that does not lead the ace of trumps
 does not hold it; the turned card is known to stay in the chooser's hand until it is
@@ -81,7 +81,7 @@ __all__ = [
     "match_winner",
 ]
 
-#: No table options: RULES.md lists no variants for Sobe e Desce.
+#: No table options: the rules we play by have no variants of Sobe e Desce.
 OPTIONS = ()
 #: The trump chooser's choices: a suit letter, or turn the next card.
 TURN = "turn"
@@ -179,7 +179,7 @@ class SobeEDesceDeal(DealState):
     # ------------------------------------------------------------------ going in
     def must_play(self, seat: int) -> bool:
         """The trump chooser, anyone at 5 or less, anyone who sat out the two previous
-        deals, and everyone when hearts are trumps (RULES.md, "Going in")."""
+        deals, and everyone when hearts are trumps (module docstring, "Going in")."""
         return (
             seat == self.chooser
             or self.scores[seat] <= MUST_PLAY_AT
@@ -232,7 +232,7 @@ class SobeEDesceDeal(DealState):
         return [p for p in hand if cards[p] in ok]
 
     def allowed(self, hand: list[str]) -> list[str]:
-        """The cards of ``hand`` playable to the current trick (RULES.md, "Play"): lead
+        """The cards of ``hand`` playable to the current trick (module docstring, "Play"): lead
         the ace of trumps if held; follow suit if you can; else a trump higher than every
         trump in the trick (any trump if none) if you hold one; else anything."""
         trump = self.trump
@@ -327,7 +327,7 @@ class SobeEDesceDeal(DealState):
         return None not in self.playing
 
     def _result(self) -> dict[str, Any]:
-        """The deal's scoring (RULES.md, "Scoring" and "Renúncia"), from public facts only.
+        """The deal's scoring (module docstring, "Scoring" and "Renúncia"), from public facts only.
 
         ``played`` says who went in, ``tricks`` the tricks each took (five for a player
         left alone), ``delta`` what each adds to its score, ``scores`` the scores after it.

@@ -1,5 +1,5 @@
 """Sueca: four players in two teams (seats 0+2 against 1+3), 40 cards, trumps from the
-dealer's card (RULES.md, "Sueca").
+dealer's card.
 
 * 10 cards each, dealt from the player after the dealer; the dealer's last card
   (option ``trump_card=first``: its first) is shown to all and stays in its hand.
