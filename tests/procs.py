@@ -8,10 +8,12 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from p2pcards.core import GameRegistry
+from p2pcards.table.audit import audit_transcript
 from p2pcards.table.wire import FrameDecoder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,6 +76,20 @@ def until(what: str, check: Callable[[], Any], timeout: float = 30.0) -> Any:
             return value
         time.sleep(0.05)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def one_transcript(logs: Mapping[int, list[bytes]], registry: GameRegistry,
+                   absent: int | None) -> tuple[list[bytes], dict[str, Any]]:
+    """Every seat's log a beginning of (or equal to) the longest; its audit sound; votes and
+    blame only ever against ``absent``.  Returns the longest log and its audit."""
+    longest = max(logs.values(), key=len)
+    for s, log in logs.items():
+        assert log == longest[: len(log)], f"seat {s}'s log is not a beginning of the table's transcript"
+    report = audit_transcript(longest, registry)
+    assert report["error"] is None and report["ok"], report
+    assert all(v["seat"] == absent for v in report["votes"]), report["votes"]
+    assert all(d["seat"] in (None, absent) for d in report["deals"]), report["deals"]
+    return longest, report
 
 
 def frames(path: Path) -> list[bytes]:

@@ -18,7 +18,7 @@ import pytest
 from p2pcards.core import load_games
 from p2pcards.net import log_path
 from p2pcards.table.audit import audit_transcript
-from tests.procs import LOOPBACK, Proc, frames, until
+from tests.procs import LOOPBACK, Proc, frames, one_transcript, until
 
 REGISTRY = load_games()
 TIMEOUT = 3.0
@@ -50,18 +50,9 @@ def _stop_all(run: dict[str, Any], *extra: Proc) -> None:
         p.kill()
 
 
-def _check(tmp: Path, run: dict[str, Any], absent: int | None) -> list[bytes]:
-    """Every log a beginning of (or equal to) the longest; its audit sound; votes and
-    blame only ever against ``absent``.  Returns the longest log."""
-    logs = {s: frames(_log(tmp, run, s)) for s in range(4)}
-    table = max(logs.values(), key=len)
-    for s, log in logs.items():
-        assert log == table[: len(log)], f"seat {s}'s log is not a beginning of the table's transcript"
-    report = audit_transcript(table, REGISTRY)
-    assert report["error"] is None and report["ok"], report
-    assert all(v["seat"] == absent for v in report["votes"]), report["votes"]
-    assert all(d["seat"] in (None, absent) for d in report["deals"]), report["deals"]
-    return table
+def _check(tmp: Path, run: dict[str, Any], absent: int | None) -> tuple[list[bytes], dict[str, Any]]:
+    """:func:`tests.procs.one_transcript` of the four seats' logs."""
+    return one_transcript({s: frames(_log(tmp, run, s)) for s in range(4)}, REGISTRY, absent)
 
 
 def _where(tmp: Path, run: dict[str, Any], seat: int) -> str:
@@ -91,11 +82,10 @@ def test_a_peer_frozen_past_the_timeout_catches_up_and_follows_the_table(tmp_pat
     finally:
         _stop_all(run)
     assert all(code == 0 for code in codes.values()), {s: p.stderr[-1500:] for s, p in run["procs"].items()}
-    table = _check(tmp_path, run, frozen)
+    table, report = _check(tmp_path, run, frozen)
     finals = _finals(run)
     assert len({f["transcript_hash"] for f in finals.values()}) == 1, "the frozen peer ends on the table's transcript"
     assert frames(_log(tmp_path, run, frozen)) == table
-    report = audit_transcript(table, REGISTRY)
     if report["votes"]:  # it was due while frozen: the others voted it out, and it watched the rest
         assert finals[frozen]["voted_out"] is True
         assert all(not f["voted_out"] for s, f in finals.items() if s != frozen)
@@ -117,9 +107,9 @@ def test_a_freeze_shorter_than_the_timeout_changes_nothing(tmp_path):
     finally:
         _stop_all(run)
     assert all(code == 0 for code in codes.values())
-    table = _check(tmp_path, run, None)
+    table, report = _check(tmp_path, run, None)
     assert all(frames(_log(tmp_path, run, s)) == table for s in range(4)), "every log is the same, byte for byte"
-    assert audit_transcript(table, REGISTRY)["votes"] == []
+    assert report["votes"] == []
 
 
 def _resume(tmp: Path, run: dict[str, Any], seat: int, name: str) -> Proc:
@@ -150,12 +140,12 @@ def test_a_peer_killed_past_the_timeout_comes_back_and_learns_the_outcome(tmp_pa
         _stop_all(run, *([again] if again else []))
     assert all(c == 0 for c in codes.values()), {s: p.stderr[-1500:] for s, p in run["procs"].items()}
     assert code == 0, again.stderr[-3000:] + _where(tmp_path, run, 3)
-    table = _check(tmp_path, run, 3)
+    table, report = _check(tmp_path, run, 3)
     lines = again.lines()
     final = next(x for x in lines if x["type"] == "final")
     assert final["transcript_hash"] == host.first("final")["transcript_hash"], "it learned the outcome"
     assert frames(_log(tmp_path, run, 3)) == table
-    if audit_transcript(table, REGISTRY)["votes"]:
+    if report["votes"]:
         assert final["voted_out"] is True
     else:
         assert when == "during" and time.monotonic() - killed > 0

@@ -15,9 +15,8 @@ import pytest
 
 from p2pcards.core import load_games
 from p2pcards.net import log_path
-from p2pcards.table.audit import audit_transcript
 from tests.lan import Lan, Proc, built
-from tests.procs import frames
+from tests.procs import frames, one_transcript
 
 REGISTRY = load_games()
 #: Short, for a quick test, but not so short that four processes on a shared two-core machine
@@ -59,14 +58,8 @@ def _until_logged(path: Path, n: int, timeout: float = 30.0) -> None:
 
 
 def _check(tmp: Path, table: bytes, absent: int | None) -> dict[str, Any]:
-    logs = {s: frames(log_path(tmp / f"h{s}", table, s)) for s in range(4)}
-    longest = max(logs.values(), key=len)
-    for s, log in logs.items():
-        assert log == longest[: len(log)], f"seat {s}'s log is not a beginning of the table's transcript"
-    report = audit_transcript(longest, REGISTRY)
-    assert report["error"] is None and report["ok"], report
-    assert all(v["seat"] == absent for v in report["votes"]), report["votes"]
-    return report
+    """:func:`tests.procs.one_transcript` of the four seats' logs: the audit."""
+    return one_transcript({s: frames(log_path(tmp / f"h{s}", table, s)) for s in range(4)}, REGISTRY, absent)[1]
 
 
 def test_a_link_cut_shorter_than_the_timeout_changes_nothing(lan, tmp_path):

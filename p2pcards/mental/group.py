@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 import rbcl  # type: ignore[import-untyped]
@@ -120,6 +120,17 @@ class Group(ABC):
 _IDENTITY: Final = bytes(32)
 
 
+def _combine(op: Callable[[bytes, bytes], bytes], a: bytes, b: bytes) -> bytes:
+    """``op`` (libsodium's ristretto255 add or sub) on two canonical encodings, as GroupErrors."""
+    for element in (a, b):
+        if type(element) is not bytes or len(element) != 32 or element[31] & 0x80:
+            raise GroupError("element is not a canonical 32-byte encoding")
+    try:
+        return op(a, b)
+    except RuntimeError as exc:
+        raise GroupError("element is not a canonical ristretto255 encoding") from exc
+
+
 class Ristretto255(Group):
     """ristretto255 (RFC 9496) through libsodium as bundled by ``rbcl``."""
 
@@ -200,25 +211,11 @@ class Ristretto255(Group):
 
     def add(self, a: bytes, b: bytes) -> bytes:
         """``crypto_core_ristretto255_add`` (the identity is a valid result here)."""
-        for element in (a, b):
-            if type(element) is not bytes or len(element) != 32 or element[31] & 0x80:
-                raise GroupError("element is not a canonical 32-byte encoding")
-        try:
-            total: bytes = rbcl.crypto_core_ristretto255_add(a, b)
-        except RuntimeError as exc:
-            raise GroupError("element is not a canonical ristretto255 encoding") from exc
-        return total
+        return _combine(rbcl.crypto_core_ristretto255_add, a, b)
 
     def sub(self, a: bytes, b: bytes) -> bytes:
         """``crypto_core_ristretto255_sub`` (the identity is a valid result here)."""
-        for element in (a, b):
-            if type(element) is not bytes or len(element) != 32 or element[31] & 0x80:
-                raise GroupError("element is not a canonical 32-byte encoding")
-        try:
-            difference: bytes = rbcl.crypto_core_ristretto255_sub(a, b)
-        except RuntimeError as exc:
-            raise GroupError("element is not a canonical ristretto255 encoding") from exc
-        return difference
+        return _combine(rbcl.crypto_core_ristretto255_sub, a, b)
 
     def scalar_add(self, a: bytes, b: bytes) -> bytes:
         """``crypto_core_ristretto255_scalar_add``."""
