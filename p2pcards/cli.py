@@ -904,12 +904,10 @@ def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _returning(data: Any, me: Any, target: str, address: tuple[str, int], by_name: bool) -> Any:
-    """The unfinished table this identity joined at ``target`` (a LAN name or HOST:PORT), if any:
-    knocking there again means taking that seat up again."""
-    from p2pcards.net import unfinished_tables
+    """The unfinished table this identity joined at ``target`` (a LAN name or HOST:PORT), if any."""
+    from p2pcards.net.resume import joined_before
 
-    found = unfinished_tables(data, me, role="join", **({"name": target} if by_name else {"dial": address}))
-    return found[0] if found else None
+    return joined_before(data, me, name=target if by_name else None, address=address)
 
 
 def _warn_unfinished(data: Any, me: Any, **which: Any) -> None:

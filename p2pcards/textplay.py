@@ -28,7 +28,7 @@ from typing import Any, TextIO
 from p2pcards.core import GO_IN, PASS, PLAY, TRUMP, DealState, Decision, End, GameSpec, SeatView, pretty, riscos
 from p2pcards.core.cards import PT_RANK_ORDER, strength_table
 from p2pcards.core.players import make_player
-from p2pcards.tui.i18n import STRINGS, Text
+from p2pcards.tui.i18n import Text
 
 __all__ = ["play_text", "Quit"]
 
@@ -68,10 +68,10 @@ class _Words:
 
     def count(self, key: str, n: int, **fields: object) -> str:
         """``n`` things, singular or plural: ``count("text_tricks", 1)`` is "1 trick"."""
-        return self.t(f"{key}_one" if n == 1 else f"{key}_other", n=n, **fields)
+        return self.t.plural(key, n, **fields)
 
     def known(self, key: str) -> bool:
-        return key in STRINGS[self.t.lang]
+        return key in self.t
 
     def who(self, seat: int) -> str:
         """A seat as people name it: "you", or "seat 3" for wire seat 2."""

@@ -121,6 +121,14 @@ def unfinished_tables(
     return out
 
 
+def joined_before(data_dir: Path, me: Identity, *, name: str | None = None,
+                  address: tuple[str, int] | None = None) -> Unfinished | None:
+    """This identity's unfinished table joined by the LAN ``name`` (or else at ``address``),
+    if any: knocking there again means taking that seat up again."""
+    found = unfinished_tables(data_dir, me, role="join", **({"name": name} if name else {"dial": address}))
+    return found[0] if found else None
+
+
 def load_seats(manifest: Manifest, directory: Path, me: Identity, registry: GameRegistry,
                seed: int | None, person: Player | None = None) -> tuple[bytes, Genesis, Any, list[LocalSeat]]:
     """The genesis, the game and the local peers with their saved logs (StoreError if not sound).

@@ -326,12 +326,10 @@ def saved_tables(data_dir: Path | None, me: Identity) -> list[SavedEntry]:
 def _joined_before(data_dir: Path | None, me: Identity, host: str, port: int) -> Path | None:
     """The manifest of this identity's unfinished table joined at ``host:port``, if any:
     joining there again takes that seat up again."""
-    from p2pcards.net import unfinished_tables
+    from p2pcards.net.resume import joined_before
 
-    if data_dir is None:
-        return None
-    found = unfinished_tables(data_dir, me, role="join", dial=(host, port))
-    return found[0].path if found else None
+    found = joined_before(data_dir, me, address=(host, port)) if data_dir is not None else None
+    return found.path if found is not None else None
 
 
 def _resume_chosen(registry: GameRegistry, choice: StartChoice, *, me: Identity, lang: str, speed: float,
