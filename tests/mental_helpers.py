@@ -13,14 +13,14 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from p2pcards.mental import (
     DealSetup,
     Group,
-    LocalTable,
+    InProcessDeal,
     Party,
     RemoteError,
     Ristretto255,
     standard_deck,
 )
 from p2pcards.mental.kdf import SeedKdf, card_encodings, hpke_info
-from p2pcards.mental.messages import Lock, Reveal, Sealed, Share, Wire, decode
+from p2pcards.mental.messages import KeyReveal, Lock, Sealed, Share, Wire, decode
 from p2pcards.mental.seal import hpke_open, verify_plaintext
 
 
@@ -62,9 +62,9 @@ class Seats:
         """A fresh party for ``seat``."""
         return Party(self.setup, seat, self.seeds[seat], self.signing[seat], self.sealing[seat])
 
-    def table(self, intercept: Callable[[int, Wire], Wire] | None = None) -> LocalTable:
+    def table(self, intercept: Callable[[int, Wire], Wire] | None = None) -> InProcessDeal:
         """All seats joined by an in-memory transcript (not started)."""
-        return LocalTable([self.party(s) for s in range(len(self.seeds))], intercept=intercept)
+        return InProcessDeal([self.party(s) for s in range(len(self.seeds))], intercept=intercept)
 
     def seed_map(self) -> dict[int, bytes]:
         """Every seat's seed, as the audit takes them."""
@@ -73,7 +73,7 @@ class Seats:
 
 def ready_table(
     n: int, deck_size: int, salt: str = "", intercept: Callable[[int, Wire], Wire] | None = None
-) -> tuple[Seats, LocalTable]:
+) -> tuple[Seats, InProcessDeal]:
     """Seats and a table whose shuffle and lock rounds are done."""
     seats = Seats(n, deck_size, salt=salt)
     table = seats.table(intercept)
@@ -88,7 +88,7 @@ class Pool:
     to them, the published ones); ``scalars`` every scalar they could try.
     """
 
-    def __init__(self, seats: Seats, table: LocalTable, members: Sequence[int]) -> None:
+    def __init__(self, seats: Seats, table: InProcessDeal, members: Sequence[int]) -> None:
         setup = seats.setup
         deal_id = table.parties[members[0]].deal_id
         assert deal_id is not None
@@ -107,7 +107,7 @@ class Pool:
             message = decode(setup, wire)
             if isinstance(message, Lock):
                 self.final_deck = message.deck
-            elif isinstance(message, Reveal):
+            elif isinstance(message, KeyReveal):
                 for p, keys in zip(message.positions, message.keys, strict=True):
                     self.keys |= {(o, p): k for o, k in enumerate(keys)}
             elif isinstance(message, Share):

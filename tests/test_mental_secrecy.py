@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from p2pcards.mental import PORTUGUESE_DECK, LocalTable
+from p2pcards.mental import PORTUGUESE_DECK, InProcessDeal
 from p2pcards.mental.kdf import SeedKdf, card_encodings
 from tests.mental_helpers import Pool, Seats
 
 
-def _sueca_deal(seats: Seats) -> LocalTable:
+def _sueca_deal(seats: Seats) -> InProcessDeal:
     """Ten cards each, the trump card (position 39, seat 3's) shown, one trick, a pass."""
     table = seats.table()
     table.start()

@@ -22,7 +22,7 @@ from p2pcards.discovery.lobby import TableAnnouncer, announcing, check_joinable,
 from p2pcards.discovery.lobby import watch_tables as _watch
 from p2pcards.discovery.record import (
     Announcement,
-    GameInfo,
+    InstalledGame,
     OpenTable,
     TableEvent,
     default_table_name,
@@ -117,7 +117,7 @@ def _describe(table: OpenTable, reason: str | None) -> str:
     return f"{head}; join with: p2pcards join {shlex.quote(table.name)}"
 
 
-def run_tables(args: argparse.Namespace, out: TextIO, games: Mapping[str, GameInfo], proto: int) -> int:
+def run_tables(args: argparse.Namespace, out: TextIO, games: Mapping[str, InstalledGame], proto: int) -> int:
     """``p2pcards tables``: see :data:`TABLES_EPILOG`."""
 
     def emit(event: TableEvent) -> None:
@@ -212,7 +212,7 @@ async def hosting(args: argparse.Namespace, announcement: Announcement, remote_s
 
 
 # ---------------------------------------------------------------------- join
-async def locate(args: argparse.Namespace, games: Mapping[str, GameInfo], proto: int,
+async def locate(args: argparse.Namespace, games: Mapping[str, InstalledGame], proto: int,
                  line: Callable[[dict[str, Any], str], None]) -> tuple[str, int, str]:
     """Find the table named ``args.address`` on the LAN: (address, port, host fingerprint).
 

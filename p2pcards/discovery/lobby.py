@@ -13,7 +13,7 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 import trio
 
 from p2pcards.discovery.base import Discovery, DiscoveryError, Registration, one_error
-from p2pcards.discovery.record import Announcement, GameInfo, OpenTable, TableEvent, matches, why_not_joinable
+from p2pcards.discovery.record import Announcement, InstalledGame, OpenTable, TableEvent, matches, why_not_joinable
 
 __all__ = ["TableAnnouncer", "announcing", "collect_tables", "find_table", "check_joinable", "watch_tables",
            "TableNotFound", "NotJoinable", "RETRY"]
@@ -193,7 +193,7 @@ async def find_table(disco: Discovery, query: str, wait: float) -> OpenTable:
                         "(`p2pcards tables` lists the open ones)")
 
 
-def check_joinable(table: OpenTable, games: Mapping[str, GameInfo], proto: int) -> None:
+def check_joinable(table: OpenTable, games: Mapping[str, InstalledGame], proto: int) -> None:
     """Raise :class:`NotJoinable` with the reason unless this peer can join ``table``."""
     reason = why_not_joinable(table, games, proto)
     if reason is not None:

@@ -26,7 +26,7 @@ __all__ = [
     "Announcement",
     "OpenTable",
     "TableEvent",
-    "GameInfo",
+    "InstalledGame",
     "encode_txt",
     "decode_txt",
     "parse_announcement",
@@ -322,7 +322,7 @@ class TableEvent:
     table: OpenTable
 
 
-class GameInfo(Protocol):
+class InstalledGame(Protocol):
     """What :func:`why_not_joinable` needs of an installed game (a core ``GameSpec`` fits)."""
 
     @property
@@ -334,7 +334,7 @@ class GameInfo(Protocol):
     def resolve_options(self, raw: Mapping[str, str | int] | None = None) -> dict[str, object]: ...
 
 
-def joinable_problem(table: OpenTable, games: Mapping[str, GameInfo],
+def joinable_problem(table: OpenTable, games: Mapping[str, InstalledGame],
                      proto: int) -> tuple[str, dict[str, Any]] | None:
     """Why this peer cannot join ``table`` as a code and its details (None: it can), for a
     screen to say in its own language; :func:`why_not_joinable` says it in English.
@@ -380,7 +380,7 @@ _WHY = {
 }
 
 
-def why_not_joinable(table: OpenTable, games: Mapping[str, GameInfo], proto: int) -> str | None:
+def why_not_joinable(table: OpenTable, games: Mapping[str, InstalledGame], proto: int) -> str | None:
     """Why this peer cannot join ``table`` (None: it can), in words for people (English);
     see :func:`joinable_problem`."""
     problem = joinable_problem(table, games, proto)

@@ -54,9 +54,9 @@ from p2pcards.mental.kdf import (
 )
 from p2pcards.mental.messages import (
     Commit,
+    KeyReveal,
     Lock,
     Message,
-    Reveal,
     Sealed,
     SeedReveal,
     Share,
@@ -457,7 +457,7 @@ class _Auditor:
     def _operations(self, after: int | None) -> None:
         """Check every operation message in transcript order."""
         for index, message in enumerate(self.decoded):
-            if not isinstance(message, Sealed | Reveal | Share):
+            if not isinstance(message, Sealed | KeyReveal | Share):
                 continue
             if after is None or index < after:
                 raise _fail(
@@ -470,7 +470,7 @@ class _Auditor:
                 self._check_sealed(message, index)
             elif index in self.checked_live:
                 pass  # every key was checked against the commitments live (see audit())
-            elif isinstance(message, Reveal):
+            elif isinstance(message, KeyReveal):
                 for p, keys in zip(message.positions, message.keys, strict=True):
                     for s, key in enumerate(keys):
                         if not self._committed(s, p, key):

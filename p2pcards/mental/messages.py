@@ -41,7 +41,7 @@ __all__ = [
     "Kind",
     "Lock",
     "Message",
-    "Reveal",
+    "KeyReveal",
     "Sealed",
     "SeedReveal",
     "Share",
@@ -115,7 +115,7 @@ class Sealed:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Reveal:
+class KeyReveal:
     """A holder opening positions to all: every seat's key for each position."""
 
     seat: int
@@ -142,7 +142,7 @@ class SeedReveal:
     seed: bytes
 
 
-Message = Commit | Shuffle | Lock | Sealed | Reveal | Share | SeedReveal
+Message = Commit | Shuffle | Lock | Sealed | KeyReveal | Share | SeedReveal
 """Any decoded deck-protocol message."""
 
 
@@ -157,7 +157,7 @@ _KINDS: Final[dict[type, Kind]] = {
     Commit: Kind.COMMIT,
     Shuffle: Kind.SHUFFLE,
     Lock: Kind.LOCK,
-    Reveal: Kind.REVEAL,
+    KeyReveal: Kind.REVEAL,
     Share: Kind.SHARE,
     SeedReveal: Kind.SEED,
 }
@@ -190,7 +190,7 @@ def encode(setup: DealSetup, message: Message) -> Wire:
                 "positions": list(message.positions),
                 "sealed": message.sealed,
             }
-        case Reveal():
+        case KeyReveal():
             wire |= {
                 "step": message.step,
                 "positions": list(message.positions),
@@ -345,7 +345,7 @@ def decode(setup: DealSetup, wire: object) -> Message:
             keys = wire["keys"]
             if type(keys) is not list or len(keys) != len(positions):
                 raise read.fail("keys is not one list per position")
-            return Reveal(
+            return KeyReveal(
                 seat=seat,
                 step=read.integer("step", _MAX_STEP),
                 positions=positions,

@@ -87,10 +87,10 @@ from p2pcards.mental.kdf import (
 )
 from p2pcards.mental.messages import (
     Commit,
+    KeyReveal,
     Kind,
     Lock,
     Message,
-    Reveal,
     Sealed,
     SeedReveal,
     Share,
@@ -700,7 +700,7 @@ class Party:
                 self._on_round(message)
             case Sealed():
                 self._on_sealed(message)
-            case Reveal():
+            case KeyReveal():
                 self._on_reveal(message)
             case Share():
                 self._on_share(message)
@@ -838,7 +838,7 @@ class Party:
             entries=entries,
         )
 
-    def _on_reveal(self, message: Reveal) -> None:
+    def _on_reveal(self, message: KeyReveal) -> None:
         """A holder's reveal: every key must be its seat's committed key."""
         _, awaited = self._expected(message.seat, Kind.REVEAL, message.step)
         if message.positions != awaited.positions:
@@ -977,7 +977,7 @@ class Party:
             return None
         if emission.kind is Kind.REVEAL:
             return self._wire(
-                Reveal(
+                KeyReveal(
                     seat=seat,
                     step=op.step,
                     positions=positions,

@@ -18,7 +18,7 @@ from p2pcards.mental.errors import LocalError
 from p2pcards.mental.messages import Wire
 from p2pcards.mental.party import Party
 
-__all__ = ["LocalTable", "Sent"]
+__all__ = ["InProcessDeal", "Sent"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -30,7 +30,7 @@ class Sent:
     packed: bytes
 
 
-class LocalTable:
+class InProcessDeal:
     """Routes messages between parties that run in this process.
 
     ``intercept(seat, message)`` may replace a message before it enters the transcript

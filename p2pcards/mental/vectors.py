@@ -46,7 +46,7 @@ from p2pcards.mental.party import Party
 from p2pcards.mental.proofs import proof_context, prove_lock, prove_shuffle, verify_lock, verify_shuffle
 from p2pcards.mental.seal import hpke_open, hpke_seal
 from p2pcards.mental.setup import DealSetup
-from p2pcards.mental.simulate import LocalTable
+from p2pcards.mental.simulate import InProcessDeal
 from p2pcards.vectorfiles import vectors_main, write_files
 
 __all__ = ["fixed_seat_keys", "generate", "main", "write"]
@@ -63,7 +63,7 @@ class Operation:
     from_seat: int = 0
     to_seat: int = 0
 
-    def declare(self, table: LocalTable) -> None:
+    def declare(self, table: InProcessDeal) -> None:
         """Declare the operation on every party, without delivering."""
         if self.op == "deal":
             table.deal(self.positions, self.to_seat, deliver=False)
@@ -195,7 +195,7 @@ def _deal(
     )
     seeds = [_label_bytes(f"seed {n_seats}x{deck_size} seat {s}") for s in range(n_seats)]
     parties = [Party(setup, s, seeds[s], signing[s], sealing[s]) for s in range(n_seats)]
-    table = LocalTable(parties)
+    table = InProcessDeal(parties)
     table.start()
     for operation in operations:
         operation.declare(table)

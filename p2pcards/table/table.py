@@ -106,6 +106,7 @@ from p2pcards.table.transcript import (
     TABLE,
     Envelope,
     Genesis,
+    TableKind,
     TranscriptError,
     VersionError,
     make_certificate,
@@ -204,7 +205,7 @@ class Table:
             raise SetupError(f"this transcript is of another protocol version: {exc}") from None
         except TranscriptError as exc:
             raise SetupError(f"bad genesis: {exc}") from None
-        if env.table != genesis.table_id or env.seq != 0 or env.kind != "genesis":
+        if env.table != genesis.table_id or env.seq != 0 or env.kind != TableKind.GENESIS:
             raise SetupError("the genesis does not carry its own table id")
         if spec.name != genesis.game:
             raise SetupError(f"the table plays {genesis.game!r}, not {spec.name!r}")
@@ -394,7 +395,7 @@ class Table:
                         break
                 if nxt is None:
                     break
-                if nxt.certificate and nxt.kind == "close":
+                if nxt.certificate and nxt.kind == TableKind.CLOSE:
                     if any(m.author != author for m in self._seeds_of(nxt)):
                         self._voted.discard(author)
                         self._held.pop(author, None)
@@ -445,7 +446,7 @@ class Table:
         self.choices.append((self.seat, _plain(choice)))
         self._advance()
         msgs, self.outbox = self.outbox, []
-        raw = self._sign("choice", {"choice": _plain(choice), "msgs": msgs})
+        raw = self._sign(TableKind.CHOICE, {"choice": _plain(choice), "msgs": msgs})
         self._append_own(raw, msgs)
         return [raw, *self._flush(), *self._drain_side()]
 
@@ -454,7 +455,7 @@ class Table:
         (:meth:`may_vote`).  Returns the vote (and the certificate if it completes one)."""
         if against not in self.may_vote():
             raise LocalError(f"this peer may not vote against seat {against} now")
-        raw = self._sign("vote", {"against": against})
+        raw = self._sign(TableKind.VOTE, {"against": against})
         self.own_side.append(raw)
         self._voted.add(against)
         self._votes.setdefault(against, {})[self.seat] = raw  # type: ignore[index]
@@ -465,7 +466,7 @@ class Table:
         if not self.may_abandon():
             raise LocalError("this table cannot be abandoned now")
         waiting = sorted(x for x in self.due() if x != self.seat)
-        raw = self._sign("abandon", {"waiting_for": waiting})
+        raw = self._sign(TableKind.ABANDON, {"waiting_for": waiting})
         self._append(own_envelope(raw))
         self._finish_abandoned(self.seat, waiting)
         return [raw]
@@ -544,9 +545,9 @@ class Table:
                     raise SetupError(f"saved message {seq} is corrupt: {exc}") from None
                 if env.author == self.seat:  # a decision of this seat's (its other entries come by themselves)
                     try:
-                        if env.kind == "choice":
+                        if env.kind == TableKind.CHOICE:
                             self.decide(env.body["choice"])
-                        elif env.kind == "abandon":
+                        elif env.kind == TableKind.ABANDON:
                             self.abandon()
                     except (LocalError, KeyError) as exc:
                         raise SetupError(f"saved message {seq} is not what this seat would write: {exc}") from None
@@ -586,9 +587,9 @@ class Table:
     def _apply_entry(self, env: Envelope) -> list[bytes]:
         if env.certificate:
             return self._certificate(env)
-        if env.kind == "abandon":
+        if env.kind == TableKind.ABANDON:
             return self._on_abandon(env)
-        if env.kind not in ENTRY_KINDS or env.kind == "genesis":
+        if env.kind not in ENTRY_KINDS or env.kind == TableKind.GENESIS:
             raise Rejected(f"a {env.kind!r} message is not a transcript entry", env.author)
         if not self.live[env.author]:
             raise Rejected(f"seat {env.author} was voted out: it writes nothing more", env.author)
@@ -603,7 +604,7 @@ class Table:
             self._held[env.author] = env.raw
             return [env.raw]
         votes = self._votes.get(env.author)  # votes against the author here, which its message now answers
-        if env.kind == "dispute":
+        if env.kind == TableKind.DISPUTE:
             self._on_dispute(env)
         else:
             self._apply(env)
@@ -646,7 +647,7 @@ class Table:
         out: list[bytes] = []
         while self._may_write() and self.stage != "seeds" and self.expected() == self.seat:
             if self.private is not None:  # a fault only this seat can see: dispute it now
-                raw = self._sign("dispute", _dispute_body(self.private, self._pi))
+                raw = self._sign(TableKind.DISPUTE, _dispute_body(self.private, self._pi))
                 env = own_envelope(raw)
                 self._on_dispute(env)
                 out.append(raw)
@@ -657,7 +658,7 @@ class Table:
                 raw = self._claim_locate()
             elif self.outbox:
                 msgs, self.outbox = self.outbox, []
-                raw = self._sign("deck", {"msgs": msgs})
+                raw = self._sign(TableKind.DECK, {"msgs": msgs})
                 self._append_own(raw, msgs)
             else:  # pragma: no cover -- expected() names us only when we owe something
                 break
@@ -671,7 +672,7 @@ class Table:
         assert isinstance(step, Locate)
         mine = [p for p, c in self.party.hand().items() if c == step.card]
         if not mine:
-            raw = self._sign("locate", {"position": None, "msgs": []})
+            raw = self._sign(TableKind.LOCATE, {"position": None, "msgs": []})
             self._append(own_envelope(raw))
             self._locate_turn += 1
             self._advance()
@@ -680,7 +681,7 @@ class Table:
         self._declared = True
         self._locate_claim = (self._me_seat(), pos)
         msgs = self.party.reveal([pos])
-        raw = self._sign("locate", {"position": pos, "msgs": msgs})
+        raw = self._sign(TableKind.LOCATE, {"position": pos, "msgs": msgs})
         self._append_own(raw, msgs)
         return raw
 
@@ -697,7 +698,7 @@ class Table:
         waiting = self._waiting_kind()
         if env.kind != waiting:
             raise Rejected(f"a {waiting!r} message is due, not {env.kind!r}", env.author)
-        if env.kind == "choice":
+        if env.kind == TableKind.CHOICE:
             if set(body) != {"choice", "msgs"}:
                 raise Rejected("malformed choice", env.author)
             try:
@@ -706,7 +707,7 @@ class Table:
                 raise Rejected(f"illegal choice: {exc}", env.author) from None
             self.choices.append((env.author, body["choice"]))
             self._advance()
-        elif env.kind == "locate":
+        elif env.kind == TableKind.LOCATE:
             if set(body) != {"position", "msgs"}:
                 raise Rejected("malformed locate", env.author)
             pos = body["position"]
@@ -758,10 +759,10 @@ class Table:
         if self.stage == "play":
             step = self._playing().step()
             if isinstance(step, Decision):
-                return "choice"
+                return TableKind.CHOICE
             if isinstance(step, Locate) and not self._declared:
-                return "locate"
-        return "deck"
+                return TableKind.LOCATE
+        return TableKind.DECK
 
     def _on_dispute(self, env: Envelope) -> None:
         """A seat disputes the deal in its turn: a fault only it could see.  With evidence
@@ -976,7 +977,7 @@ class Table:
             return []
         self._seed_sent = True
         seed = self.party.seed if self._committed(self._me_seat()) is not None else None
-        raw = self._sign("seed", {"seed": seed})
+        raw = self._sign(TableKind.SEED, {"seed": seed})
         self._seed_msgs[self._me_seat()] = raw
         return [raw, *self._maybe_close()]
 
@@ -1008,7 +1009,8 @@ class Table:
             return []
         proof = [self._seed_msgs[s] for s in closers]
         seeds = [own_envelope(m).body["seed"] for m in proof]
-        raw = make_certificate(table=self.table_id, deal=self.deal_no, seq=self.seq, prev=self.head, kind="close",
+        raw = make_certificate(table=self.table_id, deal=self.deal_no, seq=self.seq, prev=self.head,
+                               kind=TableKind.CLOSE,
                                body={"seats": list(closers), "seeds": seeds}, proof=proof)
         self._close(own_envelope(raw))
         return self._flush()  # every replica writes its own close: only the next deal's messages go out
@@ -1024,7 +1026,7 @@ class Table:
             raise Rejected("a close names every playing seat and its seed")
         for seat, seed, raw in zip(closers, body["seeds"], env.proof, strict=True):
             m = self._side_env(raw)
-            if m.kind != "seed" or m.author != seat or m.slot != env.slot or m.body != {"seed": seed}:
+            if m.kind != TableKind.SEED or m.author != seat or m.slot != env.slot or m.body != {"seed": seed}:
                 raise Rejected(f"a close whose proof is not seat {seat}'s seed here")
             if not self._seed_ok(seat, seed):
                 raise Rejected(f"a close with a seed of seat {seat} that does not match its commitment")
@@ -1060,10 +1062,10 @@ class Table:
                 f = report.fault
                 seat = self._parties[f.seat]
                 verdict = {"verdict": "fault", "seat": seat, "kind": str(f.kind), "reason": f.reason}
-            elif cause.kind == "dispute":
+            elif cause.kind == TableKind.DISPUTE:
                 verdict = {"verdict": "fault", "seat": cause.seat, "kind": "false-dispute",
                            "reason": f"seat {cause.seat} disputed a deal the audit finds clean ({cause.reason})"}
-            elif cause.kind == "locate" and report.cards is not None:
+            elif cause.kind == TableKind.LOCATE and report.cards is not None:
                 holder = self._holder_of(report.cards)
                 verdict = {"verdict": "fault" if holder is not None else "void", "seat": holder, "kind": "locate",
                            "reason": f"seat {holder} held the card it was asked to show and said it did not"}
@@ -1126,11 +1128,11 @@ class Table:
     # ------------------------------------------------------------------ internals: certificates
     def _certificate(self, env: Envelope) -> list[bytes]:
         """A certificate for this replica's next place."""
-        if env.kind == "close":
+        if env.kind == TableKind.CLOSE:
             self._check_close(env)
             self._close(env)
             return self._flush()
-        if env.kind == "outvote":
+        if env.kind == TableKind.OUTVOTE:
             against, voters = self._check_outvote(env)
             self._take_outvote(env, against, voters)
             return self._flush()
@@ -1159,7 +1161,7 @@ class Table:
             raise Rejected(f"an outvote against seat {against}, which the table does not wait for")
         for voter, raw in zip(voters, env.proof, strict=True):
             m = self._side_env(raw)
-            if m.kind != "vote" or m.author != voter or m.slot != env.slot or m.body != {"against": against}:
+            if m.kind != TableKind.VOTE or m.author != voter or m.slot != env.slot or m.body != {"against": against}:
                 raise Rejected(f"an outvote whose proof is not seat {voter}'s vote here")
         return against, voters
 
@@ -1180,7 +1182,8 @@ class Table:
         voters = tuple(s for s in range(self.n) if self.live[s] and s != against)
         if len(voters) < MIN_VOTERS or any(v not in votes for v in voters) or against not in self.due():
             return []
-        raw = make_certificate(table=self.table_id, deal=self.deal_no, seq=self.seq, prev=self.head, kind="outvote",
+        raw = make_certificate(table=self.table_id, deal=self.deal_no, seq=self.seq, prev=self.head,
+                               kind=TableKind.OUTVOTE,
                                body={"against": against, "voters": list(voters)},
                                proof=[votes[v] for v in voters])
         self._take_outvote(own_envelope(raw), against, voters)
@@ -1205,7 +1208,7 @@ class Table:
 
     def _fork_cert(self, k: int, against: int, one: bytes, two: bytes) -> bytes:
         return make_certificate(table=self.table_id, deal=self._deals[k] if k < self.seq else self.deal_no, seq=k,
-                                prev=self.hashes[k - 1], kind="fork", body={"against": against},
+                                prev=self.hashes[k - 1], kind=TableKind.FORK, body={"against": against},
                                 proof=sorted([one, two]))
 
     # ------------------------------------------------------------------ internals: the past
@@ -1219,14 +1222,14 @@ class Table:
         if k == 0 or env.prev != self.hashes[k - 1]:
             raise Rejected(f"a message for seq {k} on another chain (this peer is at {self.seq})")
         if env.certificate:
-            if env.kind == "fork":
+            if env.kind == TableKind.FORK:
                 against = self._check_fork_past(env)
                 return self._supersede(env, lambda fresh: fresh._take_fork(env, against))
-            if env.kind == "outvote" and (self._only_mine_from(k) or self._own_close_at(k)):
+            if env.kind == TableKind.OUTVOTE and (self._only_mine_from(k) or self._own_close_at(k)):
                 # the others voted this seat out where its own message (or its close) was: it lost the place
                 return self._supersede(env, lambda fresh: fresh._certificate(env))
             raise Rejected(f"a {env.kind} for seq {k}, which this peer has passed")
-        if env.kind == "abandon" and self._only_mine_from(k) and self._current_deal(k):
+        if env.kind == TableKind.ABANDON and self._only_mine_from(k) and self._current_deal(k):
             # the other seat gave up waiting where this seat's own message was: it lost the place
             return self._supersede(env, lambda fresh: fresh._apply_entry(env))
         if self._authors[k] == env.author and env.kind in ENTRY_KINDS:
@@ -1244,7 +1247,7 @@ class Table:
         but this seat can hold: every entry after it is its own.  (A voter that voted holds
         a late seed aside, so if the others completed a vote against this seat, no other
         replica closed with its seed; such a close is this seat's alone.)"""
-        if self.seat is None or self._authors[k] != TABLE or peek(self.log[k])[0] != "close":
+        if self.seat is None or self._authors[k] != TABLE or peek(self.log[k])[0] != TableKind.CLOSE:
             return False
         seats = own_envelope(self.log[k]).body.get("seats", [])
         return self.seat in seats and all(a == self.seat for a in self._authors[k + 1:])
@@ -1292,7 +1295,7 @@ class Table:
 
     def _seeds_of(self, env: Envelope) -> list[Envelope]:
         """The seeds in a close's proof, as side messages (checked), for another place."""
-        if env.kind != "close" or not env.certificate:
+        if env.kind != TableKind.CLOSE or not env.certificate:
             return []
         out = []
         for raw in env.proof:
@@ -1300,13 +1303,13 @@ class Table:
                 m = self._side_env(raw)
             except Rejected:
                 return []
-            if m.kind == "seed" and m.slot == env.slot and m.author != self.seat:
+            if m.kind == TableKind.SEED and m.slot == env.slot and m.author != self.seat:
                 out.append(m)
         return out
 
     def _branch_proven(self, env: Envelope) -> bool:
         return any(m.prev == env.hash and m.seq == env.seq + 1 and m.author != self.seat
-                   for m in self._ahead_side if m.kind == "seed")
+                   for m in self._ahead_side if m.kind == TableKind.SEED)
 
     def _adopt(self, fresh: Table) -> None:
         emit, rewound, superseded, own = self._emit, self._rewound, self.superseded, self.own_side
@@ -1332,7 +1335,7 @@ class Table:
                 self._ahead_side.pop(0)
             self._ahead_side.append(env)
             pending = self._pending_cert
-            if pending is not None and env.kind == "seed":
+            if pending is not None and env.kind == TableKind.SEED:
                 self._pending_cert = None
                 return self.receive(pending)
             return []
@@ -1340,9 +1343,9 @@ class Table:
             return self._side_past(env)
         if self.finished:
             return []
-        if env.kind == "seed":
+        if env.kind == TableKind.SEED:
             return self._on_seed(env)
-        if env.kind == "vote":
+        if env.kind == TableKind.VOTE:
             return self._on_vote(env)
         return self._on_nay(env)
 
@@ -1410,14 +1413,14 @@ class Table:
     def _side_past(self, env: Envelope) -> list[bytes]:
         """A vote or nay for a place this replica has passed (cheap: no replay)."""
         k = env.seq
-        if k == 0 or env.prev != self.hashes[k - 1] or env.kind == "seed":
+        if k == 0 or env.prev != self.hashes[k - 1] or env.kind == TableKind.SEED:
             return []  # stale
-        if self._authors[k] == TABLE and peek(self.log[k])[0] == "close" and env.kind == "vote":
+        if self._authors[k] == TABLE and peek(self.log[k])[0] == TableKind.CLOSE and env.kind == TableKind.VOTE:
             return [self.log[k]]  # the deal closed here: show the close (it holds every seed)
         if not self._current_deal(k):
             return []
         against = env.body.get("against")
-        if env.kind == "nay" and self._authors[k] == TABLE and peek(self.log[k])[0] == "outvote":
+        if env.kind == TableKind.NAY and self._authors[k] == TABLE and peek(self.log[k])[0] == TableKind.OUTVOTE:
             for vote in parse_message(self.log[k], self.keys).proof:
                 v = self._side_env(vote)
                 if v.author == env.author and _conflict(v, env, env.author):
@@ -1425,7 +1428,7 @@ class Table:
             return []
         if self._authors[k] != against:
             return []
-        if env.kind == "vote":
+        if env.kind == TableKind.VOTE:
             if self.seat == against:  # this seat's message holds the place: show it
                 return [self.log[k]]
             nay = self._nays.get(k)
@@ -1439,7 +1442,8 @@ class Table:
         entry at ``k``; in a seed round, its seed) shows that it was not silent."""
         assert self.me is not None and self.seat is not None
         prev, deal = (self.head, self.deal_no) if k == self.seq else (self.hashes[k - 1], self._deals[k])
-        raw = sign_message(self.me, table=self.table_id, deal=deal, seq=k, prev=prev, author=self.seat, kind="nay",
+        raw = sign_message(self.me, table=self.table_id, deal=deal, seq=k, prev=prev, author=self.seat,
+                           kind=TableKind.NAY,
                            body={"against": against, "message": self.log[k] if message is None else message})
         self._nays[k] = raw
         self.own_side.append(raw)
@@ -1463,12 +1467,12 @@ class Table:
             return
         if env.author != self.seat:
             return
-        if env.kind == "vote" and env.slot == (self.seq, self.head):
+        if env.kind == TableKind.VOTE and env.slot == (self.seq, self.head):
             against = env.body.get("against")
             if isinstance(against, int):
                 self._voted.add(against)
                 self._votes.setdefault(against, {})[env.author] = raw
-        elif env.kind == "nay" and env.seq < self.seq and self._current_deal(env.seq):
+        elif env.kind == TableKind.NAY and env.seq < self.seq and self._current_deal(env.seq):
             self._nays[env.seq] = raw
 
 
@@ -1488,7 +1492,7 @@ def _conflict(a: Envelope, b: Envelope, author: int) -> bool:
     if a.kind in ENTRY_KINDS and b.kind in ENTRY_KINDS:
         return True
     kinds = {a.kind, b.kind}
-    return kinds == {"vote", "nay"} and a.body.get("against") == b.body.get("against")
+    return kinds == {TableKind.VOTE, TableKind.NAY} and a.body.get("against") == b.body.get("against")
 
 
 def _dispute_body(fault: RemoteError, pi: dict[int, int]) -> dict[str, Any]:

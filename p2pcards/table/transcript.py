@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Final
 
 import msgpack  # type: ignore[import-untyped]
@@ -41,6 +42,7 @@ __all__ = [
     "HOST",
     "TABLE",
     "ZERO_HASH",
+    "TableKind",
     "ENTRY_KINDS",
     "SIDE_KINDS",
     "CERT_KINDS",
@@ -68,13 +70,34 @@ ZERO_HASH: Final = bytes(32)
 SIG_DOMAIN: Final = b"p2pcards/table/v2/sig\x00"
 TABLE_ID_DOMAIN: Final = b"p2pcards/table/v2\x00"
 _HEADER: Final = frozenset({"v", "table", "deal", "seq", "prev", "author", "kind", "body"})
+
+
+class TableKind(StrEnum):
+    """The kinds of table messages (the ``kind`` header; the deck's own messages, carried
+    inside ``deck`` entries, have theirs in :class:`p2pcards.mental.messages.Kind`)."""
+
+    GENESIS = "genesis"
+    DECK = "deck"
+    CHOICE = "choice"
+    LOCATE = "locate"
+    DISPUTE = "dispute"
+    ABANDON = "abandon"
+    OUTVOTE = "outvote"
+    FORK = "fork"
+    CLOSE = "close"
+    VOTE = "vote"
+    NAY = "nay"
+    SEED = "seed"
+
+
 #: Transcript entries written by one seat (signed).
-ENTRY_KINDS: Final = frozenset({"genesis", "deck", "choice", "locate", "dispute", "abandon"})
+ENTRY_KINDS: Final = frozenset({TableKind.GENESIS, TableKind.DECK, TableKind.CHOICE, TableKind.LOCATE,
+                                TableKind.DISPUTE, TableKind.ABANDON})
 #: Certificates: transcript entries written by the table from the seats' signed messages.
-CERT_KINDS: Final = frozenset({"outvote", "fork", "close"})
+CERT_KINDS: Final = frozenset({TableKind.OUTVOTE, TableKind.FORK, TableKind.CLOSE})
 #: Signed messages that take no place in the transcript by themselves: a vote against a
 #: silent seat, a "nay" (the voter holds the silent seat's message), a revealed seed.
-SIDE_KINDS: Final = frozenset({"vote", "nay", "seed"})
+SIDE_KINDS: Final = frozenset({TableKind.VOTE, TableKind.NAY, TableKind.SEED})
 MAX_NAME: Final = 40
 #: The order of the Ed25519 group: a signature's S must be below it.
 _ED25519_L: Final = 2**252 + 27742317777372353535851937790883648493
@@ -322,7 +345,7 @@ def make_certificate(
 def make_genesis(host: Identity, genesis: Genesis) -> bytes:
     """The signed genesis message (seq 0)."""
     return sign_message(host, table=genesis.table_id, deal=0, seq=0, prev=ZERO_HASH, author=HOST,
-                        kind="genesis", body=genesis.body())
+                        kind=TableKind.GENESIS, body=genesis.body())
 
 
 def own_envelope(raw: bytes) -> Envelope:
@@ -384,7 +407,7 @@ def parse_message(raw: bytes, signing_keys: Sequence[bytes] | None, host_key: by
         if int.from_bytes(second[32:], "little") >= _ED25519_L:
             raise TranscriptError("a signature that is not canonical")
         if author == HOST:
-            if kind != "genesis":
+            if kind != TableKind.GENESIS:
                 raise TranscriptError("only the genesis is signed by the host")
             try:
                 key = msg["body"]["host"]["signing"]
@@ -393,7 +416,7 @@ def parse_message(raw: bytes, signing_keys: Sequence[bytes] | None, host_key: by
             if host_key is not None and key != host_key:
                 raise TranscriptError("the genesis is not signed by the expected host")
         else:
-            if kind == "genesis":
+            if kind == TableKind.GENESIS:
                 raise TranscriptError("the genesis is signed by the host")
             if signing_keys is None or not 0 <= author < len(signing_keys):
                 raise TranscriptError(f"author {author} is not a seat of this table")

@@ -41,7 +41,7 @@ from p2pcards.mental.seal import KeyEntry
 from p2pcards.table.audit import audit_transcript
 from p2pcards.table.local import LocalMesh
 from p2pcards.table.table import Table
-from p2pcards.table.transcript import Genesis, SeatInfo, make_genesis, message_hash, parse_message, peek
+from p2pcards.table.transcript import Genesis, SeatInfo, TableKind, make_genesis, message_hash, parse_message, peek
 from p2pcards.vectorfiles import vectors_main, write_files
 
 __all__ = ["generate", "write", "main", "fixed_identity", "WrongKeySender", "TwoPlays", "VOTE_SILENT", "FAULT_KEY"]
@@ -167,7 +167,7 @@ def _vote() -> str:
     _run(t, tables, silent_at_decision=x)
     log = tables[0].log
     assert all(tables[s].log == log and tables[s].finished for s in range(4) if s != x)
-    cert_seq = next(i for i, m in enumerate(log) if peek(m)[0] == "outvote")
+    cert_seq = next(i for i, m in enumerate(log) if peek(m)[0] == TableKind.OUTVOTE)
     inputs = t.inputs(silent={"seat": x, "seq": cert_seq,
                               "note": f"seat {x} writes nothing from its first decision on (seq {cert_seq}); "
                                       "when nothing else moves, every other seat votes"})
@@ -208,7 +208,7 @@ def _dispute() -> str:
     log = tables[0].log
     cheated = sender.cheated
     assert tables[1].log == log and all(table.finished for table in tables) and cheated is not None
-    seq = next(i for i, m in enumerate(log) if peek(m)[0] == "dispute")
+    seq = next(i for i, m in enumerate(log) if peek(m)[0] == TableKind.DISPUTE)
     claim = parse_message(log[seq], tables[0].keys)
     inputs = t.inputs(deviation={
         "seat": 1,
@@ -262,7 +262,7 @@ def _fork() -> str:
     _run(t, tables, route=route)
     log = tables[0].log
     assert all(tables[s].log == log and tables[s].finished for s in (0, 2, 3)) and cheat.second is not None
-    seq = next(i for i, m in enumerate(log) if peek(m)[0] == "fork")
+    seq = next(i for i, m in enumerate(log) if peek(m)[0] == TableKind.FORK)
     inputs = t.inputs(deviation={"seat": 1, "seq": seq, "second": cheat.second.hex(),
                                  "note": "seat 1 signs two plays for this place; seats 2 and 3 get the second"})
     return t.vector("a one-deal Sueca table: seat 1 signs two different plays for one place; the fork "
