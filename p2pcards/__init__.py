@@ -9,4 +9,10 @@ The package is layered (see README.md):
 * :mod:`p2pcards.cli` -- the ``p2pcards`` command.
 """
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__: str = version("p2pcards")
+    """The installed distribution's version (pyproject.toml's ``version``, its one source)."""
+except PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"

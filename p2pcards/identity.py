@@ -19,6 +19,8 @@ import msgpack  # type: ignore[import-untyped]
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
+from p2pcards.private import write_private
+
 __all__ = ["Identity", "IdentityError", "data_dir", "fingerprint", "load_or_create", "verify"]
 
 _FILE = "identity.key"
@@ -119,23 +121,13 @@ def load_or_create(directory: Path | None = None, name: str | None = None) -> Id
         ident = Identity.from_bytes(path.read_bytes())
         if name and name != ident.name:
             ident = Identity(ident.signing_key, ident.sealing_key, name)
-            _write(path, ident)
+            write_private(path, ident.to_bytes())
         return ident
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(directory, 0o700)
     ident = Identity.generate(name or _default_name())
-    _write(path, ident)
+    write_private(path, ident.to_bytes())
     return ident
-
-
-def _write(path: Path, ident: Identity) -> None:
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(ident.to_bytes())
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def _default_name() -> str:

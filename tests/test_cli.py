@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -13,12 +12,6 @@ import pytest
 from p2pcards.cli import main
 
 GAMES = ["sueca", "bisca", "copas", "sobe-e-desce"]
-
-
-def cli(*args: str) -> tuple[int, str]:
-    out = io.StringIO()
-    code = main(list(args), out)
-    return code, out.getvalue()
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -37,7 +30,7 @@ def test_help_on_every_command(cmd, capsys):
         assert "JSON output (--json)" in text
 
 
-def test_games_json_lists_every_builtin_with_options():
+def test_games_json_lists_every_builtin_with_options(cli):
     code, out = cli("games", "--json")
     data = json.loads(out)
     games = {g["name"]: g for g in data["games"]}
@@ -86,7 +79,7 @@ def test_arena_json_is_reproducible_byte_for_byte(game):
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_arena_record_shape(game):
+def test_arena_record_shape(cli, game):
     players = ",".join((["random", "heuristic"] * 2)[: 2 if game == "bisca" else 4])
     code, out = cli("arena", game, "--deals", "3", "--seed", "1", "--json", "--players", players)
     lines = [json.loads(line) for line in out.splitlines()]
@@ -104,14 +97,14 @@ def test_arena_record_shape(game):
             assert isinstance(ev["seat"], int) and ev["type"] in ("trump", "pass", "go_in", "draw", "swap", "play")
 
 
-def test_arena_human_output(capsys):
+def test_arena_human_output(cli, capsys):
     code, out = cli("arena", "sueca", "--deals", "2", "--seed", "3")
     assert code == 0
     assert out.count("match 1 deal") == 2 and "2 deals" in out
     assert "match 1 deal 1: dealer seat " in out and "match 1 deal 2: " in out and "deal 0" not in out
 
 
-def test_arena_human_output_names_the_winning_team_from_1():
+def test_arena_human_output_names_the_winning_team_from_1(cli):
     code, out = cli("arena", "sueca", "--deals", "12", "--seed", "3")
     assert code == 0 and "match won by team " in out
     for line in out.splitlines():
@@ -122,7 +115,7 @@ def test_arena_human_output_names_the_winning_team_from_1():
     assert "won by 0" not in out and "won by 1" not in out
 
 
-def test_games_says_each_fact_once():
+def test_games_says_each_fact_once(cli):
     code, text = cli("games")
     assert code == 0
     lines = {line.split()[0]: line for line in text.splitlines() if not line.startswith(" ")}

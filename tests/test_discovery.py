@@ -6,7 +6,6 @@ lobby); the real multicast DNS runs in ``test_discovery_lan.py``.
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -494,9 +493,8 @@ async def test_join_gives_up_a_host_that_is_not_the_announced_one(tmp_path):
 
 # ---------------------------------------------------------------------- the commands, over the fake
 @pytest.fixture
-def fake_lan(monkeypatch, tmp_path):
-    """Every command's discovery is a FakeDiscovery on this LAN."""
-    monkeypatch.setenv("P2PCARDS_HOME", str(tmp_path / "home"))
+def fake_lan(monkeypatch, home):
+    """Every command's discovery is a FakeDiscovery on this LAN (and a fresh data directory)."""
     lan = FakeLan()
     opened: list[dict[str, Any]] = []
 
@@ -509,13 +507,7 @@ def fake_lan(monkeypatch, tmp_path):
     return lan
 
 
-def cli(*args: str) -> tuple[int, str]:
-    out = io.StringIO()
-    code = main(list(args), out)
-    return code, out.getvalue()
-
-
-def test_tables_json_lists_every_table_with_the_reason(fake_lan):
+def test_tables_json_lists_every_table_with_the_reason(cli, fake_lan):
     fake_lan.inject("ok", encode_txt(ann()), port=4100, addresses=["10.0.0.9"])
     fake_lan.inject("chess", encode_txt(ann(game="chess", options={})))
     fake_lan.inject("bad", b"\x03abc")
@@ -531,7 +523,7 @@ def test_tables_json_lists_every_table_with_the_reason(fake_lan):
     assert fake_lan.opened == [{"interfaces": ["eth7"], "ip_version": "4", "ttl": 120}]
 
 
-def test_tables_for_people(fake_lan):
+def test_tables_for_people(cli, fake_lan):
     code, out = cli("tables", "--wait", "0.2")
     assert code == 0 and out == "no table found on the local network within 0.2 s\n"
     fake_lan.inject("Mesa do Zé", encode_txt(ann(deals=2)), port=4100, addresses=["10.0.0.9"])
@@ -540,7 +532,7 @@ def test_tables_for_people(fake_lan):
                    "at 10.0.0.9:4100; join with: p2pcards join 'Mesa do Zé'\n")
 
 
-def test_tables_watch_prints_changes(fake_lan):
+def test_tables_watch_prints_changes(cli, fake_lan):
     fake_lan.inject("ok", encode_txt(ann()))
     code, out = cli("tables", "--watch", "--json", "--wait", "0.2")
     assert code == 0
@@ -592,7 +584,7 @@ def test_join_by_name_refuses_what_it_cannot_join(fake_lan, capsys):
     assert "is announced by host abcd-efgh-ijkl-mn23, not aaaa-bbbb-cccc-dddd" in capsys.readouterr().err
 
 
-def test_host_announces_and_withdraws_when_it_closes(fake_lan, capsys):
+def test_host_announces_and_withdraws_when_it_closes(cli, fake_lan, capsys):
     """The lobby times out: the table was announced, and is withdrawn when the host gives up."""
     code, out = cli("host", "bisca", "--seats", "bot,remote", "--lobby-timeout", "1", "--table-name", "Mesa do Zé",
                     "--json", "--mdns-ttl", "9")
@@ -606,13 +598,13 @@ def test_host_announces_and_withdraws_when_it_closes(fake_lan, capsys):
 
 
 @pytest.mark.parametrize("extra", [["--no-announce"], ["--bind", "127.0.0.1"], ["--seats", "bot,bot"]])
-def test_host_does_not_announce_what_nobody_could_join(extra, fake_lan):
+def test_host_does_not_announce_what_nobody_could_join(cli, extra, fake_lan):
     args = ["host", "bisca", "--seats", "bot,remote", "--lobby-timeout", "0.3", "--deals", "1", "--json", *extra]
     _, out = cli(*args)
     assert "announced" not in out and fake_lan.opened == []
 
 
-def test_join_by_name_prints_the_table_found_then_dials_it(fake_lan, capsys):
+def test_join_by_name_prints_the_table_found_then_dials_it(cli, fake_lan, capsys):
     fake_lan.inject("mesa", encode_txt(ann()), port=1, addresses=["127.0.0.1"])
     code, out = cli("join", "MESA", "--wait", "0.5", "--json")
     assert code == 1 and "cannot connect to 127.0.0.1:1" in capsys.readouterr().err
@@ -620,7 +612,7 @@ def test_join_by_name_prints_the_table_found_then_dials_it(fake_lan, capsys):
     assert found["type"] == "found" and found["table"]["name"] == "mesa" and found["table"]["port"] == 1
 
 
-def test_what_the_host_command_announces(fake_lan, monkeypatch):
+def test_what_the_host_command_announces(cli, fake_lan, monkeypatch):
     announced: list[Announcement] = []
 
     class Recording(FakeDiscovery):

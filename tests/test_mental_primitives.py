@@ -9,7 +9,8 @@ from cryptography.hazmat.primitives import hpke
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from p2pcards.mental import LocalError, Modp2048, Ristretto255
+from p2pcards.mental import LocalError, Ristretto255
+from p2pcards.mental.bench import Modp2048
 from p2pcards.mental.encoding import fields, split_fields
 from p2pcards.mental.kdf import SeedKdf
 from p2pcards.mental.seal import (

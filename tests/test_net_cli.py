@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import random
 import socket
@@ -24,12 +23,6 @@ from p2pcards.table.wire import frame
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def cli(*args: str) -> tuple[int, str]:
-    out = io.StringIO()
-    code = main(list(args), out)
-    return code, out.getvalue()
-
-
 def run(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
     import os
 
@@ -38,10 +31,7 @@ def run(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
                           timeout=60, cwd=ROOT)
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("P2PCARDS_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
+pytestmark = pytest.mark.usefixtures("home")  # every test has a fresh data directory (conftest)
 
 
 @pytest.mark.parametrize("cmd", ["host", "join", "audit", "resume"])
@@ -104,7 +94,7 @@ def test_a_port_in_use_and_an_unreachable_host_have_clear_errors(home):
     assert f"p2pcards: error: cannot connect to 127.0.0.1:{port}" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_host_with_only_bots_plays_locally_and_prints_the_contract(home):
+def test_host_with_only_bots_plays_locally_and_prints_the_contract(cli, home):
     code, out = cli("host", "bisca", "--seats", "bot:random,bot", "--deals", "1", "--bind", "127.0.0.1", "--json")
     assert code == 0
     lines = [json.loads(line) for line in out.splitlines()]
@@ -122,7 +112,7 @@ def test_host_with_only_bots_plays_locally_and_prints_the_contract(home):
     assert log.is_file() and log.parent.name == table["table"] and log.is_relative_to(home)
 
 
-def test_human_output_of_host(home):
+def test_human_output_of_host(cli, home):
     code, out = cli("host", "bisca", "--seats", "bot,bot", "--deals", "1", "--bind", "127.0.0.1")
     assert code == 0
     assert "table for bisca open on 127.0.0.1:" in out and "deal 1: dealer seat " in out and "audit clean" in out
@@ -167,7 +157,7 @@ def _played_log(tmp_path: Path) -> Path:
     return log_path(tmp_path, table_id, 0)
 
 
-def test_audit_of_a_played_log_and_of_a_flipped_byte(tmp_path):
+def test_audit_of_a_played_log_and_of_a_flipped_byte(cli, tmp_path):
     pytest.importorskip("p2pcards.table.audit", reason="needs p2pcards.table.audit")
     path = _played_log(tmp_path)
     code, out = cli("audit", str(path), "--json")
@@ -187,7 +177,7 @@ def test_audit_of_a_played_log_and_of_a_flipped_byte(tmp_path):
     assert code == 1 and f"error at message seq {report['error']['seq']}" in text and "FAULT" in text
 
 
-def test_audit_of_several_logs_says_whether_they_are_one_transcript(tmp_path):
+def test_audit_of_several_logs_says_whether_they_are_one_transcript(cli, tmp_path):
     one = _played_log(tmp_path / "a")
     other_seat = one.with_name("seat1.log")
     beginning = tmp_path / "beginning.log"
@@ -206,7 +196,7 @@ def test_audit_of_several_logs_says_whether_they_are_one_transcript(tmp_path):
     assert code == 1 and "DISAGREE" in text and "at seq 0" in text
 
 
-def test_audit_of_a_log_cut_short_by_a_crash_audits_what_is_there_and_warns(tmp_path):
+def test_audit_of_a_log_cut_short_by_a_crash_audits_what_is_there_and_warns(cli, tmp_path):
     """The torn last frame `resume` cuts off is a warning to `audit`, not a refusal."""
     path = _played_log(tmp_path)
     frames = _frames(path)
@@ -252,7 +242,7 @@ def test_audit_refuses_a_log_damaged_before_its_end(tmp_path, capsys):
     assert "damaged after its first" in proc.stderr or "FAULT" in proc.stdout, (proc.stdout, proc.stderr)
 
 
-def test_audit_of_a_log_whose_genesis_does_not_verify_says_so(tmp_path):
+def test_audit_of_a_log_whose_genesis_does_not_verify_says_so(cli, tmp_path):
     """No "table None of None": a genesis that parses but does not verify names no table."""
     from p2pcards.table.transcript import HOST, ZERO_HASH, sign_message
 
@@ -273,7 +263,7 @@ def _frames(path: Path) -> list[bytes]:
     return FrameFile.read(path)
 
 
-def test_resume_says_that_tables_of_an_older_version_cannot_be_resumed(home, capsys):
+def test_resume_says_that_tables_of_an_older_version_cannot_be_resumed(cli, home, capsys):
     from p2pcards.table.wire import pack
 
     old = home / "tables" / ("ab" * 32)

@@ -2,8 +2,9 @@
 
 By default every interface that is up, multicast-capable and not a loopback; ``--interface``
 names them instead.  On Linux the flags come from ``/sys/class/net``; elsewhere every
-interface with a non-loopback address is taken.  Addresses come from ``ifaddr`` (a
-dependency of zeroconf).
+interface with a non-loopback address is taken.  Addresses come from ``ifaddr``.  This is
+the one scan of the machine's interfaces: the screens' "join at" hints
+(:func:`local_addresses`) read it too.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from pathlib import Path
 
 from p2pcards.discovery.base import DiscoveryError, IpVersion
 
-__all__ = ["NetInterface", "list_interfaces", "select_interfaces", "zeroconf_choice", "announce_addresses"]
+__all__ = ["NetInterface", "list_interfaces", "local_addresses", "select_interfaces", "zeroconf_choice",
+           "announce_addresses"]
 
 _IFF_UP = 0x1
 _IFF_LOOPBACK = 0x8
@@ -53,7 +55,7 @@ def _usable(name: str, addresses: Sequence[str]) -> bool:
 
 def list_interfaces() -> list[NetInterface]:
     """Every interface of this machine with at least one address."""
-    import ifaddr  # a dependency of zeroconf
+    import ifaddr
 
     out = []
     for adapter in ifaddr.get_adapters():
@@ -72,6 +74,13 @@ def list_interfaces() -> list[NetInterface]:
         out.append(NetInterface(adapter.nice_name, int(adapter.index or 0), tuple(v4), tuple(v6), tuple(nets),
                                 _usable(adapter.nice_name, v4 + v6)))
     return out
+
+
+def local_addresses(available: Sequence[NetInterface] | None = None) -> list[str]:
+    """This machine's IPv4 addresses on its networks, for "join at" hints: those of every
+    usable interface (up, multicast-capable, not a loopback), without repeats."""
+    found = list_interfaces() if available is None else available
+    return list(dict.fromkeys(a for i in found if i.usable for a in i.ipv4 if not ipaddress.ip_address(a).is_loopback))
 
 
 def select_interfaces(names: Sequence[str] = (), ip_version: IpVersion = "all",

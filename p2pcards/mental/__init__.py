@@ -1,8 +1,8 @@
 """The mental deck: a dealer-less shuffle, deals, reveals, transfers and an audit that blames.
 
-Commit-reveal SRA over a prime-order group (ristretto255; modp-2048 as the benchmark
-baseline), sans-IO: nothing here touches a socket, a clock or a thread.  The wire protocol
-is specified in ``protocol/PROTOCOL.md``.
+Commit-reveal SRA over a prime-order group (ristretto255; the benchmark's modp-2048
+baseline lives in :mod:`p2pcards.mental.bench`), sans-IO: nothing here touches a socket, a
+clock or a thread.  The wire protocol is specified in ``protocol/PROTOCOL.md``.
 
 * :class:`DealSetup` -- the public context of a deal (group, table, deal number, deck,
   every seat's Ed25519 and X25519 public keys).
@@ -12,7 +12,7 @@ is specified in ``protocol/PROTOCOL.md``.
   :class:`Fault` with the seat to blame, or clean with the card at every position.
 * Errors: :class:`LocalError` (caller misuse), :class:`DeckFault` (names the seat),
   :class:`UnattributedFault` (visible now, blamed by the audit), :class:`MalformedMessage`.
-* :class:`LocalTable` -- every seat of a deal in one process (tests, vectors, benchmark);
+* :class:`InProcessDeal` -- every seat of a deal in one process (tests, vectors, benchmark);
   :mod:`p2pcards.mental.bench` and :mod:`p2pcards.mental.vectors` build on it.
 """
 
@@ -28,11 +28,11 @@ from p2pcards.mental.errors import (
     RemoteError,
     UnattributedFault,
 )
-from p2pcards.mental.group import CountingGroup, Group, Modp2048, Ristretto255, group_by_name
+from p2pcards.mental.group import CountingGroup, Group, Ristretto255, group_by_name
 from p2pcards.mental.messages import Kind, Wire
 from p2pcards.mental.party import Awaited, Party, Phase
 from p2pcards.mental.setup import MAX_SEATS, MIN_SEATS, DealSetup
-from p2pcards.mental.simulate import LocalTable, Sent
+from p2pcards.mental.simulate import InProcessDeal, Sent
 
 __all__ = [
     "FRENCH_DECK",
@@ -50,10 +50,9 @@ __all__ = [
     "GroupError",
     "Kind",
     "LocalError",
-    "LocalTable",
+    "InProcessDeal",
     "MalformedMessage",
     "MentalError",
-    "Modp2048",
     "Party",
     "Phase",
     "RemoteError",

@@ -54,11 +54,13 @@ open), the audit, the slowest seat's play and the largest number of bytes sent. 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
 from dataclasses import dataclass
 from statistics import median
+from typing import Final
 
 import msgpack  # type: ignore[import-untyped]
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -66,8 +68,8 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.mental.audit import audit, seeds_from_messages
 from p2pcards.mental.cards import standard_deck
-from p2pcards.mental.errors import LocalError
-from p2pcards.mental.group import CountingGroup, Group, Modp2048, Ristretto255
+from p2pcards.mental.errors import GroupError, LocalError
+from p2pcards.mental.group import CountingGroup, Group, Ristretto255
 from p2pcards.mental.kdf import SeedKdf
 from p2pcards.mental.messages import Lock, Shuffle, decode
 from p2pcards.mental.party import Party
@@ -81,9 +83,136 @@ from p2pcards.mental.proofs import (
     verify_shuffle,
 )
 from p2pcards.mental.setup import DealSetup
-from p2pcards.mental.simulate import LocalTable
+from p2pcards.mental.simulate import InProcessDeal
 
-__all__ = ["measure", "run"]
+__all__ = ["Modp2048", "measure", "run"]
+
+
+MODP2048_PRIME: Final = int(
+    "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74"
+    "020BBEA63B139B22514A08798E3404DDEF9519B3CD3A431B302B0A6DF25F1437"
+    "4FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED"
+    "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE45B3DC2007CB8A163BF05"
+    "98DA48361C55D39A69163FA8FD24CF5F83655D23DCA3AD961C62F356208552BB"
+    "9ED529077096966D670C354E4ABC9804F1746C08CA18217C32905E462E36CE3B"
+    "E39E772C180E86039B2783A2EC07A28FB5C55DF06F4C52C9DE2BCBF695581718"
+    "3995497CEA956AE515D2261898FA051015728E5A8AACAA68FFFFFFFFFFFFFFFF",
+    16,
+)
+"""The RFC 3526 2048-bit MODP group prime (group 14), a safe prime."""
+
+
+def _jacobi(a: int, n: int) -> int:
+    """The Jacobi symbol (a/n) for odd n > 0 (binary algorithm with reciprocity)."""
+    a %= n
+    sign = 1
+    while a:
+        while not a & 1:
+            a >>= 1
+            if n & 7 in (3, 5):
+                sign = -sign
+        a, n = n, a
+        if a & 3 == 3 and n & 3 == 3:
+            sign = -sign
+        a %= n
+    return sign if n == 1 else 0
+
+
+class Modp2048(Group):
+    """Quadratic residues modulo the RFC 3526 2048-bit safe prime (prime order q)."""
+
+    name = "modp2048"
+    element_size = 256
+    scalar_size = 256
+    wide_size = 320
+
+    P: Final = MODP2048_PRIME
+    ORDER: Final = (MODP2048_PRIME - 1) // 2
+    """The prime order q = (p - 1) / 2 of the quadratic residues."""
+
+    def _decode(self, element: bytes) -> int:
+        """Decode and validate: 256 bytes, 1 < x < p, x a quadratic residue."""
+        if type(element) is not bytes or len(element) != 256:
+            raise GroupError("element is not 256 bytes")
+        value = int.from_bytes(element, "big")
+        if not 1 < value < self.P:
+            raise GroupError("element out of range or the identity")
+        if _jacobi(value, self.P) != 1:
+            raise GroupError("element is not a quadratic residue")
+        return value
+
+    def hash_to_element(self, message: bytes) -> bytes:
+        """Square of SHA-512(message || i) for i = 0..4, concatenated, reduced mod p."""
+        wide = b"".join(hashlib.sha512(message + bytes([i])).digest() for i in range(5))
+        root = int.from_bytes(wide, "big") % self.P
+        value = root * root % self.P
+        if value <= 1:
+            raise GroupError("hash to group gave the identity")
+        return value.to_bytes(256, "big")
+
+    def validate(self, element: bytes) -> None:
+        """See :meth:`_decode`."""
+        self._decode(element)
+
+    def mult(self, scalar: bytes, element: bytes) -> bytes:
+        """``element ** scalar mod p`` after validation."""
+        value = pow(self._decode(element), int.from_bytes(scalar, "big"), self.P)
+        if value == 1:
+            raise GroupError("zero product")
+        return value.to_bytes(256, "big")
+
+    def scalar_reduce(self, wide: bytes) -> bytes:
+        """Big-endian value of 320 bytes mod q."""
+        return (int.from_bytes(wide, "big") % self.ORDER).to_bytes(256, "big")
+
+    def scalar_is_valid(self, scalar: bytes) -> bool:
+        """256 bytes, big-endian value in 1..q-1."""
+        return (
+            type(scalar) is bytes
+            and len(scalar) == 256
+            and 0 < int.from_bytes(scalar, "big") < self.ORDER
+        )
+
+    def scalar_mul(self, a: bytes, b: bytes) -> bytes:
+        """Product mod q."""
+        product = int.from_bytes(a, "big") * int.from_bytes(b, "big") % self.ORDER
+        return product.to_bytes(256, "big")
+
+    def scalar_invert(self, a: bytes) -> bytes:
+        """Inverse mod q."""
+        return pow(int.from_bytes(a, "big"), -1, self.ORDER).to_bytes(256, "big")
+
+    GENERATOR: Final = 4
+    """``B`` = 2², a generator of the quadratic residues."""
+
+    def base_mult(self, scalar: bytes) -> bytes:
+        """``4 ** scalar mod p``."""
+        value = pow(self.GENERATOR, int.from_bytes(scalar, "big"), self.P)
+        if value == 1:
+            raise GroupError("zero product")
+        return value.to_bytes(256, "big")
+
+    def _operand(self, element: bytes) -> int:
+        """An operand of :meth:`add`/:meth:`sub`: a residue, the identity (1) allowed."""
+        if type(element) is bytes and len(element) == 256 and int.from_bytes(element, "big") == 1:
+            return 1
+        return self._decode(element)
+
+    def add(self, a: bytes, b: bytes) -> bytes:
+        """The group operation: ``a · b mod p``."""
+        return (self._operand(a) * self._operand(b) % self.P).to_bytes(256, "big")
+
+    def sub(self, a: bytes, b: bytes) -> bytes:
+        """``a · b⁻¹ mod p``."""
+        return (self._operand(a) * pow(self._operand(b), -1, self.P) % self.P).to_bytes(256, "big")
+
+    def scalar_add(self, a: bytes, b: bytes) -> bytes:
+        """Sum mod q."""
+        return ((int.from_bytes(a, "big") + int.from_bytes(b, "big")) % self.ORDER).to_bytes(256, "big")
+
+    def scalar_sub(self, a: bytes, b: bytes) -> bytes:
+        """Difference mod q."""
+        return ((int.from_bytes(a, "big") - int.from_bytes(b, "big")) % self.ORDER).to_bytes(256, "big")
 
 _OPS = ("mult", "hash", "validate", "scalar")
 _FAST_REPEAT = 5
@@ -128,7 +257,7 @@ def _one_deal(group_factory: type[Group], seats: int, cards: int, proofs: bool =
         begin = time.perf_counter()
         parties.append(Party.with_random_seed(setup(groups[s]), s, signing[s], sealing[s]))
         built.append(time.perf_counter() - begin)
-    table = LocalTable(parties, clock=time.perf_counter)
+    table = InProcessDeal(parties, clock=time.perf_counter)
     table.start()
     hand = cards // seats
     for s in range(seats):
@@ -198,7 +327,7 @@ def _proof_times(seats: int, cards: int) -> dict[str, float | int]:
                       signing_keys=[k.public_key().public_bytes_raw() for k in signing],
                       sealing_keys=[k.public_key().public_bytes_raw() for k in sealing])
     parties = [Party.with_random_seed(setup, s, signing[s], sealing[s]) for s in range(seats)]
-    table = LocalTable(parties)
+    table = InProcessDeal(parties)
     table.start()
     decks: list[tuple[bytes, ...]] = [tuple(parties[0]._encodings)]
     steps: list[Shuffle | Lock] = []

@@ -1,4 +1,4 @@
-"""Prime-order groups for the commutative cipher: ristretto255 and the modp-2048 baseline.
+"""The prime-order group of the commutative cipher: ristretto255.
 
 A :class:`Group` handles elements and scalars as their canonical byte encodings, so what
 the protocol computes is exactly what goes on the wire.  Every element that comes from
@@ -9,11 +9,8 @@ outside the prime-order group, or the identity.
 * :class:`Ristretto255` -- RFC 9496 through libsodium (the ``rbcl`` wheel).  Elements are
   32 bytes, scalars 32 bytes little-endian below the group order.  Hash to group is
   ``crypto_core_ristretto255_from_hash(SHA-512(message))``.
-* :class:`Modp2048` -- the quadratic residues modulo the RFC 3526 2048-bit safe prime
-  ``p`` (a subgroup of prime order ``q = (p - 1) / 2``), the textbook SRA setting, kept as
-  the benchmark baseline.  Elements and scalars are 256 bytes big-endian.  Hash to group
-  squares a 320-byte hash reduced mod ``p``; membership is checked with the Jacobi symbol.
-* :class:`CountingGroup` wraps either and counts operations, for the benchmark.
+* :class:`CountingGroup` wraps a group and counts operations, for the benchmark (whose
+  baseline, the textbook modp-2048 group, lives with it: :mod:`p2pcards.mental.bench`).
 """
 
 from __future__ import annotations
@@ -28,7 +25,7 @@ import rbcl  # type: ignore[import-untyped]
 
 from p2pcards.mental.errors import GroupError
 
-__all__ = ["CountingGroup", "Group", "Modp2048", "Ristretto255", "group_by_name"]
+__all__ = ["CountingGroup", "Group", "Ristretto255", "group_by_name"]
 
 
 class Group(ABC):
@@ -228,133 +225,6 @@ class Ristretto255(Group):
         return difference
 
 
-MODP2048_PRIME: Final = int(
-    "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74"
-    "020BBEA63B139B22514A08798E3404DDEF9519B3CD3A431B302B0A6DF25F1437"
-    "4FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED"
-    "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE45B3DC2007CB8A163BF05"
-    "98DA48361C55D39A69163FA8FD24CF5F83655D23DCA3AD961C62F356208552BB"
-    "9ED529077096966D670C354E4ABC9804F1746C08CA18217C32905E462E36CE3B"
-    "E39E772C180E86039B2783A2EC07A28FB5C55DF06F4C52C9DE2BCBF695581718"
-    "3995497CEA956AE515D2261898FA051015728E5A8AACAA68FFFFFFFFFFFFFFFF",
-    16,
-)
-"""The RFC 3526 2048-bit MODP group prime (group 14), a safe prime."""
-
-
-def _jacobi(a: int, n: int) -> int:
-    """The Jacobi symbol (a/n) for odd n > 0 (binary algorithm with reciprocity)."""
-    a %= n
-    sign = 1
-    while a:
-        while not a & 1:
-            a >>= 1
-            if n & 7 in (3, 5):
-                sign = -sign
-        a, n = n, a
-        if a & 3 == 3 and n & 3 == 3:
-            sign = -sign
-        a %= n
-    return sign if n == 1 else 0
-
-
-class Modp2048(Group):
-    """Quadratic residues modulo the RFC 3526 2048-bit safe prime (prime order q)."""
-
-    name = "modp2048"
-    element_size = 256
-    scalar_size = 256
-    wide_size = 320
-
-    P: Final = MODP2048_PRIME
-    ORDER: Final = (MODP2048_PRIME - 1) // 2
-    """The prime order q = (p - 1) / 2 of the quadratic residues."""
-
-    def _decode(self, element: bytes) -> int:
-        """Decode and validate: 256 bytes, 1 < x < p, x a quadratic residue."""
-        if type(element) is not bytes or len(element) != 256:
-            raise GroupError("element is not 256 bytes")
-        value = int.from_bytes(element, "big")
-        if not 1 < value < self.P:
-            raise GroupError("element out of range or the identity")
-        if _jacobi(value, self.P) != 1:
-            raise GroupError("element is not a quadratic residue")
-        return value
-
-    def hash_to_element(self, message: bytes) -> bytes:
-        """Square of SHA-512(message || i) for i = 0..4, concatenated, reduced mod p."""
-        wide = b"".join(hashlib.sha512(message + bytes([i])).digest() for i in range(5))
-        root = int.from_bytes(wide, "big") % self.P
-        value = root * root % self.P
-        if value <= 1:
-            raise GroupError("hash to group gave the identity")
-        return value.to_bytes(256, "big")
-
-    def validate(self, element: bytes) -> None:
-        """See :meth:`_decode`."""
-        self._decode(element)
-
-    def mult(self, scalar: bytes, element: bytes) -> bytes:
-        """``element ** scalar mod p`` after validation."""
-        value = pow(self._decode(element), int.from_bytes(scalar, "big"), self.P)
-        if value == 1:
-            raise GroupError("zero product")
-        return value.to_bytes(256, "big")
-
-    def scalar_reduce(self, wide: bytes) -> bytes:
-        """Big-endian value of 320 bytes mod q."""
-        return (int.from_bytes(wide, "big") % self.ORDER).to_bytes(256, "big")
-
-    def scalar_is_valid(self, scalar: bytes) -> bool:
-        """256 bytes, big-endian value in 1..q-1."""
-        return (
-            type(scalar) is bytes
-            and len(scalar) == 256
-            and 0 < int.from_bytes(scalar, "big") < self.ORDER
-        )
-
-    def scalar_mul(self, a: bytes, b: bytes) -> bytes:
-        """Product mod q."""
-        product = int.from_bytes(a, "big") * int.from_bytes(b, "big") % self.ORDER
-        return product.to_bytes(256, "big")
-
-    def scalar_invert(self, a: bytes) -> bytes:
-        """Inverse mod q."""
-        return pow(int.from_bytes(a, "big"), -1, self.ORDER).to_bytes(256, "big")
-
-    GENERATOR: Final = 4
-    """``B`` = 2², a generator of the quadratic residues."""
-
-    def base_mult(self, scalar: bytes) -> bytes:
-        """``4 ** scalar mod p``."""
-        value = pow(self.GENERATOR, int.from_bytes(scalar, "big"), self.P)
-        if value == 1:
-            raise GroupError("zero product")
-        return value.to_bytes(256, "big")
-
-    def _operand(self, element: bytes) -> int:
-        """An operand of :meth:`add`/:meth:`sub`: a residue, the identity (1) allowed."""
-        if type(element) is bytes and len(element) == 256 and int.from_bytes(element, "big") == 1:
-            return 1
-        return self._decode(element)
-
-    def add(self, a: bytes, b: bytes) -> bytes:
-        """The group operation: ``a · b mod p``."""
-        return (self._operand(a) * self._operand(b) % self.P).to_bytes(256, "big")
-
-    def sub(self, a: bytes, b: bytes) -> bytes:
-        """``a · b⁻¹ mod p``."""
-        return (self._operand(a) * pow(self._operand(b), -1, self.P) % self.P).to_bytes(256, "big")
-
-    def scalar_add(self, a: bytes, b: bytes) -> bytes:
-        """Sum mod q."""
-        return ((int.from_bytes(a, "big") + int.from_bytes(b, "big")) % self.ORDER).to_bytes(256, "big")
-
-    def scalar_sub(self, a: bytes, b: bytes) -> bytes:
-        """Difference mod q."""
-        return ((int.from_bytes(a, "big") - int.from_bytes(b, "big")) % self.ORDER).to_bytes(256, "big")
-
-
 class CountingGroup(Group):
     """Wraps a group and counts its operations in :attr:`counts`.
 
@@ -429,9 +299,7 @@ class CountingGroup(Group):
 
 
 def group_by_name(name: str) -> Group:
-    """Return a fresh group by its wire name (``ristretto255`` or ``modp2048``)."""
+    """Return a fresh group by its wire name (``ristretto255``, the only one on the wire)."""
     if name == Ristretto255.name:
         return Ristretto255()
-    if name == Modp2048.name:
-        return Modp2048()
     raise GroupError(f"unknown group {name!r}")

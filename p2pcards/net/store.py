@@ -34,6 +34,7 @@ from typing import Final
 
 from p2pcards.identity import Identity, IdentityError
 from p2pcards.net.lobby import Process
+from p2pcards.private import fsync_dir, write_private
 from p2pcards.table.wire import FrameDecoder, FrameError, frame, pack, unpack
 
 __all__ = [
@@ -92,35 +93,6 @@ def side_path(log: Path, what: str) -> Path:
 def log_path(data_dir: Path, table_id: bytes, seat: int, stem: str | None = None) -> Path:
     """Where seat ``seat``'s transcript of table ``table_id`` is kept (``stem``: another peer's)."""
     return table_dir(data_dir, table_id) / f"{stem or peer_stem(seat)}.log"
-
-
-def write_private(path: Path, data: bytes) -> None:
-    """Write ``path`` atomically, owner-only (0600), fsync'd with its directory."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _read_private(path: Path, what: str) -> bytes:
@@ -226,7 +198,7 @@ class TableLog:
                 os.close(fd)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
         _lock(self._fd, self.path)
-        _fsync_dir(directory)
+        fsync_dir(directory)
         self._sizes: list[int] = []
 
     @classmethod

@@ -34,6 +34,7 @@ from prompt_toolkit.output import Output
 from p2pcards.core import GameRegistry, GameSpec
 from p2pcards.core.players import Player
 from p2pcards.discovery.commands import NoAnnouncer
+from p2pcards.discovery.interfaces import local_addresses
 from p2pcards.identity import Identity
 from p2pcards.net import NetError, Refused, host_table, join_table, log_path, resume_table, single_error
 from p2pcards.net.lobby import SeatSpec
@@ -90,20 +91,6 @@ class ResumePlan:
     """Take the person's seat of an unfinished LAN table again (``path``: its manifest)."""
 
     path: Path
-
-
-def local_addresses() -> list[str]:
-    """This machine's IPv4 addresses on its networks (not loopback), for "join with" hints."""
-    try:
-        import ifaddr  # a dependency of zeroconf
-    except ImportError:
-        return []
-    out = []
-    for adapter in ifaddr.get_adapters():
-        for ip in adapter.ips:
-            if isinstance(ip.ip, str) and not ip.ip.startswith("127.") and ip.ip not in out:
-                out.append(ip.ip)
-    return out
 
 
 def hosting_announcer(spec: GameSpec, options: Mapping[str, Any], seats: Sequence[SeatSpec], me: Identity,
