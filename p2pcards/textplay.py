@@ -7,7 +7,9 @@ happens, before the next question and before the deal's summary.
 
 People see seats and deals numbered from 1 ("seat 2", "deal 1") and their own seat as
 "you"; every line comes from :mod:`p2pcards.tui.i18n` (the ``text_`` keys) in the language
-of the table (``--lang``, as the full-screen table).
+of the table (``--lang``, as the full-screen table), or from the game itself: how its
+results read, what its decisions are and the labels of its choices come from its spec and
+deal state (:mod:`p2pcards.core.game`), in its own words -- nothing here names a game.
 
 Data directory: line mode keeps no transcript and writes nothing of its own, but
 ``p2pcards play`` checks the data directory before a line-mode match exactly as it does
@@ -21,14 +23,15 @@ The module does no I/O of its own beyond the text streams it is given.
 from __future__ import annotations
 
 import random
+import re
 import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
-from p2pcards.core import GO_IN, PASS, PLAY, TRUMP, DealState, Decision, End, GameSpec, SeatView, pretty, riscos
-from p2pcards.core.cards import PT_RANK_ORDER, strength_table
+from p2pcards.core import PLAY, DealState, Decision, End, GameSpec, Line, SeatView, pretty
 from p2pcards.core.players import make_player
 from p2pcards.tui.i18n import Text
+from p2pcards.tui.model import line_text, summary_text
 
 __all__ = ["play_text", "Quit"]
 
@@ -102,15 +105,37 @@ class _Words:
     def totals(self, totals: Sequence[int]) -> str:
         return " · ".join(f"{self.side(seats)}: {v}" for seats, v in zip(self.sides(), totals))
 
-    def totals_label(self, label: str) -> str:
-        key = "text_label_" + label.replace(" ", "_")
-        return self.t(key) if self.known(key) else label
+    def seat_name(self, seat: int, first: bool) -> str:
+        """A seat in the game's words: "You" opening a sentence, "you" or "seat 3" inside one."""
+        return _cap(self.who(seat)) if first else self.who(seat)
+
+    def side_name(self, side: int) -> str:
+        sides = self.sides()
+        return _cap(self.side(sides[side])) if 0 <= side < len(sides) else "?"
+
+    def game(self, line: Line, **extra: object) -> str:
+        """A line of the game's own words (:class:`~p2pcards.core.game.Line`)."""
+        return line_text(self.spec, self.t.lang, line, self.seat_name, **extra)
+
+    def game_word(self, key: str, default: str) -> str:
+        """The game's words for ``key``, else ``default``."""
+        return self.spec.text(self.t.lang, key, default=default)
 
 
 class _Person:
     def __init__(self, inp: TextIO, out: TextIO, spec: GameSpec, words: _Words) -> None:
         self.inp, self.out, self.spec, self.w = inp, out, spec, words
-        self.strength = strength_table(PT_RANK_ORDER if len(spec.deck) == 40 else "AKQJT98765432")
+        #: the deal being played (its rank order sorts the hand; it words the decisions)
+        self.deal: DealState | None = None
+
+    @property
+    def strength(self) -> Mapping[str, int]:
+        return self.deal.strength if self.deal is not None else {}
+
+    def label(self, choice: Any) -> str:
+        """A choice that is not a card, in the game's words (as it is when it has none)."""
+        line = self.deal.choice_line(ME, choice) if self.deal is not None else None
+        return self.w.game(line) if line is not None else str(choice)
 
     def say(self, text: str = "") -> None:
         self.out.write(text + "\n")
@@ -127,7 +152,7 @@ class _Person:
     def show(self, view: SeatView) -> list[tuple[int, str]]:
         w = self.w
         hand = sorted(view.hand, key=lambda pc: _sort_key(pc[1], self.strength))
-        parts = []  # trumps once known (Copas has none), then the trick on the table
+        parts = []  # trumps once known (a game may have none), then the trick on the table
         if view.trump:
             parts.append(w("text_trump", suit=w.suit(view.trump)))
             if view.trump_card:
@@ -150,16 +175,19 @@ class _Person:
 
     def _choose(self, decision: Decision, hand: list[tuple[int, str]], legal: list[Any]) -> Any:
         w = self.w
-        if decision.kind == TRUMP:
-            return self._trump(legal)
+        if decision.kind != PLAY and self.deal is not None:  # the game says what this decision is
+            for line in self.deal.decision_lines(ME):
+                self.say(w.game(line, k=0))
+        if decision.kind != PLAY and decision.pick is None:
+            return self._pick_choice(decision, legal)
         if decision.kind == PLAY:
-            extras = [c for c in legal if isinstance(c, tuple)]
+            extras = [c for c in legal if not isinstance(c, int)]
             ok = [i + 1 for i, (p, _) in enumerate(hand) if p in legal]
             hint = w("text_play", numbers=", ".join(map(str, ok)))
             if extras:
-                hint += w("text_play_swap")
+                hint += w("text_play_extra", choice=self.label(extras[0]))
             text = self.ask(hint)
-            if extras and text.lower() in ("x", "s"):
+            if extras and text.lower() == "x":
                 return extras[0]
             n = self._numbers(text, hand, 1, 1)[0]
             if hand[n][0] not in legal:
@@ -167,32 +195,33 @@ class _Person:
             return hand[n][0]
         assert decision.pick is not None
         lo, hi = decision.pick
-        if decision.kind == PASS:
-            text = self.ask(w("text_pass", cards=w.count("text_cards", lo)))
-        elif decision.kind == GO_IN:
-            text = self.ask(w("text_go_in") + (w("text_go_in_may") if decision.may_decline else ""))
-            if decision.may_decline and text.lower() == "n":
-                return None
+        if lo == hi:
+            prompt = w("text_pick", cards=w.count("text_cards", lo))
         else:
-            text = self.ask(w("text_choose_cards", lo=lo, hi=hi))
+            prompt = w("text_pick_range", lo=lo, hi=hi) + (w("text_pick_none") if lo == 0 else "")
+        if decision.may_decline:
+            prompt += w("text_pick_decline", decline=w.game_word(f"decision.{decision.kind}.decline",
+                                                                   w("text_decline")))
+        text = self.ask(prompt)
+        if decision.may_decline and text.lower() == "n":
+            return None
         picked = self._numbers(text, hand, lo, hi) if text else []
         if len(picked) < lo:
             raise ValueError(w.count("text_err_at_least", lo))
         return tuple(hand[i][0] for i in picked)
 
-    def _trump(self, legal: list[Any]) -> Any:
-        """Trumps by number (1..), by suit letter, or by the suit's name in this language."""
+    def _pick_choice(self, decision: Decision, legal: list[Any]) -> Any:
+        """One of a list of choices (a trump suit...), by its number, its value or its
+        label in the game's words (the words alone, without symbols or notes, will do)."""
         w = self.w
-
-        def label(choice: Any) -> str:
-            if choice in _ORDER:
-                return w.suit(choice)
-            return w("text_turn") if choice == "turn" else str(choice)
-
-        text = self.ask(w("text_pick_trump", choices="  ".join(f"{i + 1}) {label(c)}" for i, c in enumerate(legal))))
+        labels = [self.label(c) for c in legal]
+        title = w.game_word(f"decision.{decision.kind}.title", w("text_choose"))
+        text = self.ask(w("text_choices", title=title,
+                          choices="  ".join(f"{i + 1}) {label}" for i, label in enumerate(labels))))
         said = text.strip().lower()
-        for i, choice in enumerate(legal):
-            if said in (str(i + 1), str(choice).lower(), label(choice).lower()):
+        for i, (choice, label) in enumerate(zip(legal, labels)):
+            bare = re.sub(r"\(.*?\)", "", label).strip(" ♠♥♦♣").lower()
+            if said in (str(i + 1), str(choice).lower(), label.lower(), bare):
                 return choice
         raise ValueError(w("text_err_number", n=len(legal)))
 
@@ -243,6 +272,7 @@ def play_text(
             cards = list(spec.deck)
             shuffler.shuffle(cards)
             deal = match.new_deal(cards)
+            person.deal = deal
             person.say("\n" + words("text_deal", n=match.deal_number + 1, who=words.who(deal.dealer)))
             views = [SeatView(deal, s, match.totals) for s in range(spec.seats)]
             told = _Told()
@@ -259,13 +289,12 @@ def play_text(
             match.record(deal)
             played += 1
             _summary(person, match.deal_number, deal.result or {})
-            person.say(words("text_match", label=words.totals_label(match.totals_label),
-                             totals=words.totals(match.totals)))
+            person.say(words("text_match", label=spec.text(lang, "totals"), totals=words.totals(match.totals)))
     except Quit as left:
         person.say("\n" + words("text_left"))
         return 0 if left.on_purpose else 130
     person.say("")
-    _final(person, match.winner, match.totals, played)
+    _final(person, match.winner, match.totals, played, match.options)
     return 0
 
 
@@ -315,49 +344,30 @@ def _narrate(person: _Person, deal: DealState, told: _Told) -> None:
 
 
 def _summary(person: _Person, number: int, res: Mapping[str, Any]) -> None:
-    """The deal's result in words: per side, as each game scores it."""
+    """The deal's result in words: per side, as the game says it reads."""
     w = person.w
     spec = person.spec
-
-    def line(key: str, **fields: object) -> None:
-        person.say("  " + w(key, **fields))
-
     person.say(w("text_deal_over", n=number))
-    if spec.name == "copas" and "taken" in res:
-        for s in range(spec.seats):
-            line("text_sum_copas", who=_cap(w.who(s)), taken=w.count("text_points", res["taken"][s]),
-                 points=w.count("text_points", res["points"][s]))
-        if res.get("moon") is not None:
-            line("text_moon", who=_cap(w.who(res["moon"])))
-    elif spec.name == "sobe-e-desce" and "delta" in res:
-        for s in range(spec.seats):
-            who, delta, score = _cap(w.who(s)), res["delta"][s], res["scores"][s]
-            if res["played"][s]:
-                line("text_sum_sobe_in", who=who, tricks=w.count("text_tricks", res["tricks"][s]), delta=delta,
-                     score=score)
-            else:
-                line("text_sum_sobe_out", who=who, delta=delta, score=score)
-    elif {"points", "tricks", "game_points"} <= res.keys():
-        for i, side in enumerate(w.sides()):
-            line("text_sum_points", side=_cap(w.side(side)), points=w.count("text_points", res["points"][i]),
-                 tricks=w.count("text_tricks", res["tricks"][i]),
-                 game_points=w.count("text_game_points", res["game_points"][i]))
-    else:  # a game these words do not know: its result as it is
-        person.say("  " + ", ".join(f"{k}: {v}" for k, v in res.items() if v is not None and k != "renuncia"))
+    for line in summary_text(spec, w.t.lang, spec.deal_summary(res), w.side_name, w.seat_name, mark=" *"):
+        person.say("  " + line)
     if res.get("renuncia") is not None:
-        line("text_renuncia", who=w.who(res["renuncia"]))
+        person.say("  " + w("text_renuncia", who=w.who(res["renuncia"])))
 
 
-def _final(person: _Person, winner: int | None, totals: Sequence[int], played: int) -> None:
-    """The last lines: Sobe e Desce's riscos, then who won, by name (or that nobody has yet)."""
+def _final(person: _Person, winner: int | None, totals: Sequence[int], played: int,
+           options: Mapping[str, Any]) -> None:
+    """The last lines: the match's tally as the game reads it, then who won, by name (or
+    that nobody has yet)."""
     w = person.w
     spec = person.spec
     if winner is None:
         person.say(w.count("text_no_winner", played))
         return
-    if spec.name == "sobe-e-desce" and len(totals) == spec.seats:
-        tally = " · ".join(f"{w.who(s)} {r:+d}" for s, r in enumerate(riscos(totals, winner)))
-        person.say(w("text_riscos", riscos=tally))
+    if len(totals) == len(w.sides()):
+        summary = spec.match_summary(totals, winner, options)
+        if len(summary.columns) > 1 or summary.notes:  # more than the totals already said
+            for line in summary_text(spec, w.t.lang, summary, w.side_name, w.seat_name, mark=" *"):
+                person.say(line)
     side = w.sides()[winner]
     if ME in side and len(side) > 1:
         person.say(w("text_winners_us", partners=w.joined([w.who(s) for s in side if s != ME])))

@@ -29,13 +29,12 @@ from p2pcards.core import (
     Locate,
     Reveal,
     SeatView,
-    copas_site_tally,
     load_games,
 )
 from p2pcards.core.arena import deal_record, play_deal, run_arena
 from p2pcards.core.players import RandomPlayer
 from p2pcards_copas import SPEC, CopasDeal, CopasMatch
-from p2pcards_copas.game import match_winner, pass_direction, site_tally
+from p2pcards_copas.game import copas_site_tally, match_winner, pass_direction, site_tally
 from p2pcards_copas.heuristic import CopasHeuristic
 from tests import rulecheck_copas
 

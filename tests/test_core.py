@@ -15,14 +15,12 @@ from p2pcards.core import (
     Option,
     OptionError,
     bandeira_winner,
-    copas_site_tally,
     follow_suit,
     game_points,
     higher_trumps,
     next_dealer,
     parse_card,
     pretty,
-    riscos,
     running_totals,
     strength_table,
     trick_winner,
@@ -76,8 +74,6 @@ def test_game_points(points, all_tricks, all_value, gp):
 
 def test_match_helpers():
     assert bandeira_winner([3, 4], 4) == 1 and bandeira_winner([3, 3], 4) is None
-    assert riscos([0, 11, 2, 5], 0) == [18, -11, -2, -5]  # Sobe e Desce's worked example
-    assert copas_site_tally([2, 0, 13, 11]) == [24, 26, 13, 15]  # the Copas site's worked example
     assert running_totals([20, 20], [[-1, 5], [-2, 0]]) == [[19, 25], [17, 25]]
     assert [next_dealer(d, 4) for d in range(4)] == [1, 2, 3, 0]
 

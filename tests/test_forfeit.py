@@ -438,7 +438,7 @@ def test_dummy_choice_depends_only_on_public_facts_and_its_hand(game: str) -> No
 def test_dummy_seed_decides_the_random_player(game: str) -> None:
     """For a game without a heuristic the dummy is the random player: the same seed gives
     the same choice on every replica, different seeds different choices."""
-    spec = dataclasses.replace(REGISTRY.get(game), heuristic=None)
+    spec = dataclasses.replace(REGISTRY.get(game), heuristic_class=None)
     varied = 0
 
     def seeds_matter(table: Table, dummy: int, decision: Decision) -> None:

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import p2pcards.cli as cli
-from p2pcards.core import GameRegistry, GameSpec, Option, load_games
+from p2pcards.core import Decision, GameRegistry, GameSpec, Line, Match, Option, load_games
 from p2pcards.identity import Identity
 from p2pcards.textplay import play_text
 from p2pcards.tui.i18n import LANGS, Text
@@ -25,11 +26,15 @@ REGISTRY = load_games()
 GAMES = sorted(REGISTRY.games)
 
 
+#: Highcard's match with the contract's own summary (a plugin that writes none).
+PlainMatch = type("PlainMatch", (HIGHCARD.match_class,), {"deal_summary": Match.__dict__["deal_summary"]})
+
+
 def bare(**texts: dict[str, str]) -> GameSpec:
     """A game that supplies no words of its own (or only ``texts``), as a third-party plugin may."""
     return GameSpec(name="plain", title="Plain", seats=2, deck=HIGHCARD.deck,
                     options=(Option("speed", ("slow", 3), "how fast the cards go"),), rules_version="1",
-                    new_match=HIGHCARD.new_match, description="a game with English words only", texts=texts)
+                    match_class=PlainMatch, description="a game with English words only", texts=texts)
 
 
 def drawn(model: StartModel) -> str:
@@ -178,3 +183,111 @@ def test_games_in_portuguese_and_unchanged_without_lang():
     assert "sobe-e-desce   Sobe e Desce — 4 players each for themselves, 5 tricks a deal, from 20 points down to 0 " \
            "(40 cards)\n" in en
     assert games_output("--lang", "en") == en
+
+
+# ---------------------------------------------------------------------- plugins reach the screen
+def highcard_deal(dealer: int = 1) -> Any:
+    """A whole Highcard deal played in full information, every seat playing its first legal card."""
+    match = HIGHCARD.new_match({}, dealer)
+    deal = match.new_deal(list(HIGHCARD.deck))
+    while not deal.over:
+        step = deal.step()
+        if isinstance(step, Decision):
+            deal.apply(step.seats[0], deal.legal(step.seats[0])[0])
+        else:
+            deal.complete()
+    match.record(deal)
+    return match, deal
+
+
+def highcard_model(lang: str) -> TableModel:
+    seats = [SeatLabel(0, "Zé"), SeatLabel(1, "Ana", "random", "fp")]
+    model = TableModel(GameInfo.of(HIGHCARD, {"colour": "plain"}), seats, 0, Text(lang), here="fp")
+    model.update(Snapshot(stage="play", in_deal=True, hand_sizes=(3, 3), tricks_won=(0, 0), points_won=(0, 0),
+                          totals=(0, 0), dealer=1, facts=(Line("fact.left", {"n": 3}),)))
+    return model
+
+
+@pytest.mark.parametrize(("lang", "rows", "note"), [
+    ("en", ["You — high cards 2 ★", "Ana — high cards 1"], "The deal goes to you"),
+    ("pt", ["Você — cartas altas 2 ★", "Ana — cartas altas 1"], "A mão fica para você"),
+])
+def test_a_plugin_games_deal_summary_reads_as_the_plugin_describes_it(lang: str, rows: list[str], note: str):
+    """A third-party game's result is laid out from its own Summary, in its own words, in the
+    screen's language -- never as a raw dict."""
+    match, deal = highcard_deal()
+    assert sum(deal.result["tricks"]) == 3  # a real result has this shape
+    model = highcard_model(lang)
+    model.deal_over({"type": "deal", "deal": 0, "result": {"tricks": [2, 1], "renuncia": None},
+                     "audit": {"verdict": "clean"}, "totals": [2, 1]})
+    lines = model.summary_lines()
+    assert lines[:3] == [*rows, note]
+    assert not any("{" in x or "[" in x or "tricks:" in x for x in lines), lines
+    assert model.header()[0].endswith("3 to play" if lang == "en" else "faltam 3")
+    assert model.header()[1] == ""  # a game without trumps waits for none
+    assert model.match_rule() == ("one deal, most high cards" if lang == "en" else "uma mão, mais cartas altas")
+
+
+def test_a_plugin_games_deal_summary_in_text_mode_in_both_languages():
+    for lang, row, note in (("en", "  You — high cards", "The deal goes to"),
+                            ("pt", "  Você — cartas altas", "A mão fica para")):
+        out = io.StringIO()
+        play_text(HIGHCARD, HIGHCARD.resolve_options({}), "random", 1, 1, io.StringIO("1\n1\n1\n"), out, lang=lang)
+        text = out.getvalue()
+        assert row in text and note in text and "'tricks'" not in text and "tricks: [" not in text, text
+
+
+def test_a_game_without_a_summary_of_its_own_reads_by_columns_not_as_a_dict():
+    spec = bare()
+    summary = spec.deal_summary({"tricks": [2, 1], "renuncia": None})
+    assert summary.columns == ("tricks",) and summary.rows == ((0, (2,)), (1, (1,)))
+    model = TableModel(GameInfo.of(spec, {}), [SeatLabel(0, "Zé"), SeatLabel(1, "Ana")], 0, Text("en"))
+    model.deal_over({"type": "deal", "deal": 0, "result": {"tricks": [2, 1], "renuncia": None},
+                     "audit": {"verdict": "clean"}, "totals": [2, 1]})
+    assert model.summary_lines()[:2] == ["You — tricks 2", "Ana — tricks 1"]
+
+
+def test_the_spec_takes_the_match_class_and_loads_the_heuristic_lazily():
+    sueca = REGISTRY.get("sueca")
+    assert sueca.heuristic_class == "p2pcards_sueca.heuristic:SuecaHeuristic"
+    assert sueca.heuristic is not None and type(sueca.heuristic(__import__("random").Random(1))).__name__ \
+        == "SuecaHeuristic"
+    match = sueca.new_match({"target": "8"}, 2)  # options resolved: defaults filled, values parsed
+    assert isinstance(match, sueca.match_class) and match.options["target"] == 8 and match.dealer == 2
+    assert bare().heuristic is None  # a game without one: the random player plays its heuristic level
+    with pytest.raises(ValueError, match="heuristic_class 'no_colon' is not 'module:Name'"):
+        GameSpec(name="x", title="X", seats=2, deck=HIGHCARD.deck, options=(), rules_version="1",
+                 match_class=HIGHCARD.match_class, heuristic_class="no_colon")
+    # the batch simulator too is named and loaded on first use
+    from p2pcards.core.fastsim import TrickSimulator, simulator_for
+
+    assert sueca.simulator == "p2pcards_sueca.fastsim:SIMULATOR"
+    assert isinstance(simulator_for(sueca), TrickSimulator) and simulator_for(bare()) is None
+    with pytest.raises(ValueError, match="simulator 'x:' is not 'module:Name'"):
+        GameSpec(name="x", title="X", seats=2, deck=HIGHCARD.deck, options=(), rules_version="1",
+                 match_class=HIGHCARD.match_class, simulator="x:")
+
+
+def test_a_games_own_keys_are_among_its_text_keys():
+    keys = HIGHCARD.text_keys()
+    assert {"tricks", "deal_to", "fact.left", "match_rule"} <= set(keys) and keys[:2] == ["title", "description"]
+    assert HIGHCARD.text("pt", "deal_to") == "A mão fica para {name}"
+    assert bare(en={"extra": "Extra"}).text("pt", "extra") == "Extra"  # English when a language lacks it
+    assert bare().text("pt", "nothing", default="-") == "-"
+
+
+SCREENS = ["tui/model.py", "tui/layout.py", "tui/app.py", "tui/start.py", "tui/start_model.py", "tui/keys.py",
+           "tui/i18n.py", "textplay.py"]
+
+
+@pytest.mark.parametrize("path", SCREENS)
+def test_the_screens_name_no_game_and_apply_no_games_rule(path: str):
+    """What differs between games comes from the games: the screens hold no game's name,
+    title or rule constant (the Portuguese word for hearts, "copas", is a suit's name)."""
+    source = (Path(cli.__file__).parent / path).read_text(encoding="utf-8").lower()
+    source = source.replace('"suit_h": "copas"', "").replace("hearts / copas", "")
+    for spec in REGISTRY.games.values():
+        for word in {spec.name, spec.title.lower(), spec.name.replace("-", "_")}:
+            assert word not in source, (path, word)
+    for constant in ("must_play_at", "max_sit_out", "clockwise_games", "trump_choices", "preferred = ", "2c\""):
+        assert constant not in source, (path, constant)

@@ -115,8 +115,8 @@ def test_out_of_tree_game_is_listed(highcard_site):
     data = json.loads(run_cli("games", "--json", pythonpath=highcard_site).stdout)
     game = {g["name"]: g for g in data["games"]}["highcard"]
     assert game["plugin"] == "highcard" and game["seats"] == 2 and game["deck"] == 6
-    assert game["options"] == [{"name": "colour", "default": "plain", "allowed": ["plain", "fancy"],
-                                "help": "has no effect; shows that options work"}]
+    assert game["options"][0] == {"name": "colour", "default": "plain", "allowed": ["plain", "fancy"],
+                               "help": "has no effect; shows that options work"}
     # its words in Portuguese come from the plugin's own ``texts``
     pt = run_cli("--lang", "pt", "games", pythonpath=highcard_site).stdout
     assert "highcard       Carta Alta — 2 jogadores, 6 cartas, ganha a carta mais alta\n" in pt
@@ -135,7 +135,7 @@ def test_out_of_tree_game_plays_a_deal_through_the_cli(highcard_site):
     assert deal["game"] == "highcard" and len(deal["tricks"]) == 3
     assert sorted(c for h in deal["hands"] for c in h) == sorted(["AS", "KS", "QS", "AH", "KH", "QH"])
     assert sum(deal["result"]["tricks"]) == 3 and deal["match_over"]
-    assert summary == {"type": "summary", "game": "highcard", "options": {"colour": "fancy"},
+    assert summary == {"type": "summary", "game": "highcard", "options": {"colour": "fancy", "lead": "choice"},
                        "players": ["random", "heuristic"], "seed": 5, "deals": 1,
                        "matches_finished": 1, "wins": summary["wins"]}
     bad = run_cli("arena", "highcard", "-o", "colour=blue", pythonpath=highcard_site, check=False)

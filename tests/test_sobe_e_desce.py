@@ -26,11 +26,10 @@ from p2pcards.core import (
     Reveal,
     SeatView,
     load_games,
-    riscos,
 )
 from p2pcards.core.arena import deal_record, run_arena
 from p2pcards.core.players import RandomPlayer
-from p2pcards_sobe_e_desce.game import SPEC, SobeEDesceDeal, SobeEDesceMatch, match_winner
+from p2pcards_sobe_e_desce.game import SPEC, SobeEDesceDeal, SobeEDesceMatch, match_winner, riscos
 from p2pcards_sobe_e_desce.heuristic import SobeEDesceHeuristic
 from tests.rulecheck_sobe_e_desce import check as rulecheck
 

@@ -8,7 +8,20 @@ from typing import Any
 
 import pytest
 
-from p2pcards.core import GO_IN, PASS, PLAY, PT_RANK_ORDER, TRUMP, Decision, load_games, strength_table
+from p2pcards.core import (
+    GO_IN,
+    PASS,
+    PLAY,
+    PORTUGUESE_40,
+    PT_RANK_ORDER,
+    TRUMP,
+    DealState,
+    Decision,
+    Deck,
+    Line,
+    load_games,
+    strength_table,
+)
 from p2pcards.tui.i18n import STRINGS, Text, default_lang
 from p2pcards.tui.model import (
     GameInfo,
@@ -41,6 +54,19 @@ def make_model(game: str = "sueca", lang: str = "en", **snap: Any) -> tuple[Tabl
 
 
 HAND = ((7, "2S"), (3, "7H"), (5, "AS"), (9, "KH"), (11, "QC"))
+
+
+def at_decision(deal: DealState) -> DealState:
+    """``deal`` (full information) carried on to its next decision."""
+    while not isinstance(deal.step(), Decision):
+        deal.complete()
+    return deal
+
+
+def game_fields(deal: DealState, seat: int) -> dict[str, Any]:
+    """The snapshot's fields that come from the game, as :func:`snapshot_of` takes them."""
+    return {"dialog": tuple(deal.decision_lines(seat)), "facts": tuple(deal.facts()), "notes": tuple(deal.notes(seat)),
+            "choices": tuple((c, deal.choice_line(seat, c)) for c in deal.legal(seat) if not isinstance(c, int))}
 
 
 def test_strings_have_the_same_keys_in_both_languages_and_format():
@@ -113,9 +139,11 @@ def test_enter_space_and_click_play_the_card():
 
 def test_copas_pass_marks_three_cards_then_passes_left():
     hand = ((0, "2C"), (1, "QS"), (2, "AH"), (3, "KH"), (4, "3D"))
-    model, chosen = make_model("copas", hand=hand, info={"pass_direction": "left"})
+    deal = at_decision(REGISTRY.get("copas").new_match({}, 3).new_deal(sorted(REGISTRY.get("copas").deck)))
+    model, chosen = make_model("copas", hand=hand, **game_fields(deal, 0))
     model.ask(Decision((0, 1, 2, 3), PASS, (3, 3)), [p for p, _ in hand])
-    assert model.mode == PASS and "to the left to Bot1" in model.dialog_lines()[0]
+    assert model.mode == PASS and model.dialog_lines()[0] == "Pass 3 cards to the left, to Bot1"
+    assert "Enter: Pass (0/3 marked)" in model.dialog_lines()[1]
     model.digit(1)
     model.enter()
     assert chosen == [] and model.message == "mark exactly 3 cards first"
@@ -129,9 +157,9 @@ def test_copas_pass_marks_three_cards_then_passes_left():
 
 
 def test_going_in_exchange_or_sit_out():
-    model, chosen = make_model("sobe-e-desce", hand=HAND)
+    model, chosen = make_model("sobe-e-desce", hand=HAND, dialog=(Line("go_in.text"), Line("go_in.may")))
     model.ask(Decision((0,), GO_IN, (0, 5), may_decline=True), [p for p, _ in HAND])
-    assert "n sits this deal out." in model.dialog_lines()
+    assert "n: Sit out" in model.dialog_lines() and "You may sit this deal out." in model.dialog_lines()
     model.digit(2)
     model.enter()
     assert chosen == [(7,)]
@@ -140,17 +168,25 @@ def test_going_in_exchange_or_sit_out():
     assert chosen[-1] is None
     model.ask(Decision((0,), GO_IN, (0, 5), may_decline=False), [p for p, _ in HAND])
     model.sit_out()  # not allowed: must play
-    assert model.decision is not None and "You must play this deal." in model.dialog_lines()
+    assert model.decision is not None and "n: Sit out" not in model.dialog_lines()
     model.enter()
     assert chosen[-1] == ()
 
 
+def sobe_trump_fields() -> dict[str, Any]:
+    """Seat 0 chooses trumps (dealer seat 3): the game's fields of that decision."""
+    return game_fields(at_decision(REGISTRY.get("sobe-e-desce").new_match({}, 3).new_deal(list(PORTUGUESE_40))), 0)
+
+
 def test_sobe_e_desce_trump_dialog():
-    model, chosen = make_model("sobe-e-desce", hand=HAND[:3])
+    model, chosen = make_model("sobe-e-desce", hand=HAND[:3], **sobe_trump_fields())
     model.ask(Decision((0,), TRUMP), ["S", "H", "D", "C", "turn"])
-    options = model.trump_options()
+    options = model.choice_options()
     assert [o[0] for o in options] == ["S", "H", "D", "C", "turn"] and options[0][3]
     assert "everyone plays" in options[1][1] and "tricks count double" in options[3][1]
+    assert options[1][2] and not options[0][2]  # hearts in red
+    assert model.dialog_lines()[0] == "You choose trumps: a suit, or turn the next card."
+    assert "1-5" in model.dialog_lines()[1]
     model.left()
     model.enter()
     assert chosen == ["turn"]
@@ -161,7 +197,8 @@ def test_sobe_e_desce_trump_dialog():
 
 def test_bisca_swap_of_the_two_of_trumps():
     hand = ((4, "2H"), (5, "AS"), (6, "3C"))
-    model, chosen = make_model("bisca", hand=hand, trump="H", trump_card="7H", stock=20)
+    model, chosen = make_model("bisca", hand=hand, trump="H", trump_card="7H", stock=20,
+                               choices=((("swap", 4), Line("swap", {"two": "2♥", "card": "7♥"})),))
     model.ask(Decision((1,), PLAY), [4, 5, 6, ("swap", 4)])
     assert model.swap_prompt() == "x or click: swap your 2♥ for the trump card 7♥"
     model.do_swap()
@@ -199,10 +236,12 @@ def test_header_shows_trump_and_public_trump_card():
     bisca, _ = make_model("bisca", lang="pt", trump="S", trump_card="AS", trump_holder=None, stock=23)
     left, trump = bisca.header()
     assert "monte 23" in left and trump == "Trunfo ♠ espadas · A♠ debaixo do monte"  # the stock: monte
-    copas, _ = make_model("copas", info={"hearts_broken": True, "pass_direction": "left"})
-    assert copas.header() == ("Copas · deal 1 · hearts broken", "")
-    sobe, _ = make_model("sobe-e-desce", trump="C", info={"multiplier": 2})
+    copas, _ = make_model("copas", facts=(Line("fact.hearts_broken"),))
+    assert copas.header() == ("Copas · deal 1 · hearts broken", "")  # no trumps in the game: none waited for
+    sobe, _ = make_model("sobe-e-desce", trump="C", facts=(Line("fact.double"),))
     assert sobe.header() == ("Sobe e Desce · deal 1 · tricks count 2", "Trump ♣ clubs")
+    none, _ = make_model("sobe-e-desce", lang="pt")
+    assert none.header() == ("Sobe e Desce · mão 1", "Trunfo: ainda por escolher")
 
 
 def test_trick_laid_toward_players_and_last_trick_kept_until_next_card():
@@ -240,7 +279,8 @@ def test_deal_summary_with_audit_verdict_and_continue_key():
     model.deal_over(_deal_event({"points": [70, 50], "tricks": [6, 4], "game_points": [1, 0], "multiplier": 1,
                                  "renuncia": None}))
     lines = model.summary_lines()
-    assert lines[0] == "Us (You & Bot2) — points 70, tricks 6, game points +1"
+    assert lines[0] == "Us (You & Bot2) — points 70, tricks 6, game points +1 ★"  # ★: the side that scored
+    assert lines[1] == "Them (Bot1 & Bot3) — points 50, tricks 4, game points +0"
     assert "✓ Deal verified: shuffle, keys and every play check out." in lines
     assert model.overlay == "summary" and lines[-1] == "Match: Us 1 · Them 0"
     model.digit(1)  # keys other than Enter/Space do nothing under a summary
@@ -281,8 +321,9 @@ def test_match_end_tally_per_game():
     sobe, _ = make_model("sobe-e-desce", lang="pt")
     sobe.table_over({"type": "final", "winner": 1, "totals": [11, 0, 2, 5], "deals": 9, "transcript_hash": "00"})
     lines = sobe.final_lines()
-    assert lines[0] == "Bot1 ganha a partida!"
-    assert lines[-1] == "riscos: Você -11 · Bot1 +18 · Bot2 -2 · Bot3 -5"
+    assert lines[0] == "Bot1 ganha a partida!" and lines[2] == "Contas finais (até 0)"
+    assert lines[3:] == ["  Você — pontos 11, riscos -11", "  Bot1 — pontos 0, riscos +18 ★",
+                         "  Bot2 — pontos 2, riscos -2", "  Bot3 — pontos 5, riscos -5"]
     copas, _ = make_model("copas")
     copas.table_over({"type": "final", "winner": None, "totals": [3, 10, 9, 4], "deals": 1, "transcript_hash": "0"})
     lines = copas.final_lines()
@@ -451,27 +492,28 @@ def test_every_card_of_a_copas_hand_has_a_key_and_the_prompt_says_which():
     short, _ = make_model("sueca", hand=HAND)
     short.ask(Decision((0,), PLAY), [p for p, _ in HAND])
     assert "1-5: that card" in short.prompt()  # the keys there are, not more
-    pt, _ = make_model("copas", lang="pt", hand=COPAS_HAND[:11], info={"pass_direction": "left"})
+    pt, _ = make_model("copas", lang="pt", hand=COPAS_HAND[:11], dialog=(Line("pass.left", seats={"name": 1}),))
     pt.ask(Decision((0, 1, 2, 3), PASS, (3, 3)), [p for p, _ in COPAS_HAND[:11]])
     assert "Espaço, 1-9, 0, a ou um clique marca uma carta" in pt.dialog_lines()[1]
 
 
 def test_copas_two_of_clubs_lead_is_announced_and_received_cards_marked():
     hand = ((40, "3C"), (41, "4H"), (42, "9S"))
+    lead = (Line("note.two_clubs", seats={"name": 2}),)
     model, _ = make_model("copas", hand=hand, trick=((2, "2C"),), received=("4H", "9S"), received_from=3,
-                          info={"pass_direction": "right"})
+                          notes=lead)
     assert model.notices() == ["Bot2 leads 2♣: whoever holds 2♣ opens the first trick",
                                "Bot3 passed you 4♥ 9♠ (marked *)"]
     assert [(hc.label, hc.received) for hc in model.hand_cards()] == [("9♠", True), ("4♥", True), ("3♣", False)]
     first = ((2, "2C"), (3, "5C"), (0, "3C"), (1, "KC"))
     model.update(Snapshot(stage="play", in_deal=True, trick=(), last_trick=(2, first, 1), tricks_played=1,
-                          received=("4H",), received_from=3))
+                          received=("4H",), received_from=3, notes=lead))
     cards, winner = model.trick_cards()  # the first trick stays on the table like any other
     assert cards == {"top": "2C", "right": "5C", "bottom": "3C", "left": "KC"} and winner == "Bot1"
     assert model.notices()[0].startswith("Bot2 leads 2♣")
     model.update(Snapshot(stage="play", in_deal=True, trick=((1, "AS"),), last_trick=(2, first, 1), tricks_played=1))
     assert model.notices() == []  # the next trick started
-    mine, _ = make_model("copas", lang="pt", trick=((0, "2C"),), info={"pass_direction": "none"})
+    mine, _ = make_model("copas", lang="pt", trick=((0, "2C"),), notes=(Line("note.two_clubs_you"),))
     assert mine.notices() == ["O seu 2♣ foi jogado por si: quem tem o 2♣ abre a primeira vaza"]
 
 
@@ -482,22 +524,33 @@ def test_copas_two_of_clubs_lead_is_announced_and_received_cards_marked():
     ({"trump_chooser": 1, "scores": [12, 20, 20, 20], "sat_out": [2, 0, 0, 0]}, "D", "you sat out the 2 deals"),
 ])
 def test_sobe_e_desce_must_play_says_which_rule(info, trump, reason):
-    model, _ = make_model("sobe-e-desce", hand=HAND, info=info, trump=trump)
+    """The reason comes from the game's own deal state, at its going-in decision."""
+    from p2pcards_sobe_e_desce.game import SobeEDesceDeal
+
+    dealer = (info["trump_chooser"] - 1) % 4
+    deal = at_decision(SobeEDesceDeal(dealer, {}, Deck.full(4, list(PORTUGUESE_40)),
+                                      0, info["scores"], info["sat_out"]))
+    deal.apply(deal.chooser, trump)
+    at_decision(deal)
+    while 0 not in deal.undecided():  # the players before the person go in, exchanging nothing
+        deal.apply(deal.undecided()[0], ())
+        at_decision(deal)
+    model, _ = make_model("sobe-e-desce", hand=HAND, trump=trump, **game_fields(deal, 0))
     model.ask(Decision((0,), GO_IN, (0, 5), may_decline=False), [p for p, _ in HAND])
     line = model.dialog_lines()[1]
     assert line.startswith("You must play this deal: ") and reason in line
-    pt, _ = make_model("sobe-e-desce", lang="pt", hand=HAND, info=info, trump=trump)
+    pt, _ = make_model("sobe-e-desce", lang="pt", hand=HAND, trump=trump, **game_fields(deal, 0))
     pt.ask(Decision((0,), GO_IN, (0, 5), may_decline=False), [p for p, _ in HAND])
     assert pt.dialog_lines()[1].startswith("Tem de jogar esta mão: ")
 
 
 def test_sobe_e_desce_trump_list_moves_with_up_and_down_too():
-    model, chosen = make_model("sobe-e-desce", hand=HAND[:3])
+    model, chosen = make_model("sobe-e-desce", hand=HAND[:3], **sobe_trump_fields())
     model.ask(Decision((0,), TRUMP), ["S", "H", "D", "C", "turn"])
     model.down()
     model.down()
     model.up()
-    assert model.trump_cursor == 1 and "↑/↓" in model.dialog_lines()[1]
+    assert model.choice_cursor == 1 and "↑/↓" in model.dialog_lines()[1]
     model.enter()
     assert chosen == ["H"]
 

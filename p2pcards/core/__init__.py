@@ -36,12 +36,14 @@ from p2pcards.core.game import (
     End,
     GameSpec,
     IllegalChoice,
+    Line,
     Locate,
     Match,
     Option,
     OptionError,
     Reveal,
     Step,
+    Summary,
 )
 from p2pcards.core.players import dummy_choice
 from p2pcards.core.plugins import (
@@ -54,10 +56,8 @@ from p2pcards.core.plugins import (
 )
 from p2pcards.core.scoring import (
     bandeira_winner,
-    copas_site_tally,
     game_points,
     next_dealer,
-    riscos,
     running_totals,
 )
 from p2pcards.core.tricks import Trick, card_points, follow_suit, higher_trumps, trick_winner
@@ -69,13 +69,12 @@ __all__ = [
     "strength_table", "suit_of",
     "DISCARD", "PLAYED", "STOCK", "Deck", "DeckError",
     "GO_IN", "PASS", "PLAY", "SWAP", "TRUMP", "Choice", "Deal", "DealState", "Decision",
-    "End", "GameSpec", "IllegalChoice", "Locate", "Match", "Option", "OptionError",
-    "Reveal", "Step",
+    "End", "GameSpec", "IllegalChoice", "Line", "Locate", "Match", "Option", "OptionError",
+    "Reveal", "Step", "Summary",
     "dummy_choice",
     "GameRegistry", "PluginProblem", "get_plugin_manager", "hookimpl", "hookspec",
     "load_games",
-    "bandeira_winner", "copas_site_tally", "game_points", "next_dealer", "riscos",
-    "running_totals",
+    "bandeira_winner", "game_points", "next_dealer", "running_totals",
     "Trick", "card_points", "follow_suit", "higher_trumps", "trick_winner",
     "SeatView",
 ]

@@ -34,10 +34,34 @@ changes nothing.  A well-formed play that breaks a hidden-information rule (foll
 must trump) is a *renúncia*: recorded when the observer knows the hand (own seat, full
 information, the audit's replay), and ending the deal at once when it is evident from
 public information (then the offender loses the deal by its game's renúncia rule).
+
+How a game reaches the screens.  Everything a screen (the full-screen table, text mode, the
+start screen, ``p2pcards games``) needs to know of a game is a field or a method of its
+:class:`GameSpec`, its :class:`Match` class or its :class:`DealState` class -- not a pluggy
+hook: pluggy keeps the one hook that registers games (``p2pcards_register_games``), and the
+screens never name a game nor apply a game's rule.  A plugin supplies:
+
+* its words, in English and other languages (:attr:`GameSpec.texts`, :meth:`GameSpec.text`);
+* its play direction (:attr:`GameSpec.clockwise`), whether it has trumps
+  (:attr:`GameSpec.trumps`), what the running counts of a deal are
+  (:attr:`GameSpec.counts`) and where it comes in lists (:attr:`GameSpec.order`);
+* how a deal's result and a match's totals read: :meth:`Match.deal_summary` and
+  :meth:`Match.match_summary` give a :class:`Summary` (rows, columns, a highlight), which
+  each screen lays out in its own way;
+* its decision dialogs' words: :meth:`DealState.decision_lines` (what the pending decision
+  is, and why it must or may be taken), :meth:`DealState.choice_line` (the label of a
+  choice that is not a card), the dialog's title and buttons as the text keys
+  ``decision.KIND.title``, ``decision.KIND.confirm``, ``decision.KIND.decline``;
+* public facts and notes for the table: :meth:`DealState.facts`, :meth:`DealState.notes`.
+
+Words reach a screen as :class:`Line` values: a text key of the game and the values of its
+fields, seats apart (each screen names a seat its own way: "you", "seat 2", a name).
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 import random
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -68,6 +92,8 @@ __all__ = [
     "GameSpec",
     "DealState",
     "Match",
+    "Line",
+    "Summary",
 ]
 
 Choice = Any
@@ -154,12 +180,59 @@ class Option:
         raise OptionError(f"{game}: {self.name} must be {choices}")
 
 
+@dataclass(frozen=True, slots=True)
+class Line:
+    """Words a game gives a screen: ``key`` (a key of :meth:`GameSpec.text_keys`) and the
+    values of its ``{fields}``; ``seats`` are the fields that name a seat, which each screen
+    names its own way.  Card fields are already written as people read them (``7♥``)."""
+
+    key: str
+    fields: Mapping[str, Any] = field(default_factory=dict)
+    seats: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """How a result reads, as a small table the screens lay out (never text).
+
+    ``columns`` are text keys of the game (the columns' labels).  ``rows`` hold one
+    ``(side, values)`` per side -- a team's index when the game has teams, else a seat --
+    with a value per column: an int, or a string that is a text key of the game (shown in
+    its words, which read on their own: "sat out") or else shown as it is (``"+3"``).
+    ``highlight`` is a side to make stand out (None: none); ``notes`` are lines shown after
+    the rows.
+    """
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[int, tuple[int | str, ...]], ...]
+    highlight: int | None = None
+    notes: tuple[Line, ...] = ()
+
+
+@functools.cache
+def _load_object(path: str) -> Any:
+    """The object a ``"module:Name"`` string names (imported on first use)."""
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """What a plugin registers for one game.
 
-    ``new_match(options, first_dealer)`` builds a :class:`Match`; ``heuristic`` (if any)
-    builds the game's tip-following computer player.
+    ``match_class`` is the game's :class:`Match`; :meth:`new_match` builds one (options
+    resolved, see :meth:`resolve_options`).  ``heuristic_class`` (if any) is the game's
+    tip-following computer player, given as the class or as ``"module:Class"``, which the
+    core imports the first time a player is made (:attr:`heuristic`); it is built as
+    ``cls(rng)``.  ``simulator`` (if any) is the game's batch simulator for the search
+    player, a :class:`~p2pcards.core.fastsim.TrickSimulator` given as the object or as
+    ``"module:NAME"`` (:attr:`batch_simulator`).
+
+    How the game shows (module docstring): ``clockwise`` (play goes clockwise: the next
+    seat in play order sits to a player's left), ``trumps`` (False: the game has none, and
+    screens do not wait for them), ``counts`` (the running counts of a deal that screens
+    show: ``"points"``, card points taken, and/or ``"tricks"``), ``order`` (where the game
+    comes in lists of games: lower first, then by name).
 
     ``title``, ``description`` and the options' names, values and help are the game's
     English words.  ``texts`` gives its words in other languages (language -> key ->
@@ -174,33 +247,94 @@ class GameSpec:
     deck: tuple[Card, ...]
     options: tuple[Option, ...]
     rules_version: str
-    new_match: Callable[[Mapping[str, Any], int], Match]
-    heuristic: Callable[[random.Random], Any] | None = None
+    match_class: type[Match]
+    heuristic_class: type[Any] | str | None = None
     teams: tuple[tuple[int, ...], ...] | None = None
     description: str = ""
     doc: str = field(default="", repr=False)
     texts: Mapping[str, Mapping[str, str]] = field(default_factory=dict, repr=False, hash=False)
+    simulator: Any = field(default=None, repr=False, hash=False, compare=False)
+    clockwise: bool = False
+    trumps: bool = True
+    counts: tuple[str, ...] = ("tricks",)
+    order: int = 100
+
+    def __post_init__(self) -> None:
+        for what, value in (("heuristic_class", self.heuristic_class), ("simulator", self.simulator)):
+            if isinstance(value, str) and (value.count(":") != 1 or not all(value.split(":"))):
+                raise ValueError(f"{self.name}: {what} {value!r} is not 'module:Name'")
+
+    def new_match(self, options: Mapping[str, Any], first_dealer: int) -> Match:
+        """A new match: ``options`` over the defaults (a bad one raises OptionError),
+        ``first_dealer`` deals first."""
+        return self.match_class(self, self.resolve_options(options), first_dealer)
+
+    @property
+    def heuristic(self) -> Callable[[random.Random], Any] | None:
+        """What builds the game's heuristic player from a ``random.Random`` (None: none)."""
+        h = self.heuristic_class
+        if isinstance(h, str):
+            loaded: Callable[[random.Random], Any] = _load_object(h)
+            return loaded
+        return h
+
+    @property
+    def batch_simulator(self) -> Any:
+        """The game's batch simulator (:mod:`p2pcards.core.fastsim`) for the search player,
+        or None.  ``simulator`` gives it as the object or as ``"module:NAME"``, imported
+        the first time it is asked for."""
+        sim = self.simulator
+        if isinstance(sim, str):
+            return _load_object(sim)
+        return sim
+
+    @property
+    def sides(self) -> int:
+        """How many sides score: teams, or else players."""
+        return len(self.teams) if self.teams else self.seats
+
+    def deal_summary(self, result: Mapping[str, Any]) -> Summary:
+        """How the deal ``result`` reads (:meth:`Match.deal_summary`); a result the game's
+        summary cannot read (a damaged or foreign record) reads as :class:`Match`'s default."""
+        try:
+            return self.match_class.deal_summary(result, self.sides)
+        except (KeyError, IndexError, TypeError, ValueError):
+            return Match.deal_summary(result, self.sides)
+
+    def match_summary(self, totals: Sequence[int], winner: int | None, options: Mapping[str, Any]) -> Summary:
+        """How a match's ``totals`` read (:meth:`Match.match_summary`)."""
+        return self.match_class.match_summary(totals, winner, options)
 
     def text_keys(self) -> list[str]:
         """The keys of the game's words: ``title``, ``description``, then per option
         ``option.NAME`` (its label), ``option.NAME.help`` and ``option.NAME.VALUE`` (the
-        label of each allowed value)."""
+        label of each allowed value), then the game's own keys (those its :attr:`texts`
+        has in any language: summary columns, dialogs, facts; their English words are
+        under ``"en"``), in order."""
         keys = ["title", "description"]
         for o in self.options:
             keys += [f"option.{o.name}", f"option.{o.name}.help", *(f"option.{o.name}.{v}" for v in o.allowed)]
-        return keys
+        base = set(keys)
+        extra = {k for words in self.texts.values() for k in words if k not in base}
+        return keys + sorted(extra)
 
-    def text(self, lang: str, key: str) -> str:
+    def text(self, lang: str, key: str, default: str | None = None) -> str:
         """The game's words for ``key`` (see :meth:`text_keys`) in ``lang``: the plugin's
-        translation, else its English words (the title, description, option name and
-        help, the value as written on the command line).  An unknown key raises KeyError."""
+        translation, else its English words (``texts["en"]``; for the title, description,
+        option name and help, the spec's own; for a value, as written on the command line;
+        for ``totals``, the match's :attr:`Match.totals_label`).  An unknown key returns
+        ``default``, or raises KeyError when there is none."""
         found = self.texts.get(lang, {}).get(key)
+        if found is None:
+            found = self.texts.get("en", {}).get(key)
         if found is not None:
             return found
         if key == "title":
             return self.title
         if key == "description":
             return self.description
+        if key == "totals":
+            return self.match_class.totals_label
         for o in self.options:
             if key == f"option.{o.name}":
                 return o.name
@@ -209,6 +343,8 @@ class GameSpec:
             for v in o.allowed:
                 if key == f"option.{o.name}.{v}":
                     return str(v)
+        if default is not None:
+            return default
         raise KeyError(f"{self.name} has no words for {key!r}")
 
     def resolve_options(self, raw: Mapping[str, str | int] | None = None) -> dict[str, Any]:
@@ -538,8 +674,34 @@ class DealState:
 
     # ------------------------------------------------------------------ helpers
     def public_info(self) -> dict[str, Any]:
-        """Hook: game-specific public facts for views (scores, trump chooser...)."""
+        """Hook: game-specific public facts for views (scores, trump chooser...).
+
+        Screens read two keys when present: ``stock`` (cards left in the stock) and
+        ``playing`` (per seat: True plays this deal, False sits it out, None has not said)."""
         return {}
+
+    # ------------------------------------------------------------------ words for screens
+    def decision_lines(self, seat: int) -> list[Line]:
+        """Hook: what the pending decision of ``seat`` is, for its dialog (and text mode):
+        e.g. where the cards go, why the seat must play.  Screens add their own key hints;
+        a line may use the field ``k`` (how many cards the person has marked), which the
+        screen fills in.  Default: nothing."""
+        return []
+
+    def choice_line(self, seat: int, choice: Choice) -> Line | None:
+        """Hook: the label of ``choice``, a legal choice of ``seat`` that is not a card
+        (a trump suit, an exchange...).  Default None: screens show the choice as it is."""
+        return None
+
+    def facts(self) -> list[Line]:
+        """Hook: public facts of the deal for the table's top line (e.g. tricks count
+        double).  Default: none."""
+        return []
+
+    def notes(self, seat: int) -> list[Line]:
+        """Hook: what the rules did on their own that ``seat`` should be told now (e.g. a
+        card led for a player); screens show them while the method returns them."""
+        return []
 
     def taken_points(self, seat: int) -> int:
         """Card points in the tricks ``seat`` won."""
@@ -563,6 +725,10 @@ class Match:
 
     #: what ``totals`` counts, for people and JSON consumers
     totals_label = "game points"
+    #: what :meth:`deal_value` measures, for people ("card points"); empty: the game gives none
+    value_label = ""
+    #: whether a lower :meth:`deal_value` is the better one (penalty points)
+    lower_is_better = False
 
     def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
         if not 0 <= first_dealer < spec.seats:
@@ -614,3 +780,30 @@ class Match:
     def summary(self) -> dict[str, Any]:
         """JSON-ready state of the match: ``winner`` (side or null), ``totals``, deals."""
         return {"winner": self.winner, "totals": list(self.totals), "deals": self.deal_number}
+
+    @classmethod
+    def deal_summary(cls, result: Mapping[str, Any], sides: int) -> Summary:
+        """How a deal's ``result`` reads for people, per side (``sides`` of them).
+
+        Default: a column for each entry of the result that has a number per side,
+        labelled by its key (a game gives its words for it in its texts)."""
+        columns = tuple(k for k, v in result.items()
+                        if isinstance(v, (list, tuple)) and len(v) == sides
+                        and all(isinstance(x, int) for x in v))
+        rows = tuple((side, tuple(int(result[c][side]) for c in columns)) for side in range(sides))
+        return Summary(columns, rows)
+
+    @classmethod
+    def deal_value(cls, spec: GameSpec, result: Mapping[str, Any], seat: int) -> float | None:
+        """How one deal went for ``seat``, as one number read from the deal's ``result``
+        (:attr:`value_label` says what it is, :attr:`lower_is_better` which way is good):
+        what a computer player that searches tries to make best, and what ``p2pcards duel``
+        compares.  A game with teams gives its team's number.  Default None: the game gives
+        none (the search player then plays the game's heuristic, and duel refuses it)."""
+        return None
+
+    @classmethod
+    def match_summary(cls, totals: Sequence[int], winner: int | None, options: Mapping[str, Any]) -> Summary:
+        """How a match's ``totals`` read (at its end, ``winner`` is the winning side).
+        Default: one column, ``totals`` (:attr:`totals_label`), the winner highlighted."""
+        return Summary(("totals",), tuple((side, (int(v),)) for side, v in enumerate(totals)), winner)

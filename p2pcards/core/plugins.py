@@ -4,9 +4,10 @@ A plugin is any module with a ``p2pcards_register_games(registry)`` hook impleme
 declared under the entry-point group ``p2pcards``::
 
     [project.entry-points.p2pcards]
-    highcard = "p2pcards_highcard"
+    mygame = "p2pcards_mygame"
 
-The built-in games are found exactly this way; the core imports none of them.
+The built-in games are found exactly this way; the core imports none of them.  README,
+"Writing a game plugin", walks through a whole plugin.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Match scoring helpers shared by the games (each plugin's docstring states its scoring).
 
-Pure functions: game points from card points (Sueca, Bisca), bandeira, riscos (Sobe e
-Desce), running totals, dealer rotation.
+Pure functions: game points from card points (Sueca, Bisca), bandeira, running totals,
+dealer rotation.  A helper that serves one game only lives in that game's plugin.
 """
 
 from __future__ import annotations
@@ -11,10 +11,8 @@ from collections.abc import Sequence
 __all__ = [
     "game_points",
     "bandeira_winner",
-    "riscos",
     "running_totals",
     "next_dealer",
-    "copas_site_tally",
 ]
 
 
@@ -44,18 +42,6 @@ def bandeira_winner(totals: Sequence[int], target: int) -> int | None:
     return None
 
 
-def riscos(final_scores: Sequence[int], winner: int) -> list[int]:
-    """Sobe e Desce final tally: the winner receives the sum of the others' final
-    scores and each loser loses its own final score.
-
-    >>> riscos([0, 11, 2, 5], 0)
-    [18, -11, -2, -5]
-    """
-    out = [-s for s in final_scores]
-    out[winner] = sum(s for i, s in enumerate(final_scores) if i != winner)
-    return out
-
-
 def running_totals(start: Sequence[int], deltas: Sequence[Sequence[int]]) -> list[list[int]]:
     """Totals after each deal, starting from ``start`` and adding each deal's deltas."""
     totals = list(start)
@@ -70,12 +56,3 @@ def next_dealer(dealer: int, seats: int) -> int:
     """The dealer rotates one seat in play order after every deal."""
     return (dealer + 1) % seats
 
-
-def copas_site_tally(points: Sequence[int], total: int = 26) -> list[int]:
-    """The source site's Copas tally, ``26 - X`` per player (its worked example: takes 2, 0,
-    13, 11 -> 24, 26, 13, 15).
-
-    >>> copas_site_tally([2, 0, 13, 11])
-    [24, 26, 13, 15]
-    """
-    return [total - p for p in points]

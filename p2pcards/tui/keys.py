@@ -1,9 +1,10 @@
 """Key bindings of the table screen: each key is one call on the view model.
 
-←/→ move along the hand (or the trump choices; ↑/↓ too), Enter and Space play (Space marks
-a card when passing or exchanging), digits pick a card by its place (``a``, ``b``, ``c``...
-from the eleventh: :data:`~p2pcards.tui.model.CARD_KEYS`), ``x`` swaps Bisca's 2 of
-trumps, ``n`` sits a Sobe e Desce deal out, ``l`` last trick, ``s`` scores, ``?`` help,
+←/→ move along the hand (or a list of choices; ↑/↓ too), Enter and Space play (Space marks
+a card when cards are picked), digits pick a card by its place (``a``, ``b``, ``c``...
+from the eleventh: :data:`~p2pcards.tui.model.CARD_KEYS`), ``x`` takes the game's other
+choice of a play (an exchange), ``n`` declines a pick where the game allows it (sits a deal
+out), ``l`` last trick, ``s`` scores, ``?`` help,
 ``+``/``-`` the computer players' pace, ``q`` leaves (after ``y``), Esc closes a window,
 Ctrl-C leaves at once.  What a key means in each situation is the model's business.
 """

@@ -10,7 +10,7 @@
     │ the hand, as cards                                                  │
     └ status: shuffling… 2/4 · waiting for Ana · your turn ───────────────┘
 
-Dialogs (pass, going in, trump choice) and windows (help, scores, last trick, leave?,
+Dialogs (a pick of cards, a list of choices: the game's decisions) and windows (help, scores, last trick, leave?,
 the deal's summary, the match's end) float on top.  Every window's text is a function of
 the model, so a resize simply lays the same state out again; below
 :data:`~p2pcards.tui.model.MIN_COLS` x :data:`~p2pcards.tui.model.MIN_ROWS` the screen says
@@ -47,7 +47,6 @@ from prompt_toolkit.layout.dimension import Dimension as D
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.widgets import Frame
 
-from p2pcards.core import GO_IN, PASS, TRUMP
 from p2pcards.tui.model import MIN_COLS, MIN_ROWS, TableModel, card_label, is_red, too_small
 
 __all__ = [
@@ -207,7 +206,7 @@ def trick_fragments(model: TableModel) -> StyleAndTextTuples:
 
 
 def notice_fragments(model: TableModel, width: int | None = None) -> StyleAndTextTuples:
-    """What the table did by itself (Copas: the 2♣ led, the cards passed to the person)."""
+    """What the table did by itself (the game's notes, the cards passed to the person)."""
     out: StyleAndTextTuples = []
     for i, line in enumerate(model.notices()):
         if i:
@@ -279,13 +278,11 @@ def status_fragments(model: TableModel) -> StyleAndTextTuples:
 # ---------------------------------------------------------------------- dialogs and windows
 def dialog_fragments(model: TableModel) -> StyleAndTextTuples:
     """The body of the decision dialog: its text, then clickable buttons or choices."""
-    t = model.text
     out: StyleAndTextTuples = []
     for line in model.dialog_lines():
         out += suited("class:dialog", f" {line} \n")
-    mode = model.mode
-    if mode == TRUMP:
-        for i, (_, label, red, cursor) in enumerate(model.trump_options()):
+    if model.choosing:
+        for i, (_, label, red, cursor) in enumerate(model.choice_options()):
             style = "class:choice"
             if cursor:
                 style += " class:choice.cursor"
@@ -294,21 +291,17 @@ def dialog_fragments(model: TableModel) -> StyleAndTextTuples:
             out.append(("class:dialog", "  "))
             out.append((style, f" {label} ", _on_click(lambda i=i: model.click_trump(i))))  # type: ignore[misc]
             out.append(("class:dialog", "\n"))
-    elif mode == PASS:
+    elif model.picking:
         out.append(("class:dialog", " "))
-        out.append(("class:button", f" {t('pass_title')} ⏎ ", _on_click(model.enter)))
-    elif mode == GO_IN:
-        out.append(("class:dialog", " "))
-        out.append(("class:button", f" {t('go_in_button')} ⏎ ", _on_click(model.enter)))
+        out.append(("class:button", f" {model.button('confirm')} ⏎ ", _on_click(model.enter)))
         if model.decision is not None and model.decision.may_decline:
             out.append(("class:dialog", "  "))
-            out.append(("class:button", f" {t('sit_out_button')} (n) ", _on_click(model.sit_out)))
+            out.append(("class:button", f" {model.button('decline')} (n) ", _on_click(model.sit_out)))
     return out
 
 
 def dialog_title(model: TableModel) -> str:
-    return {PASS: model.text("pass_title"), GO_IN: model.text("go_in_title"),
-            TRUMP: model.text("trump_title")}.get(model.mode or "", "")
+    return model.dialog_title() if model.picking or model.choosing else ""
 
 
 def overlay_title(model: TableModel) -> str:
@@ -420,7 +413,7 @@ def build_layout(model: TableModel) -> Layout:
                    title=lambda: dialog_title(model), style="class:dialog.frame")
     window = Frame(_text_window(lambda: overlay_fragments(model), dont_extend_width=True, style="class:window"),
                    title=lambda: overlay_title(model), style="class:window.frame")
-    show_dialog = Condition(lambda: model.mode in (PASS, GO_IN, TRUMP))
+    show_dialog = Condition(lambda: model.picking or model.choosing)
     show_window = Condition(lambda: model.overlay is not None)
     root = FloatContainer(
         content=screen,

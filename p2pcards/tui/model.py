@@ -13,6 +13,11 @@ callbacks: ``on_choice(choice)`` (the person's decision, in the formats of
 
 The layout (:mod:`p2pcards.tui.layout`) only reads the model; nothing here imports
 prompt_toolkit or trio, so all of it is tested without a terminal.
+
+Nothing here knows a game: what differs between games (play direction, trumps, running
+counts, how results read, the words and reasons of a decision dialog, facts and notes) comes
+from the game's spec and deal state (:mod:`p2pcards.core.game`, "How a game reaches the
+screens"), and its words from the game's own texts.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from p2pcards.core import GO_IN, PASS, PLAY, SWAP, TRUMP, Card, Decision, GameSpec, pretty, riscos
+from p2pcards.core import PLAY, Card, Decision, GameSpec, Line, Summary, pretty
 from p2pcards.tui.i18n import Text
 
 __all__ = [
@@ -29,7 +34,6 @@ __all__ = [
     "MIN_COLS",
     "MIN_ROWS",
     "SUIT_ORDER",
-    "TRUMP_CHOICES",
     "GameInfo",
     "HandCard",
     "SeatLabel",
@@ -38,8 +42,10 @@ __all__ = [
     "TableModel",
     "card_label",
     "is_red",
+    "line_text",
     "snapshot_of",
     "sort_hand",
+    "summary_text",
     "too_small",
 ]
 
@@ -48,20 +54,11 @@ MIN_COLS = 72
 MIN_ROWS = 20
 #: Suits in the hand from left to right: colours alternate (♠ ♥ ♣ ♦).
 SUIT_ORDER = "SHCD"
-#: The trump chooser's choices in Sobe e Desce, in the dialog's order.
-TRUMP_CHOICES = ("S", "H", "D", "C", "turn")
-#: Games played clockwise (Copas, as its plugin says); the others go anticlockwise.
-CLOCKWISE_GAMES = frozenset({"copas"})
 #: The key of each place in the hand, left to right: 1-9, 0 for the tenth, then letters
-#: that no other key of the table uses (a Copas hand holds 13 cards).
+#: that no other key of the table uses (up to 18 cards in hand).
 CARD_KEYS = "1234567890abcdefgh"
 #: Keys that answer yes to "leave the table?", per language ("s" for "sim").
 YES_KEYS = {"en": "y", "pt": "sy"}
-#: Sobe e Desce's going-in rules (the same constants as plugins/p2pcards_sobe_e_desce/game.py,
-#: which the core may not import): at this score or less a player
-#: must play; so must one who sat out this many deals in a row.
-MUST_PLAY_AT = 5
-MAX_SIT_OUT = 2
 
 Choice = Any
 
@@ -86,10 +83,55 @@ def too_small(cols: int, rows: int) -> bool:
     return cols < MIN_COLS or rows < MIN_ROWS
 
 
+def _word(spec: GameSpec | None, lang: str, key: str) -> str | None:
+    """The game's words for ``key`` in ``lang``, or None when the game has no such key."""
+    if spec is None:
+        return None
+    try:
+        return spec.text(lang, key)
+    except KeyError:
+        return None
+
+
+def line_text(spec: GameSpec | None, lang: str, line: Line, seat_name: Callable[[int, bool], str],
+              **extra: object) -> str:
+    """A game's :class:`~p2pcards.core.game.Line` in ``lang``: its words with the fields
+    filled in; a seat is named by ``seat_name(seat, first)`` (``first``: it opens the
+    sentence).  ``extra`` are fields the screen fills (``k``...).  Words the game lacks
+    show their key; a field the words do not use is ignored."""
+    template = _word(spec, lang, line.key) or line.key
+    fields: dict[str, object] = {**extra, **line.fields}
+    for name, seat in line.seats.items():
+        fields[name] = seat_name(seat, template.startswith("{" + name + "}"))
+    try:
+        return template.format(**fields)
+    except (KeyError, IndexError, ValueError):
+        return template
+
+
+def summary_text(spec: GameSpec | None, lang: str, summary: Summary, side_name: Callable[[int], str],
+                 seat_name: Callable[[int, bool], str], mark: str = " ★") -> list[str]:
+    """A :class:`~p2pcards.core.game.Summary` as lines: one per side, ``NAME — label value,
+    ...`` (a value that is one of the game's words shows alone), ``mark`` after the
+    highlighted side, then the notes."""
+    labels = [_word(spec, lang, c) or c for c in summary.columns]
+    out = []
+    for side, values in summary.rows:
+        cells = []
+        for label, value in zip(labels, values):
+            word = _word(spec, lang, value) if isinstance(value, str) else None
+            cells.append(word if word is not None else f"{label} {value}".strip())
+        out.append(f"{side_name(side)} — {', '.join(cells)}{mark if side == summary.highlight else ''}")
+    out += [line_text(spec, lang, note, seat_name) for note in summary.notes]
+    return out
+
+
 @dataclass(frozen=True)
 class GameInfo:
-    """What the screen needs of the game: names, seats, teams, direction, options, and the
-    title in each language the game supplies it in (``titles``; :meth:`title_in`)."""
+    """What the screen needs of the game: names, seats, teams, direction, whether it has
+    trumps, the running counts of a deal, options, the title in each language the game
+    supplies it in (``titles``; :meth:`title_in`), and the spec itself for the game's
+    words and summaries (None: a game known by name only)."""
 
     name: str
     title: str
@@ -98,12 +140,20 @@ class GameInfo:
     clockwise: bool = False
     options: Mapping[str, Any] = field(default_factory=dict)
     titles: Mapping[str, str] = field(default_factory=dict)
+    trumps: bool = True
+    counts: tuple[str, ...] = ("tricks",)
+    spec: GameSpec | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, spec: GameSpec, options: Mapping[str, Any]) -> GameInfo:
         titles = {lang: spec.text(lang, "title") for lang in spec.texts}
-        return cls(spec.name, spec.title, spec.seats, spec.teams, spec.name in CLOCKWISE_GAMES, dict(options),
-                   titles)
+        return cls(spec.name, spec.title, spec.seats, spec.teams, spec.clockwise, dict(options), titles,
+                   spec.trumps, tuple(spec.counts), spec)
+
+    def word(self, lang: str, key: str, default: str) -> str:
+        """The game's words for ``key`` in ``lang``, else ``default``."""
+        found = _word(self.spec, lang, key)
+        return default if found is None else found
 
     def title_in(self, lang: str) -> str:
         """The game's title in ``lang`` (its own title when the game gives none in that language)."""
@@ -159,9 +209,15 @@ class Snapshot:
     dummy_hands: Mapping[int, tuple[Card, ...]] = field(default_factory=dict)
     #: True once the person's own seat was voted out (the screen only watches)
     voted_out: bool = False
-    #: cards passed to the person this deal (Copas) and who passed them
+    #: cards passed to the person this deal and who passed them
     received: tuple[Card, ...] = ()
     received_from: int | None = None
+    #: the game's public facts (top line), its notes for the person, the lines of the
+    #: person's pending decision, and the labels of its choices that are not cards
+    facts: tuple[Line, ...] = ()
+    notes: tuple[Line, ...] = ()
+    dialog: tuple[Line, ...] = ()
+    choices: tuple[tuple[Any, Line | None], ...] = ()
 
 
 def snapshot_of(table: Any) -> Snapshot:
@@ -211,6 +267,12 @@ def snapshot_of(table: Any) -> Snapshot:
         if ev.get("type") == "pass" and ev.get("to") == view.seat and ev.get("cards"):
             received += tuple(ev["cards"])
             giver = ev.get("seat")
+    me = view.seat
+    dialog: tuple[Line, ...] = ()
+    choices: tuple[tuple[Any, Line | None], ...] = ()
+    if me in deciding:
+        dialog = tuple(game.decision_lines(me))
+        choices = tuple((c, game.choice_line(me, c)) for c in view.legal if not isinstance(c, int))
     return Snapshot(
         **base,
         deciding=deciding,
@@ -233,6 +295,10 @@ def snapshot_of(table: Any) -> Snapshot:
         in_deal=True,
         received=received,
         received_from=giver,
+        facts=tuple(game.facts()),
+        notes=tuple(game.notes(me)),
+        dialog=dialog,
+        choices=choices,
     )
 
 
@@ -251,7 +317,7 @@ class HandCard:
     picked: bool
     #: the key that plays or marks it (:data:`CARD_KEYS`), or "" beyond the last key
     key: str
-    #: passed to the person this deal (Copas)
+    #: passed to the person this deal
     received: bool = False
 
 
@@ -304,7 +370,7 @@ class TableModel:
         self.asked = 0
         self.cursor = 0
         self.picked: list[int] = []
-        self.trump_cursor = 0
+        self.choice_cursor = 0
         #: transient window on top: help, scores, last, quit (None: none)
         self.popup: str | None = None
         #: windows that wait for a key, in order: summary, final, error
@@ -343,7 +409,7 @@ class TableModel:
         self.asked += 1
         self.picked = []
         self.message = ""
-        self.trump_cursor = 0
+        self.choice_cursor = 0
         if decision.kind == PLAY:
             hand = self.hand_order()
             if not 0 <= self.cursor < len(hand) or hand[self.cursor][0] not in self.legal:
@@ -402,10 +468,30 @@ class TableModel:
 
     @property
     def mode(self) -> str | None:
-        """The decision the keys work on now (play, pass, go_in, trump), or None."""
+        """The kind of the decision the keys work on now (:data:`~p2pcards.core.game.PLAY`,
+        or a kind of the game's), or None."""
         if self.decision is None or self.overlay is not None:
             return None
         return self.decision.kind
+
+    @property
+    def picking(self) -> bool:
+        """Whether the keys mark cards for a pick (a decision that takes several cards)."""
+        return self.mode is not None and self.decision is not None and self.decision.pick is not None
+
+    @property
+    def choosing(self) -> bool:
+        """Whether the keys move along a list of choices (a decision that is neither a
+        play nor a pick, such as a trump suit)."""
+        return self.mode not in (None, PLAY) and self.decision is not None and self.decision.pick is None
+
+    def seat_name(self, seat: int, first: bool) -> str:
+        """A seat named in the game's words: "You" opening a sentence, "you" inside one."""
+        return self.name(seat) if first else self.who(seat)
+
+    def say(self, line: Line, **extra: object) -> str:
+        """A line of the game's words, in the screen's language."""
+        return line_text(self.game.spec, self.text.lang, line, self.seat_name, **extra)
 
     def hand_order(self) -> list[tuple[int, Card]]:
         return sort_hand(self.snap.hand, self.snap.strength)
@@ -415,30 +501,33 @@ class TableModel:
 
     @property
     def swap(self) -> Choice | None:
-        """Bisca's ``("swap", position)`` when it is legal now, else None."""
+        """A play decision's choice that is not a card (an exchange the game allows, such
+        as a card for the face-up trump card) when there is one now, else None."""
         if self.decision is None or self.decision.kind != PLAY:
             return None
         for c in self.legal:
-            if isinstance(c, (tuple, list)) and len(c) == 2 and c[0] == SWAP:
+            if not isinstance(c, int):
                 return c
         return None
 
     def hand_cards(self) -> list[HandCard]:
         """The hand as drawn, left to right."""
-        kind = self.decision.kind if self.decision is not None else None
+        decision = self.decision
+        kind = decision.kind if decision is not None else None
+        pick = decision is not None and decision.pick is not None
         legal = self._legal_positions()
         received = set(self.snap.received)
         out = []
         for i, (pos, card) in enumerate(self.hand_order()):
             if kind == PLAY:
                 ok: bool | None = pos in legal
-            elif kind in (PASS, GO_IN):
+            elif pick:
                 ok = True
             else:
                 ok = None
             key = CARD_KEYS[i] if i < len(CARD_KEYS) else ""
             out.append(HandCard(i, pos, card, card_label(card), is_red(card), ok,
-                                kind in (PLAY, PASS, GO_IN) and i == self.cursor, pos in self.picked, key,
+                                (kind == PLAY or pick) and i == self.cursor, pos in self.picked, key,
                                 card in received))
         return out
 
@@ -475,7 +564,7 @@ class TableModel:
         """Where ``seat`` sits around the table as the person sees it.
 
         The person is at the bottom.  In an anticlockwise game the next seat in play
-        order is to the person's right; in a clockwise one (Copas) to the left.
+        order is to the person's right; in a clockwise one to the left.
         """
         n = self.game.seats
         off = (seat - self.me) % n
@@ -517,9 +606,10 @@ class TableModel:
             k = snap.hand_sizes[seat]
             cards = t("one_card_left") if k == 1 else t("cards_left", n=k)
         detail = []
-        if snap.in_deal and seat < len(snap.tricks_won) and self.game.name != "copas":
+        counts = self.game.counts
+        if snap.in_deal and "tricks" in counts and seat < len(snap.tricks_won):
             detail.append(t("tricks_won", n=snap.tricks_won[seat]))
-        if snap.in_deal and self.game.name == "copas" and seat < len(snap.points_won):
+        elif snap.in_deal and "points" in counts and seat < len(snap.points_won):
             detail.append(t("taken_short", n=snap.points_won[seat]))
         active = True
         playing = snap.info.get("playing")
@@ -544,30 +634,21 @@ class TableModel:
         return {}, None
 
     def notices(self) -> list[str]:
-        """What the table did on its own that the person should know: a message this
-        replica refused in this deal (:meth:`refused`), and in Copas who led the two of
-        clubs and which cards were passed to the person (shown during the first trick and
-        until the trick after it starts)."""
-        return self._copas_notices()[: 2 - bool(self.alert)] + ([self.alert] if self.alert else [])
+        """What the table did on its own that the person should know, two lines at most:
+        the game's notes (e.g. a card the rules led for a player), the cards passed to the
+        person (until the trick after the first starts), and a message this replica refused
+        in this deal (:meth:`refused`)."""
+        return self._game_notices()[: 2 - bool(self.alert)] + ([self.alert] if self.alert else [])
 
-    def _copas_notices(self) -> list[str]:
-        t = self.text
+    def _game_notices(self) -> list[str]:
         snap = self.snap
-        out: list[str] = []
-        if self.game.name != "copas" or not snap.in_deal:
-            return out
-        if snap.tricks_played == 0:
-            first = snap.trick
-        elif snap.tricks_played == 1 and not snap.trick and snap.last_trick is not None:
-            first = snap.last_trick[1]  # the first trick, still on the table
-        else:
-            return out
-        if first and first[0][1] == "2C":
-            lead = first[0][0]
-            out.append(t("two_clubs_you") if lead == self.me else t("two_clubs_lead", name=self.name(lead)))
-        if snap.received:
-            out.append(t("received", name=self.name(snap.received_from),
-                         cards=" ".join(card_label(c) for c in snap.received)))
+        if not snap.in_deal:
+            return []
+        out = [self.say(note) for note in snap.notes]
+        first = snap.tricks_played == 0 or (snap.tricks_played == 1 and not snap.trick)
+        if snap.received and first:
+            out.append(self.text("received", name=self.name(snap.received_from),
+                                 cards=" ".join(card_label(c) for c in snap.received)))
         return out
 
     def header(self) -> tuple[str, str]:
@@ -577,15 +658,11 @@ class TableModel:
         left = [self.game.title_in(t.lang), t("deal", n=snap.deal + 1)]
         if snap.stock is not None and snap.in_deal:
             left.append(t("stock", n=snap.stock))
-        info = snap.info
-        if snap.in_deal and info.get("hearts_broken"):
-            left.append(t("hearts_broken"))
-        if snap.in_deal and info.get("multiplier") == 2:
-            left.append(t("tricks_double"))
         if not snap.in_deal:
             return " · ".join(left), ""
+        left += [self.say(fact) for fact in snap.facts]
         if snap.trump is None:
-            return " · ".join(left), t("trump_none") if self.game.name != "copas" else ""
+            return " · ".join(left), t("trump_none") if self.game.trumps else ""
         trump = f"{t('trump')} {pretty('A' + snap.trump)[1:]} {t.suit(snap.trump)}"
         if snap.trump_card is not None:
             if snap.trump_holder is None:
@@ -637,13 +714,19 @@ class TableModel:
             return t("prompt_play", keys=self.card_keys())
         return t("prompt_wait")
 
+    def choice_label(self, choice: Choice) -> str:
+        """A choice that is not a card, in the game's words (as it is when it has none)."""
+        for c, line in self.snap.choices:
+            if c == choice and line is not None:
+                return self.say(line)
+        return str(choice)
+
     def swap_prompt(self) -> str | None:
+        """The key and label of the play decision's other choice (:attr:`swap`), or None."""
         swap = self.swap
-        if swap is None or self.snap.trump is None:
+        if swap is None:
             return None
-        two = card_label("2" + self.snap.trump)
-        card = card_label(self.snap.trump_card) if self.snap.trump_card else "?"
-        return self.text("prompt_swap", two=two, card=card)
+        return self.text("prompt_extra", choice=self.choice_label(swap))
 
     # ------------------------------------------------------------------ sides and scores
     def sides(self) -> list[tuple[str, tuple[int, ...]]]:
@@ -663,19 +746,19 @@ class TableModel:
         t = self.text
         snap = self.snap
         lines = [t("this_deal")]
-        game = self.game.name
+        counts = self.game.counts
         for label, seats in self.sides():
             short = label.split(" (")[0]
             if not snap.in_deal:
                 break
-            if game == "copas":
-                lines.append(f" {short}: {t.plural('n_points', sum(snap.points_won[s] for s in seats))}")
-            elif game == "sobe-e-desce":
-                lines.append(f" {short}: {t.plural('n_tricks', sum(snap.tricks_won[s] for s in seats))}")
-            else:
-                pts = sum(snap.points_won[s] for s in seats)
-                tricks = sum(snap.tricks_won[s] for s in seats)
+            pts = sum(snap.points_won[s] for s in seats if s < len(snap.points_won))
+            tricks = sum(snap.tricks_won[s] for s in seats if s < len(snap.tricks_won))
+            if "points" in counts and "tricks" in counts:
                 lines.append(f" {short}: {pts} {t('pts')}, {t.plural('n_tricks', tricks)}")
+            elif "points" in counts:
+                lines.append(f" {short}: {t.plural('n_points', pts)}")
+            else:
+                lines.append(f" {short}: {t.plural('n_tricks', tricks)}")
         lines.append("")
         lines.append(f"{t('match')} · {self.match_rule()}")
         totals = snap.totals or self._last_totals()
@@ -695,15 +778,20 @@ class TableModel:
         return list(self.history[-1]["totals"]) if self.history else []
 
     def match_rule(self) -> str:
-        """How the match is won, in a few words."""
-        t = self.text
-        game = self.game.name
-        if game == "copas":
-            return t("lowest_wins")
-        if game == "sobe-e-desce":
-            return t("to_zero")
-        target = self.game.options.get("target")
-        return f"{t('game_points')} {t('to_target', n=target)}" if target else t("game_points")
+        """How the match is won, in a few words: the game's ``match_rule`` words, filled
+        with the table's options (else what the totals count)."""
+        lang = self.text.lang
+        totals = self.game.word(lang, "totals", self.text("points"))
+        rule = self.game.word(lang, "match_rule", totals)
+        try:
+            return rule.format(**self.game.options)
+        except (KeyError, IndexError, ValueError):
+            return rule
+
+    def side_name(self, side: int) -> str:
+        """A scoring side (a team, or a seat) by its label."""
+        sides = self.sides()
+        return sides[side][0] if 0 <= side < len(sides) else "?"
 
     def summary_lines(self) -> list[str]:
         """The deal's summary: result per side, the audit's verdict, the match score."""
@@ -713,25 +801,11 @@ class TableModel:
         t = self.text
         lines: list[str] = []
         res = ev.get("result")
-        game = self.game.name
+        spec = self.game.spec
         if res is None:
             lines.append(t("void"))
-        elif game == "copas":
-            for s in range(self.game.seats):
-                lines.append(t("sum_copas", name=self.name(s), taken=res["taken"][s], pts=res["points"][s]))
-            if res.get("moon") is not None:
-                lines.append(t("sum_moon", name=self.name(res["moon"])))
-        elif game == "sobe-e-desce":
-            for s in range(self.game.seats):
-                what = t("sum_sobe_in") if res["played"][s] else t("sum_sobe_out")
-                lines.append(t("sum_sobe", name=self.name(s), what=what, tricks=res["tricks"][s],
-                               delta=res["delta"][s], score=res["scores"][s]))
-        elif "points" in res and "game_points" in res:
-            for i, (label, _) in enumerate(self.sides()):
-                lines.append(t("sum_team", name=label, pts=res["points"][i], tricks=res["tricks"][i],
-                               gp=res["game_points"][i]))
-        else:  # a game this screen does not know: its result as it is
-            lines.append(", ".join(f"{k}: {v}" for k, v in res.items() if v is not None))
+        elif spec is not None:
+            lines += summary_text(spec, t.lang, spec.deal_summary(res), self.side_name, self.seat_name)
         lines.append("")
         lines.append(self.verdict_line(ev["audit"]))
         lines.append(t("totals", totals=self.totals_text(ev.get("totals", []))))
@@ -779,12 +853,12 @@ class TableModel:
             lines.append(t("winner_you") if winner == self.me else t("winner_player", name=self.name(winner)))
         lines.append("")
         lines.append(f"{t('tally')} ({self.match_rule()})")
-        for (label, _), v in zip(sides, totals):
-            lines.append(f"  {label}: {v}")
-        if self.game.name == "sobe-e-desce" and winner is not None and len(totals) == self.game.seats:
-            lines.append("")
-            lines.append(t("riscos") + ": " + " · ".join(
-                f"{self.name(s)} {r:+d}" for s, r in enumerate(riscos(totals, winner))))
+        spec = self.game.spec
+        if spec is not None and len(totals) == len(sides):
+            summary = spec.match_summary(totals, winner, self.game.options)
+            lines += ["  " + x for x in summary_text(spec, t.lang, summary, self.side_name, self.seat_name)]
+        else:
+            lines += [f"  {label}: {v}" for (label, _), v in zip(sides, totals)]
         return lines
 
     def last_trick_lines(self) -> list[str]:
@@ -803,70 +877,43 @@ class TableModel:
         width = max(len(r[0]) for r in rows if len(r) == 2)
         return [f"{r[0]:<{width}}  {r[1]}" if len(r) == 2 else r[0] for r in rows]
 
-    def must_play_reason(self) -> str:
-        """Why the person may not sit this deal out (Sobe e Desce's going-in rules)."""
-        t = self.text
-        info = self.snap.info
-        me = self.me
+    def dialog_title(self) -> str:
+        """The decision dialog's title: the game's ``decision.KIND.title`` words."""
+        kind = self.mode or ""
+        return self.game.word(self.text.lang, f"decision.{kind}.title", self.text("decide_title"))
 
-        def at(name: str) -> Any:
-            value = info.get(name)
-            return value[me] if isinstance(value, (list, tuple)) and me < len(value) else None
-
-        score, sat_out = at("scores"), at("sat_out")
-        if info.get("trump_chooser") == me:
-            return t("go_in_must_chooser")
-        if self.snap.trump == "H":
-            return t("go_in_must_hearts")
-        if isinstance(score, int) and score <= MUST_PLAY_AT:
-            return t("go_in_must_low", score=score, limit=MUST_PLAY_AT)
-        if isinstance(sat_out, int) and sat_out >= MAX_SIT_OUT:
-            return t("go_in_must_sat_out", n=sat_out)
-        return t("go_in_must")
-
-    def pass_target(self) -> int | None:
-        """The seat the person passes to this deal (Copas), from the public pass direction."""
-        direction = self.snap.info.get("pass_direction")
-        off = {"left": 1, "right": 3, "across": 2}.get(str(direction))
-        return None if off is None else (self.me + off) % self.game.seats
+    def button(self, which: str) -> str:
+        """The dialog's ``confirm`` or ``decline`` button in the game's words."""
+        kind = self.mode or ""
+        return self.game.word(self.text.lang, f"decision.{kind}.{which}", self.text(f"{which}_button"))
 
     def dialog_lines(self) -> list[str]:
-        """The text of the decision dialog (pass, go in, trump), empty for a play."""
+        """The text of the decision dialog (a pick of cards, a list of choices): the game's
+        lines for it, then what the keys do; empty for a play."""
         t = self.text
-        kind = self.mode
-        if kind == PASS:
-            direction = str(self.snap.info.get("pass_direction", "left"))
-            lines = [t("pass_to", direction=t(f"dir_{direction}") if direction in ("left", "right", "across")
-                                  else direction, name=self.name(self.pass_target()), k=len(self.picked)),
-                     t("pass_keys", keys=self.card_keys())]
-        elif kind == GO_IN:
-            assert self.decision is not None
-            lines = [t("go_in_text", k=len(self.picked)),
-                     t("go_in_may") if self.decision.may_decline else self.must_play_reason()]
-        elif kind == TRUMP:
-            lines = [t("trump_text"), t("trump_keys")]
-        else:
+        decision = self.decision
+        if decision is None or self.mode is None or self.mode == PLAY:
             return []
+        k = len(self.picked)
+        lines = [self.say(line, k=k) for line in self.snap.dialog]
+        if decision.pick is not None:
+            hi = decision.pick[1]
+            lines.append(t("pick_keys", keys=self.card_keys(), confirm=self.button("confirm"), k=k, hi=hi))
+            if decision.may_decline:
+                lines.append(t("decline_key", decline=self.button("decline")))
+        else:
+            lines.append(t("choose_keys", n=min(len(self.choice_options()), 9)))
         if self.message:
             lines.append(self.message)
         return lines
 
-    def trump_options(self) -> list[tuple[str, str, bool, bool]]:
-        """Sobe e Desce's trump dialog: ``(choice, label, red, under cursor)``."""
-        t = self.text
+    def choice_options(self) -> list[tuple[Choice, str, bool, bool]]:
+        """A list of choices' dialog (e.g. a trump suit): ``(choice, label, red, under cursor)``,
+        labelled in the game's words."""
         out = []
-        legal = [c for c in self.legal if isinstance(c, str)] or list(TRUMP_CHOICES)
-        for i, choice in enumerate(legal):
-            if choice in "SHDC" and len(choice) == 1:
-                label = f"{pretty('A' + choice)[1:]} {t.suit(choice)}"
-                if choice == "H":
-                    label += f" ({t('trump_hearts_note')})"
-                elif choice == "C":
-                    label += f" ({t('trump_clubs_note')})"
-                red = is_red(choice)
-            else:
-                label, red = t("trump_turn"), False
-            out.append((choice, f"{i + 1} {label}", red, i == self.trump_cursor))
+        for i, choice in enumerate(self.legal):
+            label = self.choice_label(choice)
+            out.append((choice, f"{i + 1} {label}", "♥" in label or "♦" in label, i == self.choice_cursor))
         return out
 
     # ------------------------------------------------------------------ keys
@@ -889,21 +936,22 @@ class TableModel:
         self._move(+1)
 
     def up(self) -> None:
-        """↑: the previous trump choice (the trump list only)."""
-        if self.mode == TRUMP:
+        """↑: the previous choice (a list of choices only)."""
+        if self.choosing:
             self._move(-1)
 
     def down(self) -> None:
-        """↓: the next trump choice (the trump list only)."""
-        if self.mode == TRUMP:
+        """↓: the next choice (a list of choices only)."""
+        if self.choosing:
             self._move(+1)
 
     def _move(self, step: int) -> None:
         mode = self.mode
         self.message = ""
-        if mode == TRUMP:
-            n = len(self.trump_options())
-            self.trump_cursor = (self.trump_cursor + step) % n
+        if self.choosing:
+            n = len(self.choice_options())
+            if n:
+                self.choice_cursor = (self.choice_cursor + step) % n
             return
         hand = self.hand_order()
         if not hand:
@@ -920,52 +968,51 @@ class TableModel:
         self.cursor = (self.cursor + step) % len(hand)
 
     def enter(self) -> None:
-        """Enter: play the card under the cursor, confirm a pass or a going in, choose a trump,
-        or dismiss the window on top."""
+        """Enter: play the card under the cursor, confirm the cards marked, take the choice
+        under the cursor, or dismiss the window on top."""
         if self._dismiss(continue_keys=True):
             return
         mode = self.mode
         if mode == PLAY:
             self._play_index(self.cursor)
-        elif mode == PASS:
+        elif self.picking:
             assert self.decision is not None and self.decision.pick is not None
             lo, hi = self.decision.pick
             if not lo <= len(self.picked) <= hi:
-                self.message = self.text("pass_need")
+                self.message = (self.text.plural("pick_need", lo) if lo == hi
+                                else self.text("pick_need_range", lo=lo, hi=hi))
                 return
             self._submit(tuple(self.picked))
-        elif mode == GO_IN:
-            self._submit(tuple(self.picked))
-        elif mode == TRUMP:
-            options = self.trump_options()
-            self._submit(options[self.trump_cursor][0])
+        elif self.choosing:
+            options = self.choice_options()
+            if options:
+                self._submit(options[self.choice_cursor % len(options)][0])
 
     def space(self) -> None:
-        """Space: like Enter, but marks or unmarks a card when passing or exchanging."""
-        if self.mode in (PASS, GO_IN):
+        """Space: like Enter, but marks or unmarks a card when cards are picked."""
+        if self.picking:
             self._toggle(self.cursor)
             return
         self.enter()
 
     def digit(self, d: int) -> None:
-        """A digit: the card at that place (1-9, 0 the tenth), or a trump choice (1-5)."""
+        """A digit: the card at that place (1-9, 0 the tenth), or a choice in a list (1-9)."""
         self._card_or_choice(9 if d == 0 else d - 1)
 
     def card_key(self, key: str) -> None:
         """A card's key (:data:`CARD_KEYS`: digits, then letters from the eleventh card)."""
         if key in CARD_KEYS:
             index = CARD_KEYS.index(key)
-            if index < 10 or self.mode != TRUMP:
+            if index < 10 or not self.choosing:
                 self._card_or_choice(index)
 
     def _card_or_choice(self, index: int) -> None:
         if self.overlay is not None:
             return
-        mode = self.mode
-        if mode == TRUMP:
-            options = self.trump_options()
+        if self.choosing:
+            options = self.choice_options()
             if 0 <= index < len(options):
-                self.trump_cursor = index
+                self.choice_cursor = index
                 self._submit(options[index][0])
             return
         self.click_card(index)
@@ -980,12 +1027,12 @@ class TableModel:
         mode = self.mode
         if mode == PLAY:
             self._play_index(index)  # the cursor stays on a legal card when this one is refused
-        elif mode in (PASS, GO_IN):
+        elif self.picking:
             self.cursor = index
             self._toggle(index)
 
     def click_trump(self, index: int) -> None:
-        if self.mode == TRUMP:
+        if self.choosing:
             self.digit(index + 1 if index < 9 else 0)
 
     def _play_index(self, index: int) -> None:
@@ -1014,16 +1061,16 @@ class TableModel:
         self.picked.append(pos)
 
     def do_swap(self) -> None:
-        """x: Bisca's swap of the 2 of trumps for the face-up trump card, when legal."""
+        """x: the play decision's other choice (:attr:`swap`), when there is one."""
         if self.mode == PLAY and self.swap is not None:
             self._submit(self.swap)
 
     def sit_out(self) -> None:
-        """n: sit the deal out (Sobe e Desce), when the person may."""
+        """n: decline the pick (e.g. sit the deal out), when the game lets the person."""
         if self.overlay == "quit":
             self.popup = None
             return
-        if self.mode == GO_IN and self.decision is not None and self.decision.may_decline:
+        if self.picking and self.decision is not None and self.decision.may_decline:
             self._submit(None)
 
     def key(self, name: str) -> None:

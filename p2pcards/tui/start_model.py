@@ -28,18 +28,17 @@ __all__ = ["MENU", "LanEntry", "PlayForm", "SavedEntry", "StartChoice", "StartMo
 #: The menu, top to bottom.
 MENU = ("play", "host", "lan", "join", "saved", "quit")
 
-#: Games first in the list, in this order; any other installed game follows by name.
-PREFERRED = ("sueca", "bisca", "copas", "sobe-e-desce")
 
 
 def parse_address(text: str) -> tuple[str, int] | None:
-    """``HOST:PORT`` (``[v6]:PORT`` too) as ``(host, port)``, or None when it is not one."""
-    host, sep, port = text.strip().rpartition(":")
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+    """``HOST:PORT`` (``[v6]:PORT`` too) as ``(host, port)``, or None when it is not one
+    (:func:`p2pcards.net.address.parse_host_port`, as ``p2pcards join`` reads it)."""
+    from p2pcards.net.address import AddressError, parse_host_port
+
+    try:
+        return parse_host_port(text)
+    except AddressError:
         return None
-    return host, int(port)
 
 
 @dataclass(frozen=True)
@@ -167,8 +166,7 @@ class StartModel:
     def __init__(self, games: Sequence[GameSpec], text: Text, *, discovery: bool = True) -> None:
         if not games:
             raise ValueError("no game is installed")
-        order = {name: i for i, name in enumerate(PREFERRED)}
-        ordered = sorted(games, key=lambda s: (order.get(s.name, len(order)), s.name))
+        ordered = sorted(games, key=lambda s: (s.order, s.name))  # as the games ask (GameSpec.order)
         self.text = text
         self.view = "menu"
         self.cursor = 0
@@ -281,7 +279,9 @@ class StartModel:
                 if entry.reason is not None:
                     self.error = entry.reason
                 else:
-                    self._join(f"{entry.address}:{entry.port}", entry.fingerprint)
+                    from p2pcards.net.address import format_host_port
+
+                    self._join(format_host_port(entry.address, entry.port), entry.fingerprint)
         elif view == "join":
             self._join(self.address)
         elif view == "saved" and self.saved:

@@ -35,11 +35,14 @@ from p2pcards.core import (
     Deck,
     GameSpec,
     IllegalChoice,
+    Line,
     Match,
     Option,
     Reveal,
+    Summary,
     bandeira_winner,
     game_points,
+    pretty,
     strength_table,
 )
 
@@ -137,6 +140,13 @@ class BiscaDeal(DealState):
         self._event("swap", seat, card=card, took=took)
         self._ask_play(seat)
 
+    def choice_line(self, seat: int, choice: Choice) -> Line | None:
+        """The swap's label: which 2 of trumps goes for which face-up card."""
+        if not _is_swap(choice) or self.trump is None or self.trump_card_pos is None:
+            return None
+        card = self.deck.cards[self.trump_card_pos]
+        return Line("swap", {"two": pretty("2" + self.trump), "card": pretty(card) if card else "?"})
+
     def _after_trick(self, winner: int) -> None:
         if self.stock:
             self._draw(winner, (self.stock.pop(0),))
@@ -167,6 +177,13 @@ class BiscaDeal(DealState):
 class BiscaMatch(Match):
     """Deals until a player reaches the target."""
 
+    value_label = "card points"
+
+    @classmethod
+    def deal_value(cls, spec: GameSpec, result: Mapping[str, Any], seat: int) -> float | None:
+        """The card points ``seat`` took (more than 60 of the 120 wins the deal)."""
+        return float(result["points"][seat])
+
     def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
         super().__init__(spec, options, first_dealer)
         self.totals = [0, 0]
@@ -179,20 +196,32 @@ class BiscaMatch(Match):
         self.totals = [self.totals[0] + gp[0], self.totals[1] + gp[1]]
         self.winner = bandeira_winner(self.totals, self.options["target"])
 
-
-def _new_match(options: Mapping[str, Any], first_dealer: int) -> BiscaMatch:
-    return BiscaMatch(SPEC, options, first_dealer)
-
-
-def _heuristic(rng: Any) -> Any:
-    from p2pcards_bisca.heuristic import BiscaHeuristic
-
-    return BiscaHeuristic(rng)
+    @classmethod
+    def deal_summary(cls, result: Mapping[str, Any], sides: int) -> Summary:
+        """Per player: card points, tricks and the game points earned (highlighted when any)."""
+        gp = result["game_points"]
+        rows = tuple((s, (result["points"][s], result["tricks"][s], f"+{gp[s]}")) for s in range(sides))
+        best = max(range(sides), key=lambda s: gp[s])
+        return Summary(("points", "tricks", "game_points"), rows, best if gp[best] else None)
 
 
-#: The game's words in Portuguese (GameSpec.text); English is the spec's own.
+#: The game's own words (GameSpec.text): English beyond the spec's fields, and Portuguese.
 TEXTS = {
+    "en": {
+        "points": "points",
+        "tricks": "tricks",
+        "game_points": "game points",
+        "totals": "game points",
+        "match_rule": "game points to {target}",
+        "swap": "swap your {two} for the trump card {card}",
+    },
     "pt": {
+        "points": "pontos",
+        "tricks": "vazas",
+        "game_points": "jogos",
+        "totals": "jogos",
+        "match_rule": "jogos até {target}",
+        "swap": "trocar o seu {two} pelo trunfo {card}",
         "title": "Bisca",
         "description": "2 jogadores, 40 cartas, compra-se do monte depois de cada vaza",
         "option.hand": "cartas na mão",
@@ -220,9 +249,12 @@ SPEC = GameSpec(
     deck=PORTUGUESE_40,
     options=OPTIONS,
     rules_version="1",
-    new_match=_new_match,
-    heuristic=_heuristic,
+    match_class=BiscaMatch,
+    heuristic_class="p2pcards_bisca.heuristic:BiscaHeuristic",
+    simulator="p2pcards_bisca.fastsim:SIMULATOR",
     description="2 players, 40 cards, draw from the stock after each trick",
     doc=__doc__ or "",
     texts=TEXTS,
+    counts=("points", "tricks"),
+    order=2,
 )

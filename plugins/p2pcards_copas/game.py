@@ -33,6 +33,10 @@ player who leads a heart before hearts are broken shows it holds only hearts.
 
 The source site's own tally (``26 - X`` per player, 104 for taking all 26) is given by
 :func:`site_tally` for reference only; this project scores as above.
+
+On the screens: play goes clockwise, there are no trumps, a deal's running count is the
+points taken; the dialog of the passing says where the cards go and to whom, and during
+the first trick the table tells who led the two of clubs (it is played for its holder).
 """
 
 from __future__ import annotations
@@ -49,10 +53,11 @@ from p2pcards.core import (
     Decision,
     Deck,
     GameSpec,
+    Line,
     Locate,
     Match,
     Option,
-    copas_site_tally,
+    Summary,
     strength_table,
 )
 
@@ -71,6 +76,7 @@ __all__ = [
     "card_points",
     "is_point_card",
     "site_tally",
+    "copas_site_tally",
     "match_winner",
 ]
 
@@ -113,6 +119,16 @@ def card_points(card: Card) -> int:
 def is_point_card(card: Card) -> bool:
     """Whether ``card`` is a heart or the queen of spades."""
     return card[1] == "H" or card == QUEEN_OF_SPADES
+
+
+def copas_site_tally(points: Sequence[int], total: int = TOTAL_POINTS) -> list[int]:
+    """The source site's Copas tally, ``26 - X`` per player (its worked example: takes 2, 0,
+    13, 11 -> 24, 26, 13, 15).
+
+    >>> copas_site_tally([2, 0, 13, 11])
+    [24, 26, 13, 15]
+    """
+    return [total - p for p in points]
 
 
 def site_tally(taken: Sequence[int]) -> list[int]:
@@ -268,11 +284,42 @@ class CopasDeal(DealState):
         """Public facts for views: whether hearts are broken, and this deal's passing."""
         return {"hearts_broken": self.hearts_broken, "pass_direction": self.direction}
 
+    # ------------------------------------------------------------------ words for screens
+    def decision_lines(self, seat: int) -> list[Line]:
+        """The passing: how many cards go, which way, to whom."""
+        target = self.pass_target(seat)
+        if target is None or seat not in self.undecided():
+            return []
+        return [Line(f"pass.{self.direction}", seats={"name": target})]
+
+    def facts(self) -> list[Line]:
+        return [Line("fact.hearts_broken")] if self.hearts_broken else []
+
+    def notes(self, seat: int) -> list[Line]:
+        """Who led the two of clubs (played for its holder): told while the first trick is
+        played, and while it stays on the table before the second one starts."""
+        if not self.tricks and self.trick:
+            lead = self.trick[0][0]
+        elif len(self.tricks) == 1 and not self.trick:
+            lead = self.tricks[0].leader
+        else:
+            return []
+        if lead == seat:
+            return [Line("note.two_clubs_you")]
+        return [Line("note.two_clubs", seats={"name": lead})]
+
 
 class CopasMatch(Match):
     """Deals until the match condition holds (option ``match``); lowest total wins."""
 
     totals_label = "points"
+    value_label = "penalty points"
+    lower_is_better = True
+
+    @classmethod
+    def deal_value(cls, spec: GameSpec, result: Mapping[str, Any], seat: int) -> float | None:
+        """The penalty points ``seat`` scores in the deal, after the moon rule."""
+        return float(result["points"][seat])
 
     def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
         super().__init__(spec, options, first_dealer)
@@ -285,21 +332,47 @@ class CopasMatch(Match):
         self.totals = [t + p for t, p in zip(self.totals, result["points"], strict=True)]
         self.winner = match_winner(self.totals, self.options["match"])
 
-
-def _new_match(options: Mapping[str, Any], first_dealer: int) -> CopasMatch:
-    # defaults fill in options left out; values are checked (OptionError on a bad one)
-    return CopasMatch(SPEC, SPEC.resolve_options(options), first_dealer)
-
-
-def _heuristic(rng: Any) -> Any:
-    from p2pcards_copas.heuristic import CopasHeuristic
-
-    return CopasHeuristic(rng)
+    @classmethod
+    def deal_summary(cls, result: Mapping[str, Any], sides: int) -> Summary:
+        """Per player: the points taken and those scored (after the moon rule); who shot
+        the moon stands out."""
+        rows = tuple((s, (result["taken"][s], result["points"][s])) for s in range(sides))
+        moon = result.get("moon")
+        notes = (Line("moon", seats={"name": moon}),) if moon is not None else ()
+        return Summary(("taken", "points"), rows, moon, notes)
 
 
-#: The game's words in Portuguese (GameSpec.text); English is the spec's own.
+#: The game's own words (GameSpec.text): English beyond the spec's fields, and Portuguese.
 TEXTS = {
+    "en": {
+        "taken": "took",
+        "points": "points",
+        "totals": "points",
+        "match_rule": "lowest wins",
+        "moon": "{name} shot the moon!",
+        "fact.hearts_broken": "hearts broken",
+        "decision.pass.title": "Pass three cards",
+        "decision.pass.confirm": "Pass",
+        "pass.left": "Pass 3 cards to the left, to {name}",
+        "pass.right": "Pass 3 cards to the right, to {name}",
+        "pass.across": "Pass 3 cards across, to {name}",
+        "note.two_clubs": "{name} leads 2♣: whoever holds 2♣ opens the first trick",
+        "note.two_clubs_you": "Your 2♣ was led for you: whoever holds 2♣ opens the first trick",
+    },
     "pt": {
+        "taken": "apanhou",
+        "points": "pontos",
+        "totals": "pontos",
+        "match_rule": "ganha o mais baixo",
+        "moon": "{name} apanhou tudo!",
+        "fact.hearts_broken": "copas já saíram",
+        "decision.pass.title": "Passar três cartas",
+        "decision.pass.confirm": "Passar",
+        "pass.left": "Passe 3 cartas para a esquerda, a {name}",
+        "pass.right": "Passe 3 cartas para a direita, a {name}",
+        "pass.across": "Passe 3 cartas para a frente, a {name}",
+        "note.two_clubs": "{name} sai com o 2♣: quem tem o 2♣ abre a primeira vaza",
+        "note.two_clubs_you": "O seu 2♣ foi jogado por si: quem tem o 2♣ abre a primeira vaza",
         "title": "Copas",
         "description": "4 jogadores, cada um por si, 52 cartas, fugir às copas e à dama de espadas",
         "option.ranks": "ordem",
@@ -324,10 +397,14 @@ SPEC = GameSpec(
     deck=FRENCH_52,
     options=OPTIONS,
     rules_version="1",
-    new_match=_new_match,
-    heuristic=_heuristic,
+    match_class=CopasMatch,
+    heuristic_class="p2pcards_copas.heuristic:CopasHeuristic",
     teams=None,
     description="4 players each for themselves, 52 cards, avoid hearts and the queen of spades",
     doc=__doc__ or "",
     texts=TEXTS,
+    clockwise=True,
+    trumps=False,
+    counts=("points",),
+    order=3,
 )

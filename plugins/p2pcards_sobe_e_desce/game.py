@@ -64,9 +64,10 @@ from p2pcards.core import (
     Deck,
     GameSpec,
     IllegalChoice,
+    Line,
     Match,
     Reveal,
-    riscos,
+    Summary,
     strength_table,
 )
 
@@ -78,7 +79,10 @@ __all__ = [
     "TRUMP_CHOICES",
     "TURN",
     "START_SCORE",
+    "MUST_PLAY_AT",
+    "MAX_SIT_OUT",
     "match_winner",
+    "riscos",
 ]
 
 #: No table options: the rules we play by have no variants of Sobe e Desce.
@@ -102,6 +106,18 @@ RENUNCIA_PENALTY = 10
 NO_TRICK_PENALTY = 5
 
 STRENGTH = strength_table(PT_RANK_ORDER)
+
+
+def riscos(final_scores: Sequence[int], winner: int) -> list[int]:
+    """The final tally: the winner receives the sum of the others' final scores and each
+    loser loses its own final score.
+
+    >>> riscos([0, 11, 2, 5], 0)
+    [18, -11, -2, -5]
+    """
+    out = [-s for s in final_scores]
+    out[winner] = sum(s for i, s in enumerate(final_scores) if i != winner)
+    return out
 
 
 class SobeEDesceDeal(DealState):
@@ -297,6 +313,39 @@ class SobeEDesceDeal(DealState):
                 self.excluded[seat].add(card)
         super()._on_played(step)
 
+    # ------------------------------------------------------------------ words for screens
+    def decision_lines(self, seat: int) -> list[Line]:
+        """The trump choice says what the choices are; going in, whether the seat may sit
+        out, or which rule makes it play (module docstring, "Going in")."""
+        step = self.step()
+        if not isinstance(step, Decision) or seat not in step.seats:
+            return []
+        if step.kind == TRUMP:
+            return [Line("trump.text")]
+        if step.kind != GO_IN:
+            return []
+        lines = [Line("go_in.text")]
+        if step.may_decline:
+            return lines + [Line("go_in.may")]
+        if seat == self.chooser:
+            why = Line("go_in.must_chooser")
+        elif self.trump == "H":
+            why = Line("go_in.must_hearts")
+        elif self.scores[seat] <= MUST_PLAY_AT:
+            why = Line("go_in.must_low", {"score": self.scores[seat], "limit": MUST_PLAY_AT})
+        elif self.sat_out[seat] >= MAX_SIT_OUT:
+            why = Line("go_in.must_sat_out", {"n": self.sat_out[seat]})
+        else:
+            why = Line("go_in.must")
+        return lines + [why]
+
+    def choice_line(self, seat: int, choice: Choice) -> Line | None:
+        """A trump choice's label: the suit (with what hearts and clubs mean), or turning."""
+        return Line(f"trump.{choice}") if choice in TRUMP_CHOICES else None
+
+    def facts(self) -> list[Line]:
+        return [Line("fact.double")] if self.multiplier == 2 else []
+
     # ------------------------------------------------------------------ helpers
     def _legal_other(self, seat: int, step: Decision) -> list[Choice]:
         if step.kind == TRUMP:
@@ -376,6 +425,13 @@ class SobeEDesceMatch(Match):
     """Deals until someone is at 0 or below; ``totals`` are the four scores."""
 
     totals_label = "points"
+    value_label = "deal score"
+    lower_is_better = True
+
+    @classmethod
+    def deal_value(cls, spec: GameSpec, result: Mapping[str, Any], seat: int) -> float | None:
+        """What the deal adds to ``seat``'s score, ``delta`` (scores count down to 0)."""
+        return float(result["delta"][seat])
 
     def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
         super().__init__(spec, options, first_dealer)
@@ -397,22 +453,85 @@ class SobeEDesceMatch(Match):
             out["riscos"] = riscos(self.totals, self.winner)
         return out
 
+    @classmethod
+    def deal_summary(cls, result: Mapping[str, Any], sides: int) -> Summary:
+        """Per player: went in or sat out, tricks, what it adds, its score after the deal."""
+        rows = tuple((s, ("played" if result["played"][s] else "sat_out", result["tricks"][s],
+                          f"{result['delta'][s]:+d}", result["scores"][s])) for s in range(sides))
+        return Summary(("went_in", "tricks", "delta", "score"), rows)
 
-def _new_match(options: Mapping[str, Any], first_dealer: int) -> SobeEDesceMatch:
-    return SobeEDesceMatch(SPEC, options, first_dealer)
+    @classmethod
+    def match_summary(cls, totals: Sequence[int], winner: int | None, options: Mapping[str, Any]) -> Summary:
+        """The scores and, once the match is won, the riscos (module docstring)."""
+        if winner is None:
+            return super().match_summary(totals, winner, options)
+        tally = riscos(totals, winner)
+        return Summary(("totals", "riscos"), tuple((s, (totals[s], f"{tally[s]:+d}")) for s in range(len(totals))),
+                       winner)
 
 
-def _heuristic(rng: Any) -> Any:
-    from p2pcards_sobe_e_desce.heuristic import SobeEDesceHeuristic
-
-    return SobeEDesceHeuristic(rng)
-
-
-#: The game's words in Portuguese (GameSpec.text); English is the spec's own.
+#: The game's own words (GameSpec.text): English beyond the spec's fields, and Portuguese.
 TEXTS = {
+    "en": {
+        "went_in": "going in",
+        "played": "played",
+        "sat_out": "sat out",
+        "tricks": "tricks",
+        "delta": "adds",
+        "score": "score",
+        "totals": "points",
+        "riscos": "riscos",
+        "match_rule": "down to 0",
+        "fact.double": "tricks count 2",
+        "decision.trump.title": "Choose trumps",
+        "trump.text": "You choose trumps: a suit, or turn the next card.",
+        "trump.S": "♠ spades",
+        "trump.H": "♥ hearts (everyone plays)",
+        "trump.D": "♦ diamonds",
+        "trump.C": "♣ clubs (tricks count double)",
+        "trump.turn": "turn the next card",
+        "decision.go_in.title": "Going in",
+        "decision.go_in.confirm": "Play",
+        "decision.go_in.decline": "Sit out",
+        "go_in.text": "Going in: choose the cards to exchange (none: play the cards as dealt).",
+        "go_in.may": "You may sit this deal out.",
+        "go_in.must": "You must play this deal.",
+        "go_in.must_chooser": "You must play this deal: you chose trumps, and the trump chooser always plays.",
+        "go_in.must_hearts": "You must play this deal: hearts are trumps, so everyone plays.",
+        "go_in.must_low": "You must play this deal: you are at {score} points, and at {limit} or less you must "
+                          "play.",
+        "go_in.must_sat_out": "You must play this deal: you sat out the {n} deals before it.",
+    },
     "pt": {
         "title": "Sobe e Desce",
         "description": "4 jogadores, cada um por si, 5 vazas por mão, dos 20 pontos até 0",
+        "went_in": "entrar",
+        "played": "jogou",
+        "sat_out": "não jogou",
+        "tricks": "vazas",
+        "delta": "soma",
+        "score": "pontos",
+        "totals": "pontos",
+        "riscos": "riscos",
+        "match_rule": "até 0",
+        "fact.double": "vazas valem 2",
+        "decision.trump.title": "Escolher o trunfo",
+        "trump.text": "Escolhe o trunfo: um naipe, ou voltar a carta seguinte.",
+        "trump.S": "♠ espadas",
+        "trump.H": "♥ copas (todos jogam)",
+        "trump.D": "♦ ouros",
+        "trump.C": "♣ paus (cada vaza conta a dobrar)",
+        "trump.turn": "voltar a carta seguinte",
+        "decision.go_in.title": "Entrar",
+        "decision.go_in.confirm": "Jogar",
+        "decision.go_in.decline": "Não jogar",
+        "go_in.text": "Entrar: escolha as cartas a trocar (nenhuma: joga com as cartas que tem).",
+        "go_in.may": "Pode não jogar esta mão.",
+        "go_in.must": "Tem de jogar esta mão.",
+        "go_in.must_chooser": "Tem de jogar esta mão: escolheu o trunfo, e quem escolhe o trunfo joga sempre.",
+        "go_in.must_hearts": "Tem de jogar esta mão: copas são trunfo, por isso todos jogam.",
+        "go_in.must_low": "Tem de jogar esta mão: está com {score} pontos, e com {limit} ou menos é obrigado a jogar.",
+        "go_in.must_sat_out": "Tem de jogar esta mão: não jogou as {n} mãos anteriores.",
     },
 }
 
@@ -423,9 +542,10 @@ SPEC = GameSpec(
     deck=PORTUGUESE_40,
     options=OPTIONS,
     rules_version="1",
-    new_match=_new_match,
-    heuristic=_heuristic,
+    match_class=SobeEDesceMatch,
+    heuristic_class="p2pcards_sobe_e_desce.heuristic:SobeEDesceHeuristic",
     description="4 players each for themselves, 5 tricks a deal, from 20 points down to 0",
     doc=__doc__ or "",
     texts=TEXTS,
+    order=4,
 )

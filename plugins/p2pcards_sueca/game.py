@@ -16,7 +16,7 @@ dealer's card.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from p2pcards.core import (
@@ -27,9 +27,11 @@ from p2pcards.core import (
     DealState,
     Deck,
     GameSpec,
+    Line,
     Match,
     Option,
     Reveal,
+    Summary,
     bandeira_winner,
     game_points,
     strength_table,
@@ -105,9 +107,20 @@ class SuecaDeal(DealState):
                 )
         return {"points": pts, "tricks": tricks, "game_points": gp, "multiplier": self.multiplier}
 
+    def facts(self) -> list[Line]:
+        """The deal after a 60:60 counts double (option ``tie=double``)."""
+        return [Line("fact.double")] if self.multiplier == 2 else []
+
 
 class SuecaMatch(Match):
     """Deals until a team reaches the target (a bandeira)."""
+
+    value_label = "card points"
+
+    @classmethod
+    def deal_value(cls, spec: GameSpec, result: Mapping[str, Any], seat: int) -> float | None:
+        """The card points of ``seat``'s team (more than 60 of the 120 wins the deal)."""
+        return float(result["points"][seat % 2])
 
     def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
         super().__init__(spec, options, first_dealer)
@@ -124,20 +137,32 @@ class SuecaMatch(Match):
         self.multiplier = 2 if tie and self.options["tie"] == "double" else 1
         self.winner = bandeira_winner(self.totals, self.options["target"])
 
-
-def _new_match(options: Mapping[str, Any], first_dealer: int) -> SuecaMatch:
-    return SuecaMatch(SPEC, options, first_dealer)
-
-
-def _heuristic(rng: Any) -> Any:
-    from p2pcards_sueca.heuristic import SuecaHeuristic
-
-    return SuecaHeuristic(rng)
+    @classmethod
+    def deal_summary(cls, result: Mapping[str, Any], sides: int) -> Summary:
+        """Per team: card points, tricks and the game points earned (highlighted when any)."""
+        gp: Sequence[int] = result["game_points"]
+        rows = tuple((team, (result["points"][team], result["tricks"][team], f"+{gp[team]}")) for team in range(sides))
+        best = max(range(sides), key=lambda team: gp[team])
+        return Summary(("points", "tricks", "game_points"), rows, best if gp[best] else None)
 
 
-#: The game's words in Portuguese (GameSpec.text); English is the spec's own.
+#: The game's own words (GameSpec.text): English beyond the spec's fields, and Portuguese.
 TEXTS = {
+    "en": {
+        "points": "points",
+        "tricks": "tricks",
+        "game_points": "game points",
+        "totals": "game points",
+        "match_rule": "game points to {target}",
+        "fact.double": "this deal counts double",
+    },
     "pt": {
+        "points": "pontos",
+        "tricks": "vazas",
+        "game_points": "jogos",
+        "totals": "jogos",
+        "match_rule": "jogos até {target}",
+        "fact.double": "esta mão conta a dobrar",
         "title": "Sueca",
         "description": "4 jogadores em duas equipas, 40 cartas, trunfo pela carta de quem dá",
         "option.trump_card": "carta de trunfo",
@@ -166,10 +191,13 @@ SPEC = GameSpec(
     deck=PORTUGUESE_40,
     options=OPTIONS,
     rules_version="1",
-    new_match=_new_match,
-    heuristic=_heuristic,
+    match_class=SuecaMatch,
+    heuristic_class="p2pcards_sueca.heuristic:SuecaHeuristic",
+    simulator="p2pcards_sueca.fastsim:SIMULATOR",
     teams=TEAMS,
     description="4 players in two teams, 40 cards, trumps from the dealer's card",
     doc=__doc__ or "",
     texts=TEXTS,
+    counts=("points", "tricks"),
+    order=1,
 )
