@@ -72,6 +72,26 @@ JSON output (--json): one object
    "aim": {"game": "sueca", "deals_per_second": 1000, "met": BOOL}}
 """
 
+BENCH_SIM_EPILOG = """\
+The computer player's full-information simulator plays many deals at once (one numpy
+array per fact, a row per deal) with uniformly random players.  For each game whose
+plugin has one (a SIMULATOR in the plugin's fastsim module: Sueca, Bisca), it is timed
+against the plugin's own rules engine and a hand-coded Sueca loop, measured in the same
+run.  The plugin is the authority: --check N compares the simulator with it on N random
+positions (legal cards, trick winners, points) and replays simulator deals through the
+plugin; any difference is reported and the exit status is 1.
+
+JSON output (--json): one object
+  {"seconds_per_measure": S, "batch": B,
+   "baseline": {"name": ..., "deals_per_second": R, "deals": N},
+   "games": {NAME: {"deals_per_second": R, "deals": N,
+                    "plugin": {"deals_per_second": R, "deals": N},
+                    "ratio_to_plugin": X, "ratio_to_baseline": X,
+                    "cross_check": {...} (with --check)}, ...},
+   "aim": {"game": "sueca", "deals_per_second": 20000, "met": BOOL},
+   "cross_check_ok": BOOL (with --check)}
+"""
+
 BENCH_DECK_EPILOG = """\
 One mental-deck deal simulated with every seat in this process: per-seat compute for
 commit + shuffle + lock + opening its own hand, the rest of the deal, the audit, group
@@ -409,6 +429,91 @@ def cmd_arena(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+DUEL_EPILOG = """\
+Duplicate deals: each pair is one shuffled deal (dealer and cards from --seed and the pair's
+number) played several times with the same cards in the same seats, the players changing
+places, so that luck of the cards cancels out.  Seating: in a game with teams, one play per
+team, A in that team's seats and B in the others (Sueca: A in seats 1 and 3 against B, then A
+in seats 2 and 4); without teams, one play per seat, A in that seat and B in all the others
+(Bisca: 2 plays; Copas, Sobe e Desce: 4 plays, A against three copies of B).  Every player in
+every play is made afresh with its own random stream, from (seed, pair, play, seat): the
+outcomes do not depend on --jobs.
+
+Measure per seat and deal: Sueca, Bisca: card points taken by its team or by it (higher is
+better; 120 in a deal); Copas: penalty points after the moon rule (lower is better); and
+for Sobe e Desce, what the deal adds to its score (lower is better: minus the tricks taken,
+twice that with clubs; +5, +10 with clubs, for none; 0 for sitting out).  A's value in a play is the
+mean over its seats, B's over the others; A wins a pair when its average over the pair's plays
+is better than B's (Sueca, Bisca: more than 60 card points on average), ties when they are
+equal.  Win rate: (wins + ties / 2) / pairs, with its 95 % Wilson score interval.  Times per
+decision are measured around each player's choice, in every process.
+
+JSON output (--json): one object
+  {"game": NAME, "options": {...}, "a": BOT, "b": BOT, "seed": S, "think_ms": MS or null,
+   "iterations": N or null, "jobs": J (processes used),
+   "pairs": N, "plays_per_pair": K, "seating": [[SEAT, ...: A's seats] per play],
+   "measure": {"name": "card points"|"penalty points"|"deal score", "better": "higher"|"lower"},
+   "wins": W, "ties": T, "losses": L, "win_rate": X, "interval": [LOW, HIGH],
+   "mean": {"a": X, "b": Y: mean measure per seat and deal},
+   "ms_per_decision": {"a": TIMES, "b": TIMES}, "seconds": S (wall time),
+   "results": [{"pair": I, "dealer": SEAT, "a": [A's value per play], "b": [B's value per play],
+                "outcome": 1|0.5|0 (for A)}, ...]}
+  TIMES = {"mean": MS, "p50": MS, "p99": MS, "decisions": N}
+Exit status: 0 when the match is played; 2 for bad arguments; 130 when interrupted (Ctrl-C
+stops every worker).
+"""
+
+
+def cmd_duel(args: argparse.Namespace, out: TextIO) -> int:
+    import os
+
+    from p2pcards.core.duel import check_duel, run_duel
+
+    registry = _load()
+    spec = _game(registry, args.game)
+    options = _parse_options(spec, args.option)
+    jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
+    try:
+        check_duel(spec, args.a, args.b, args.pairs, think_ms=args.think, iterations=args.iterations, jobs=jobs)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    report = run_duel(spec, options, args.a, args.b, args.pairs, args.seed, think_ms=args.think,
+                      iterations=args.iterations, jobs=jobs)
+    if args.json:
+        print(json.dumps(report), file=out)
+        return 0
+    for line in _describe_duel(report):
+        print(line, file=out)
+    return 0
+
+
+def _describe_duel(report: dict[str, Any]) -> list[str]:
+    """A duel's report as a few aligned lines for people: seats counted from 1."""
+    plays = [_and([str(s + 1) for s in seats]) for seats in report["seating"]]
+    seat_word = "seats" if len(report["seating"][0]) > 1 else "seat"
+    pairs = report["pairs"]
+    measure = report["measure"]
+    lines = [
+        f"{report['game']}: A {report['a']} against B {report['b']}, {_count(pairs, 'pair')} "
+        f"({_count(pairs * report['plays_per_pair'], 'deal')}), seed {report['seed']}",
+        f"each deal played {report['plays_per_pair']} times: A in {seat_word} {', then '.join(plays)}; "
+        "B in the other seats",
+        f"A won {report['wins']}, tied {report['ties']}, lost {report['losses']}: win rate "
+        f"{report['win_rate'] * 100:.1f} % (95 % interval {report['interval'][0] * 100:.1f} to "
+        f"{report['interval'][1] * 100:.1f} %)",
+        f"{measure['name']} per deal ({measure['better']} is better): A {report['mean']['a']:.2f}, "
+        f"B {report['mean']['b']:.2f}",
+        f"{'ms per decision':<20} {'mean':>9} {'p50':>9} {'p99':>9} {'decisions':>10}",
+    ]
+    width = max(len(report["a"]), len(report["b"]))
+    for side in ("a", "b"):
+        t = report["ms_per_decision"][side]
+        who = f"  {side.upper()} {report[side]:<{width}}"
+        lines.append(f"{who:<20} {t['mean']:>9.3f} {t['p50']:>9.3f} {t['p99']:>9.3f} {t['decisions']:>10}")
+    lines.append(f"total {report['seconds']:.2f} s on {_count(report['jobs'], 'job')}")
+    return lines
+
+
 def _count(n: int, what: str) -> str:
     """"1 message", "2 messages"."""
     return f"{n} {what}" if n == 1 else f"{n} {what}s"
@@ -447,6 +552,32 @@ def _describe(record: dict[str, Any], spec: GameSpec) -> str:
     )
 
 
+ENGINE_EPILOG = """\
+Protocol: one JSON object per line in, one per line out, in order; blank lines are skipped.
+A position (the full list of fields and errors is in protocol/ENGINE.md):
+  {"id": ANY, "game": NAME, "options": {...}, "seat": SEAT, "dealer": SEAT,
+   "hand": [CARD, ...: the seat's cards dealt at the deal's start, as `arena --json` "hands"],
+   "events": [EVENT, ...: the deal's events so far, as `arena --json` "events"],
+   "match_deal": K, "match_totals": [...], "bot": "heuristic", "think": MS,
+   "iterations": N, "seed": S}
+  -> {"id": ANY, "kind": "play"|"trump"|"pass"|"go_in", "choice": CHOICE}
+  CHOICE: a card ("7H"), ["swap", CARD] (Bisca), a suit letter or "turn" (Sobe e Desce's
+  trumps), a list of cards (passes, going in with an exchange), or null (sitting out).
+Also {"cmd": "games"}, {"cmd": "bots"} and {"cmd": "quit"}.  A request that is not valid
+JSON, or a position that cannot have happened, is answered {"id": ANY, "error": TEXT}; the
+engine reads on.  Exit status: 0 at the end of input or after "quit".
+
+Numbering: the protocol counts seats, deals and matches from 0 (seat 0 is the first seat), as
+--json output does.
+"""
+
+
+def cmd_engine(args: argparse.Namespace, out: TextIO) -> int:
+    from p2pcards.core.engine import serve
+
+    return serve(sys.stdin.buffer, out, _load())
+
+
 def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     if args.what == "rules":
         from p2pcards.core.bench import run_rules_bench
@@ -473,6 +604,13 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
         return 0
     if args.what == "table":
         return _bench_table(args, out)
+    if args.what == "sim":
+        from p2pcards.core.bench import print_sim_bench
+
+        try:
+            return print_sim_bench(out, _load().games, args.seconds, args.check, args.json)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
     if not 2 <= args.seats <= 4:
         raise CliError("--seats must be 2, 3 or 4")
     if args.cards < args.seats or args.cards > 52:
@@ -859,12 +997,12 @@ def _announcement(args: argparse.Namespace, spec: GameSpec, options: dict[str, A
 
 
 def _host_port(text: str) -> tuple[str, int]:
-    host, sep, port = text.rpartition(":")
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise CliError(f"expected HOST:PORT (e.g. 192.168.1.20:40123), got {text!r}")
-    return host, int(port)
+    from p2pcards.net.address import AddressError, parse_host_port
+
+    try:
+        return parse_host_port(text)
+    except AddressError as exc:
+        raise CliError(f"expected HOST:PORT (e.g. 192.168.1.20:40123), got {text!r}: {exc}") from None
 
 
 def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
@@ -1294,7 +1432,42 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON lines (format below)")
     p.set_defaults(func=cmd_arena)
 
-    p = sub.add_parser("bench", help="benchmarks: rules engine, mental deck, table over TCP", formatter_class=raw,
+    p = sub.add_parser(
+        "duel", help="duplicate deals between two computer players, with statistics",
+        epilog=DUEL_EPILOG + JSON_NUMBERING, formatter_class=raw,
+        description="Play a duplicate match of GAME between computer players A and B: every deal several times, "
+        "the players changing seats, on several processes; report A's win rate over the pairs with a 95 % "
+        "interval, the mean points or score of each, and each one's time per decision.",
+    )
+    p.add_argument("game", metavar="GAME", help="game name: sueca, bisca, copas or sobe-e-desce")
+    p.add_argument("--a", required=True, metavar="BOT", help=f"player A, one of {', '.join(PLAYER_LEVELS)}")
+    p.add_argument("--b", required=True, metavar="BOT", help=f"player B, one of {', '.join(PLAYER_LEVELS)}")
+    p.add_argument("--pairs", type=int, default=100, metavar="N", help="pairs of deals to play (default 100)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the deals and players (default 0)")
+    p.add_argument("--think", type=int, default=None, metavar="MS",
+                   help="time per decision for players that search, in ms (default: the player's own)")
+    p.add_argument("--iterations", type=int, default=None, metavar="N",
+                   help="search budget per decision for players that search; makes them reproducible")
+    p.add_argument("--jobs", type=int, default=None, metavar="J",
+                   help="worker processes (default: the number of CPUs); the outcomes do not depend on it")
+    p.add_argument(
+        "-o", "--option", action="append", default=[], metavar="KEY=VALUE",
+        help="table option (repeatable); see `p2pcards games`",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object (format below)")
+    p.set_defaults(func=cmd_duel)
+
+    p = sub.add_parser(
+        "engine", help="answer positions as JSON lines: our bots for other programs", epilog=ENGINE_EPILOG,
+        formatter_class=raw,
+        description="Read positions of a deal from standard input, one JSON object per line, and answer each with "
+        "a bot's choice on standard output, like a chess engine: for referees, GUIs and other programs "
+        "(protocol/ENGINE.md).",
+    )
+    p.set_defaults(func=cmd_engine)
+
+    p = sub.add_parser("bench", help="benchmarks: rules engine, batch simulator, mental deck, table over TCP",
+                       formatter_class=raw,
                        description="Measure how fast this machine plays: `bench rules` (deals per second of each "
                        "game's rules), `bench deck` (the mental deck's cost per seat) and `bench table` (audited "
                        "deals among processes over TCP).  Each has --help and --json.")
@@ -1302,6 +1475,15 @@ def build_parser() -> argparse.ArgumentParser:
     b = bsub.add_parser("rules", help="deals per second per game", epilog=BENCH_RULES_EPILOG, formatter_class=raw,
                         description="Deals per second of every installed game's rules, against a baseline.")
     b.add_argument("--seconds", type=float, default=1.0, help="CPU seconds per game (default 1)")
+    b.add_argument("--json", action="store_true", help="print one JSON object (format below)")
+    b = bsub.add_parser("sim", help="the search bot's batch simulator: deals per second, cross-checked",
+                        epilog=BENCH_SIM_EPILOG + JSON_NUMBERING, formatter_class=raw,
+                        description="Full-information deals per second of each game's batch simulator (many deals"
+                                    " at once, numpy), against its plugin and a hand-coded loop in the same run.")
+    b.add_argument("--seconds", type=float, default=1.0, help="CPU seconds per measurement (default 1)")
+    b.add_argument("--check", type=int, default=0, metavar="N",
+                   help="also cross-check each simulator with its plugin's rules on N random positions"
+                        " (default 0; the full check is 1000000); exit 1 if any differ")
     b.add_argument("--json", action="store_true", help="print one JSON object (format below)")
     b = bsub.add_parser("deck", help="mental deck cost per seat", epilog=BENCH_DECK_EPILOG + JSON_NUMBERING,
                         formatter_class=raw,

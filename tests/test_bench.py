@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
+
 from p2pcards.cli import main
 
 
@@ -37,3 +39,22 @@ def test_bench_table_runs_four_processes_and_reports():
     assert report["baseline"]["deals"] == 1  # as many deals as over the network
     assert isinstance(report["aims"]["met"], bool)
     assert report["messages_per_deal"] > 40 and report["fsync_ms"] > 0
+
+
+def test_bench_sim_command_times_and_cross_checks_the_simulators():
+    out = io.StringIO()
+    assert main(["bench", "sim", "--seconds", "0.05", "--check", "300", "--json"], out) == 0
+    report = json.loads(out.getvalue())
+    assert {"sueca", "bisca"} <= set(report["games"])
+    for g in report["games"].values():
+        assert g["deals_per_second"] > 0 and g["plugin"]["deals_per_second"] > 0
+        assert g["cross_check"]["positions"] >= 300 and g["cross_check"]["ok"]
+    assert report["cross_check_ok"] is True and report["aim"]["game"] == "sueca"
+
+
+def test_bench_sim_refuses_bad_numbers(capsys):
+    for argv, words in ((["--seconds", "0"], "positive"), (["--check", "-1"], "0 or more")):
+        with pytest.raises(SystemExit) as stop:
+            main(["bench", "sim", *argv], io.StringIO())
+        assert stop.value.code == 2
+        assert words in capsys.readouterr().err

@@ -18,7 +18,7 @@ from p2pcards.core.view import SeatView
 __all__ = ["Player", "RandomPlayer", "make_player", "PLAYER_LEVELS", "dummy_choice", "dummy_rng", "DUMMY_DOMAIN"]
 
 #: Names accepted by :func:`make_player` (and the CLI's ``--players``).
-PLAYER_LEVELS = ("random", "heuristic")
+PLAYER_LEVELS = ("random", "heuristic", "search")
 
 
 class Player(Protocol):
@@ -45,10 +45,20 @@ class RandomPlayer:
         return tuple(rng.sample(legal, k))
 
 
-def make_player(level: str, spec: GameSpec, rng: random.Random) -> Player:
-    """A computer player of ``level`` (``random`` or ``heuristic``) for ``spec``.
+def make_player(
+    level: str,
+    spec: GameSpec,
+    rng: random.Random,
+    *,
+    think_ms: int | None = None,
+    iterations: int | None = None,
+) -> Player:
+    """A computer player of ``level`` (one of :data:`PLAYER_LEVELS`) for ``spec``.
 
     Games without a heuristic of their own get the random player for ``heuristic``.
+    ``think_ms`` (time per decision) and ``iterations`` (a budget that makes runs
+    reproducible) matter only to levels that search; the others ignore them.
+    ``search`` is :class:`~p2pcards.core.search.SearchPlayer`.
     """
     if level == "random":
         return RandomPlayer(rng)
@@ -57,6 +67,10 @@ def make_player(level: str, spec: GameSpec, rng: random.Random) -> Player:
             return RandomPlayer(rng)
         player: Player = spec.heuristic(rng)
         return player
+    if level == "search":
+        from p2pcards.core.search import SearchPlayer
+
+        return SearchPlayer(spec, rng, think_ms=think_ms, iterations=iterations)
     raise ValueError(f"unknown player {level!r} (choose from {', '.join(PLAYER_LEVELS)})")
 
 

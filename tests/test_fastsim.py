@@ -1,0 +1,303 @@
+"""The batch simulator (p2pcards/core/fastsim.py and the plugins' fastsim modules) against
+the plugins' own rules, on arranged positions and on random ones."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from p2pcards.core import PORTUGUESE_40, Deck, game_points, load_games
+from p2pcards.core.bench import format_sim_report, print_sim_bench, run_sim_bench
+from p2pcards.core.fastsim import Outcome, Positions, cards_of_mask, cross_check, playout, simulator_for
+from p2pcards_bisca import SPEC as BISCA
+from p2pcards_bisca.fastsim import SIMULATOR as BISCA_SIM
+from p2pcards_sueca import SPEC as SUECA
+from p2pcards_sueca import SuecaDeal
+from p2pcards_sueca.fastsim import SIMULATOR as SUECA_SIM
+from p2pcards_sueca.fastsim import SuecaSimulator, deal_game_points
+from tests.helpers import arranged, legal_cards, play_card, run_until_decision
+
+# seat 1 gets positions 0-9, seat 2 10-19, seat 3 20-29, the dealer (seat 0) 30-39; trumps D
+HANDS = {
+    1: ["AS", "7S", "2S", "KH", "JH", "QH", "6H", "5H", "4H", "3H"],
+    2: ["KS", "JS", "QS", "6S", "5S", "4S", "3S", "2H", "AD", "7D"],
+    3: ["AC", "7C", "KC", "JC", "QC", "6C", "5C", "4C", "3C", "2C"],
+    0: ["AH", "7H", "KD", "JD", "QD", "6D", "5D", "4D", "3D", "2D"],
+}
+
+
+def arranged_deal() -> SuecaDeal:
+    cards = arranged(PORTUGUESE_40, [c for s in (1, 2, 3, 0) for c in HANDS[s]])
+    deal = SuecaDeal(0, SUECA.resolve_options(), Deck.full(4, cards))
+    run_until_decision(deal)
+    return deal
+
+
+def legal_of(pos: Positions, row: int = 0) -> list[str]:
+    return sorted(cards_of_mask(SUECA_SIM.table, int(SUECA_SIM.legal(pos)[row])))
+
+
+def test_simulators_are_found_through_the_plugins():
+    games = load_games().games
+    assert simulator_for(games["sueca"]) is SUECA_SIM
+    assert simulator_for(games["bisca"]) is BISCA_SIM
+    assert simulator_for(games["copas"]) is None
+
+
+def test_arranged_position_legal_sets_match_the_plugin():
+    deal = arranged_deal()
+    pos = SUECA_SIM.from_states([deal])
+    assert int(pos.trump[0]) == SUECA_SIM.table.suit_index("D") and int(pos.leader[0]) == 1
+    assert legal_of(pos) == legal_cards(deal, 1) == sorted(HANDS[1])  # leading: anything
+    play_card(deal, 1, "AS")
+    pos = SUECA_SIM.from_states([deal])
+    assert legal_of(pos) == legal_cards(deal, 2) == sorted(["KS", "JS", "QS", "6S", "5S", "4S", "3S"])
+    play_card(deal, 2, "3S")
+    pos = SUECA_SIM.from_states([deal])
+    # seat 3 has no spade: anything, no obligation to trump
+    assert legal_of(pos) == legal_cards(deal, 3) == sorted(HANDS[3])
+
+
+def test_a_trump_wins_over_the_ace_led_and_points_go_to_its_team():
+    deal = arranged_deal()
+    for seat, card in ((1, "AS"), (2, "3S"), (3, "2C")):
+        play_card(deal, seat, card)
+    pos = SUECA_SIM.from_states([deal])
+    two_d = SUECA_SIM.table.ids["2D"]
+    choices = np.full((1, 40), -1, dtype=np.int64)
+    choices[0, 0] = two_d  # the dealer trumps with its smallest trump
+    out = playout(SUECA_SIM.table, pos, SUECA_SIM.team_of, choices=choices[:, :37], record=True)
+    assert out.winners is not None and int(out.winners[0, 0]) == 0  # seat 0 took the trick
+    assert out.illegal is not None and bool(out.illegal[0])  # the padding after one card is no play
+    # the same card through the plugin
+    play_card(deal, 0, "2D")
+    assert deal.tricks[-1].winner == 0 and deal.taken_points(0) == 11
+
+
+def test_playout_of_positions_leaves_them_unchanged_and_is_reproducible():
+    rng = np.random.default_rng(5)
+    pos = SUECA_SIM.new_deals(500, rng, dealer=np.arange(500) % 4)
+    before = pos.copy()
+    a = SUECA_SIM.playout(pos, np.random.default_rng(9))
+    b = SUECA_SIM.playout(pos, np.random.default_rng(9))
+    assert (a == b).all()
+    assert all((x == y).all() for x, y in zip(vars(pos).values(), vars(before).values()))
+    assert (a.sum(axis=1) == 120).all()
+    c = SUECA_SIM.playout(pos, np.random.default_rng(10))
+    assert (a != c).any()
+
+
+def test_random_playout_of_deals_at_different_points():
+    deals = []
+    for k in range(12):  # 0..11 cards already played
+        deal = arranged_deal()
+        for _ in range(k):
+            seat = run_until_decision(deal).seats[0]  # type: ignore[union-attr]
+            deal.apply(seat, deal.legal(seat)[0])
+            run_until_decision(deal)
+        deals.append(deal)
+    pos = SUECA_SIM.from_states(deals)
+    assert sorted((pos.trick >= 0).sum(axis=1).tolist()) == [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]
+    out = playout(SUECA_SIM.table, pos, SUECA_SIM.team_of, rng=np.random.default_rng(1), record=True)
+    assert (out.points.sum(axis=1) == 120).all() and (out.tricks.sum(axis=1) == 10).all()
+    assert out.plays is not None and ((out.plays >= 0).sum(axis=1) == 40 - np.arange(12)).all()
+    with pytest.raises(ValueError, match="rows"):
+        Positions(pos.hands, pos.trump[:3], pos.leader, pos.trick, pos.points, pos.tricks)
+
+
+def test_whole_deals_total_120_points_and_10_tricks_and_score_like_the_core():
+    out = SUECA_SIM.play_deals(3000, np.random.default_rng(2), dealer=np.arange(3000) % 4, record=True)
+    assert (out.points.sum(axis=1) == 120).all() and (out.tricks.sum(axis=1) == 10).all()
+    assert out.plays is not None and (np.sort(out.plays, axis=1) == np.arange(40)).all()  # each card once
+    for all_points in (2, 4):
+        gp = deal_game_points(out, all_points)
+        want = [
+            [game_points(int(p), int(t) == 10, 120, all_points) for p, t in zip(pts, trs)]
+            for pts, trs in zip(out.points, out.tricks)
+        ]
+        assert gp.tolist() == want
+    capote = Outcome(np.array([[120, 0]]), np.array([[10, 0]]))
+    assert deal_game_points(capote).tolist() == [[4, 0]]
+
+
+def test_random_players_choose_uniformly_among_the_legal_cards():
+    deal = arranged_deal()
+    play_card(deal, 1, "AS")
+    pos = SUECA_SIM.from_states([deal] * 1)
+    many = Positions.concat([pos] * 14_000)
+    out = playout(SUECA_SIM.table, many, SUECA_SIM.team_of, rng=np.random.default_rng(3), record=True)
+    assert out.plays is not None
+    counts = Counter(SUECA_SIM.table.deck[int(c)] for c in out.plays[:, 0])
+    assert set(counts) == {"KS", "JS", "QS", "6S", "5S", "4S", "3S"}
+    for n in counts.values():  # 2,000 expected each; 5 standard deviations is about 190
+        assert 1800 < n < 2200
+
+
+def test_cross_check_sueca_on_20000_random_positions():
+    report = cross_check(SUECA, SUECA_SIM, 20_000, seed=11)
+    assert report["positions"] == 20_000 and report["deals"] == 500
+    assert report["differ"] == {"legal": 0, "illegal_play": 0, "trick_winners": 0, "points": 0, "tricks": 0}
+    assert report["replayed_deals"] == 200 and report["replays_differ"] == 0 and report["ok"]
+
+
+def test_cross_check_bisca_on_random_positions_of_every_hand_size():
+    report = cross_check(BISCA, BISCA_SIM, 8_000, seed=12)
+    assert report["positions"] == 8_000 and report["ok"], report
+    # the simulator's own deals: hands of the chosen size, the rest in the stock
+    pos = BISCA_SIM.new_deals(200, np.random.default_rng(1), options={"hand": 9})
+    assert (np.bitwise_count(pos.hands) == 9).all() and ((pos.stock >= 0).sum(axis=1) == 22).all()
+    with pytest.raises(ValueError, match="swap2=on"):
+        BISCA_SIM.new_deals(2, np.random.default_rng(1), options={"swap2": "on"})
+
+
+class _WrongTrumpCard(SuecaSimulator):
+    """A simulator that takes trumps from the dealer's first card whatever the option."""
+
+    def deal_decks(self, decks, dealer, options):  # type: ignore[no-untyped-def]
+        pos = super().deal_decks(decks, dealer, options)
+        pos.trump = self.table.suit[decks[:, 30]]
+        return pos
+
+
+class _MustTrump(SuecaSimulator):
+    """A simulator whose players must trump when void in the suit led (not Sueca's rule)."""
+
+    def legal(self, pos):  # type: ignore[no-untyped-def]
+        legal = super().legal(pos)
+        rows = np.arange(pos.size)
+        seat = (pos.leader + (pos.trick >= 0).sum(axis=1)) % 4
+        hand = pos.hands[rows, seat]
+        trumps = hand & self.table.suit_mask[pos.trump]
+        void = (legal == hand) & (pos.trick[:, 0] >= 0) & (trumps != 0)
+        return np.where(void, trumps, legal)
+
+
+def test_cross_check_finds_a_simulator_that_breaks_the_rules():
+    # a wrong rule of play shows at the positions taken from the plugin's deals
+    report = cross_check(SUECA, _MustTrump(), 2_000, seed=4, replays=0)
+    assert not report["ok"] and report["differ"]["legal"] > 0 and report["replays_differ"] == 0
+    # a wrong deal shows when the simulator's own deals are replayed in the plugin
+    report = cross_check(SUECA, _WrongTrumpCard(), 400, seed=4, replays=100)
+    assert not report["ok"] and sum(report["differ"].values()) == 0 and report["replays_differ"] > 0
+
+
+def test_from_states_refuses_a_deal_not_waiting_for_a_card():
+    cards = arranged(PORTUGUESE_40, [c for s in (1, 2, 3, 0) for c in HANDS[s]])
+    deal = SuecaDeal(0, SUECA.resolve_options(), Deck.full(4, cards))  # nothing dealt yet
+    with pytest.raises(ValueError, match="not waiting for a card"):
+        SUECA_SIM.from_states([deal])
+
+
+def test_playout_arguments_are_checked():
+    pos = SUECA_SIM.new_deals(3, np.random.default_rng(1))
+    with pytest.raises(ValueError, match="either rng"):
+        playout(SUECA_SIM.table, pos, SUECA_SIM.team_of)
+    with pytest.raises(ValueError, match="steps"):
+        playout(SUECA_SIM.table, pos, SUECA_SIM.team_of, choices=np.zeros((3, 5), dtype=np.int64))
+    with pytest.raises(ValueError, match="team"):
+        playout(SUECA_SIM.table, pos, (0, 1), rng=np.random.default_rng(1))
+
+
+def test_bench_sim_reports_figures_ratios_and_the_cross_check():
+    games = load_games().games
+    report = run_sim_bench(games, 0.05, check_positions=400)
+    assert {"sueca", "bisca"} <= set(report["games"]) and "copas" not in report["games"]
+    for g in report["games"].values():
+        assert g["deals_per_second"] > 0 and g["plugin"]["deals_per_second"] > 0
+        assert g["ratio_to_plugin"] > 0 and g["ratio_to_baseline"] > 0
+        assert g["cross_check"]["positions"] == 400 and g["cross_check"]["ok"]
+    assert report["aim"]["game"] == "sueca" and isinstance(report["aim"]["met"], bool)
+    assert report["cross_check_ok"] is True
+    text = format_sim_report(report)
+    assert "x plugin" in text and "aim: sueca simulator" in text and "400 positions" in text and "0 differed" in text
+    out = io.StringIO()
+    assert print_sim_bench(out, games, 0.05, json=True) == 0
+    assert "cross_check_ok" not in json.loads(out.getvalue())
+    with pytest.raises(ValueError, match="positive"):
+        run_sim_bench(games, 0)
+    with pytest.raises(ValueError, match="0 or more"):
+        run_sim_bench(games, 0.05, check_positions=-1)
+
+
+def greedy_first_card(pos: Positions) -> str:
+    """The card the greedy player to play in ``pos`` (one row) plays."""
+    out = playout(SUECA_SIM.table, pos, SUECA_SIM.team_of, rng=np.random.default_rng(0), policy="greedy", record=True)
+    assert out.plays is not None
+    return SUECA_SIM.table.deck[int(out.plays[0, 0])]
+
+
+def test_greedy_players_follow_the_table_rules():
+    deal = arranged_deal()
+    # the ace of spades is the best spade, but seat 0 has none and holds trumps: the cheapest card
+    assert greedy_first_card(SUECA_SIM.from_states([deal])) == "2S"
+    play_card(deal, 1, "AS")
+    # an opponent (seat 1) wins and no spade beats the ace: the cheapest spade
+    assert greedy_first_card(SUECA_SIM.from_states([deal])) == "3S"
+    play_card(deal, 2, "3S")
+    # the partner wins: the most points, no spade to follow with
+    assert greedy_first_card(SUECA_SIM.from_states([deal])) == "AC"
+    play_card(deal, 3, "AC")
+    # 22 points on the table, an opponent winning, last to play: a trump takes them
+    assert greedy_first_card(SUECA_SIM.from_states([deal])).endswith("D")
+    # leading a card nobody can beat when no opponent can trump it
+    table = SUECA_SIM.table
+    hands = [["AC", "2H", "3H"], ["KC", "4H", "5H"], ["7C", "6H", "QH"], ["JC", "JH", "KH"]]
+
+    def lead(hands: list[list[str]]) -> str:
+        pos = Positions(
+            np.array([[table.mask(h) for h in hands]], dtype=np.uint64), np.array([table.suit_index("D")]),
+            np.array([0]), np.full((1, 4), -1), np.zeros((1, 2), dtype=np.int64), np.zeros((1, 2), dtype=np.int64),
+        )
+        return greedy_first_card(pos)
+
+    assert lead(hands) == "AC"
+    hands[1] = ["2D", "4H", "5H"]  # seat 1, an opponent, has no club and a trump
+    assert lead(hands) == "2H"
+    hands[1], hands[2] = ["KC", "4H", "5H"], ["2D", "6H", "QH"]  # the partner's trump is no danger
+    assert lead(hands) == "AC"
+
+
+def test_greedy_players_beat_random_players():
+    rng = np.random.default_rng(4)
+    pos = SUECA_SIM.new_deals(3000, rng, dealer=np.arange(3000) % 4)
+    greedy_team0 = playout(SUECA_SIM.table, pos, SUECA_SIM.team_of, rng=rng, policy=("greedy", "random") * 2).points
+    greedy_team1 = playout(SUECA_SIM.table, pos, SUECA_SIM.team_of, rng=rng, policy=("random", "greedy") * 2).points
+    assert greedy_team0[:, 0].mean() > 68 and greedy_team1[:, 1].mean() > 68  # about 74 of 120
+    assert (greedy_team0.sum(axis=1) == 120).all()
+    bisca = BISCA_SIM.new_deals(3000, rng, dealer=np.arange(3000) % 2)
+    for seat in (0, 1):
+        policy = ["random", "random"]
+        policy[seat] = "greedy"
+        assert playout(BISCA_SIM.table, bisca, BISCA_SIM.team_of, rng=rng, policy=policy).points[:, seat].mean() > 75
+    # greedy players alone are the same from the same seed; epsilon mixes in random cards
+    a = SUECA_SIM.playout(pos, np.random.default_rng(1), "greedy", 0.2)
+    assert (a == SUECA_SIM.playout(pos, np.random.default_rng(1), "greedy", 0.2)).all()
+    assert (a != SUECA_SIM.playout(pos, np.random.default_rng(2), "greedy", 0.2)).any()
+    with pytest.raises(ValueError, match="unknown policy"):
+        SUECA_SIM.playout(pos, rng, "clever")
+    with pytest.raises(ValueError, match="policy for each"):
+        playout(SUECA_SIM.table, pos, SUECA_SIM.team_of, rng=rng, policy=("greedy", "random"))
+    with pytest.raises(ValueError, match="epsilon"):
+        SUECA_SIM.playout(pos, rng, "greedy", 1.5)
+
+
+def test_first_cards_are_played_before_the_players_take_over():
+    deal = arranged_deal()
+    pos = SUECA_SIM.from_states([deal]).take(np.array([0, 0, 0]))
+    assert pos.size == 3 and (pos.hands == pos.hands[0]).all()
+    ids = SUECA_SIM.table.ids
+    first = np.array([ids["AS"], -1, ids["3H"]])
+    out = playout(SUECA_SIM.table, pos, SUECA_SIM.team_of, rng=np.random.default_rng(1), policy="greedy",
+                  first=first, record=True)
+    assert out.plays is not None
+    assert [SUECA_SIM.table.deck[int(c)] for c in out.plays[:, 0]] == ["AS", "2S", "3H"]  # -1: the player's own
+    with pytest.raises(ValueError, match="not legal"):
+        SUECA_SIM.playout(pos, np.random.default_rng(1), first=np.array([ids["AC"], -1, -1]))  # seat 3's card
+    with pytest.raises(ValueError, match="batch has 3"):
+        SUECA_SIM.playout(pos, np.random.default_rng(1), first=np.array([ids["AS"]]))
+    with pytest.raises(ValueError, match="not with choices"):
+        playout(SUECA_SIM.table, pos, SUECA_SIM.team_of, choices=np.zeros((3, 40), dtype=np.int64), first=first)
