@@ -106,3 +106,30 @@ async def test_a_vote_comes_one_timeout_after_the_silence_began(tmp_path, autoju
     for i in (0, 1, 3):
         assert silent_since + timeout <= voted[i] + HEARTBEAT, (i, voted[i] - silent_since)
         assert voted[i] <= silent_since + timeout + 3 * HEARTBEAT, (i, voted[i] - silent_since)
+
+
+async def test_a_peer_woken_after_a_gap_before_the_heartbeat_does_not_vote(autojump_clock, monkeypatch):
+    """After a gap, whichever task looks at the time first must see it: here a peer's task,
+    woken by what arrived while the process was frozen, runs before any heartbeat (the
+    heartbeat is kept from looking), and still votes against nobody."""
+    from p2pcards.net.node import POKE
+
+    async def quiet_heartbeat(self: Node) -> None:
+        self._last_tick = trio.current_time()
+        await trio.sleep_forever()
+
+    monkeypatch.setattr(Node, "_heartbeat", quiet_heartbeat)
+    spec, raw, seats = _copas(timeout=10.0)
+    node = Node(raw, spec, [seats[0], seats[2], seats[3]], data_dir=None, linger=0)
+    mine, theirs = trio.testing.memory_stream_pair()
+    node.attach(Link(mine, "seat 1"), {1})
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(node.run)
+        await trio.sleep(5)  # seat 1 is due and silent
+        autojump_clock.jump(30)  # frozen past the timeout; then something wakes every peer
+        for peer in node.peers.values():
+            peer.inbox.put_local(POKE)
+        await trio.sleep(1)
+        assert not any(1 in t._voted or t.outvotes for t in node.tables.values()), "a peer voted on waking"
+        nursery.cancel_scope.cancel()
+    del theirs

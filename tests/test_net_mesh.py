@@ -261,3 +261,32 @@ async def test_a_wrong_sealed_key_is_disputed_over_the_mesh(tmp_path):
         assert deals[0]["audit"]["verdict"] == "fault" and deals[0]["audit"]["seat"] == 2
         assert deals[0]["audit"]["kind"] == "bad-key" and deals[1]["audit"]["verdict"] == "clean"
     assert any(e["type"] == "dispute" for e in events[0])
+
+
+class _SlowThinker:
+    """A computer player that says it ``thinks``: the node must run it off the trio thread."""
+
+    thinks = True
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.threads: set[str] = set()
+
+    def choose(self, view: Any, decision: Any) -> Any:
+        import threading
+
+        self.threads.add(threading.current_thread().name)
+        return self.inner.choose(view, decision)
+
+
+async def test_a_thinking_bot_decides_in_a_worker_thread(tmp_path):
+    import threading
+
+    spec, raw, seats = _table("sueca", deals=1, seed=3)
+    thinker = _SlowThinker(seats[1].player)
+    seats[1].player = thinker
+    with trio.fail_after(60):
+        nodes = await play_in_memory(raw, spec, [[s] for s in seats], data_dir=tmp_path)
+    _check_same_everywhere(nodes, tmp_path, 1)
+    assert thinker.threads, "the thinking bot was never asked"
+    assert threading.current_thread().name not in thinker.threads

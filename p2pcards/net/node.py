@@ -87,11 +87,12 @@ from p2pcards.net.store import (
     table_dir,
 )
 from p2pcards.table.table import Rejected, SetupError, Table
-from p2pcards.table.transcript import SIDE_KINDS, Genesis, TranscriptError, parse_message, peek
+from p2pcards.table.transcript import SIDE_KINDS, Genesis, TableKind, TranscriptError, parse_message, peek
 from p2pcards.table.wire import FrameError, unpack
 
 __all__ = [
-    "LocalSeat", "Node", "TableLog", "log_path", "table_dir", "describe_table", "peek_seq", "EventSink",
+    "LocalSeat", "Node", "ThreadedPlayer", "in_background",
+    "TableLog", "log_path", "table_dir", "describe_table", "peek_seq", "EventSink",
     "REMOTE_BACKLOG", "AHEAD_WINDOW", "LinkSink", "HEARTBEAT", "GAP",
 ]
 
@@ -141,6 +142,34 @@ class LocalSeat:
     log: list[bytes] | None = None
     side: list[bytes] = field(default_factory=list)
     stem: str | None = None
+
+
+class ThreadedPlayer:
+    """A computer player that thinks in a worker thread, so that the peer's links,
+    heartbeats and clocks go on while it searches (:func:`in_background`).
+
+    The peer's task awaits :meth:`achoose` and files nothing meanwhile, so the Table the
+    view reads does not change under the thread.
+    """
+
+    def __init__(self, inner: Player) -> None:
+        self.inner = inner
+
+    async def achoose(self, view: Any, decision: Any) -> Any:
+        return await trio.to_thread.run_sync(self.inner.choose, view, decision)
+
+    def choose(self, view: Any, decision: Any) -> Any:  # the plain Player interface
+        return self.inner.choose(view, decision)
+
+
+def in_background(player: Player) -> Player:
+    """``player`` itself, or, for a player that takes time to think (a ``thinks``
+    attribute that is true, like the search bot's), a :class:`ThreadedPlayer` around it.
+    Quick players stay in the trio thread: a hop to a worker thread per decision costs
+    more than their whole decision."""
+    if getattr(player, "thinks", False) and not hasattr(player, "achoose"):
+        return ThreadedPlayer(player)
+    return player
 
 
 class _Inbox:
@@ -325,6 +354,7 @@ class Node:
         self.links: list[tuple[Link, frozenset[int]]] = []
         self.started = trio.Event()
         self._nursery: trio.Nursery | None = None
+        self._last_tick: float | None = None  # trio time of the last look at the clock (_was_away)
         self._answering: set[Link] = set()
         #: links whose last sync answer reached the end of what this process had written
         self._whole: set[Link] = set()
@@ -357,7 +387,8 @@ class Node:
         if seat in self.peers:
             raise MeshError(f"seat {seat} is given twice to this process")
         holder.append(seat)
-        peer = _Peer(seat, table, local.player, local.secret, _Clock(0.0), stem=local.stem or peer_stem(seat))
+        peer = _Peer(seat, table, in_background(local.player), local.secret, _Clock(0.0),
+                     stem=local.stem or peer_stem(seat))
         if local.log is not None:
             try:
                 peer.out = table.restore(local.log, local.side)
@@ -707,20 +738,29 @@ class Node:
 
     async def _heartbeat(self) -> None:
         """Look at the clocks (module docstring, "Clocks")."""
-        last = trio.current_time()
+        self._last_tick = trio.current_time()
         while True:
             await trio.sleep(HEARTBEAT)
             now = trio.current_time()
-            if now - last > GAP:  # this process was away: restart every clock, catch up first
-                log.warning("this process was away for %.1f s; catching up before any clock may act", now - last)
-                for peer in self.peers.values():
-                    peer.clock.restart(now)
-                self.request_sync(self._sync_start())
-                last = now
+            if self._was_away(now):
                 continue
-            last = now
             for peer in self.peers.values():
                 self._look(peer, now)
+
+    def _was_away(self, now: float) -> bool:
+        """Whether this process was away (stopped, asleep) since the last look at the time:
+        then every clock restarts and the node asks for a sync, before any clock may act.
+        Whoever looks first after a gap sees it -- the heartbeat, or a peer's task woken by
+        what arrived meanwhile, which must not vote from a clock that ran while it slept."""
+        last = self._last_tick
+        self._last_tick = max(now, last if last is not None else now)
+        if last is None or now - last <= GAP:
+            return False
+        log.warning("this process was away for %.1f s; catching up before any clock may act", now - last)
+        for peer in self.peers.values():
+            peer.clock.restart(now)
+        self.request_sync(self._sync_start())
+        return True
 
     def _look(self, peer: _Peer, now: float) -> None:
         table, clock = peer.table, peer.clock
@@ -761,6 +801,8 @@ class Node:
             peer.clock.update(table.due(), now, moved)
             if table.finished:
                 break
+            if self._was_away(now):
+                continue
             if self._vote(peer, now):
                 continue
             if now - peer.clock.progress >= 2 * self.timeout:
@@ -823,7 +865,7 @@ class Node:
         if all(raw != held for held, _ in bucket):
             bucket.append((raw, link))
             peer.ahead_count += 1
-            if kind == "close":
+            if kind == TableKind.CLOSE:
                 peer.ahead_close = max(peer.ahead_close, seq)
             peer.overtaken += 1
             if peer.ahead_since is None:

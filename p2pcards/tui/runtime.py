@@ -131,16 +131,25 @@ class PacedBot:
         self.gate = gate
 
     async def achoose(self, view: SeatView, decision: Decision) -> Any:
-        """Wait for the gate and the pace, then decide.  Leading a new trick waits twice as
-        long, so that the trick just won stays on the table a moment."""
+        """Wait for the gate, decide, and wait out the rest of the pace.  Leading a new
+        trick waits twice as long, so that the trick just won stays on the table a moment.
+        A bot that ``thinks`` (searches) does so in a worker thread, and its thinking time
+        counts as part of the pause: the table never waits for both."""
         await self.gate.wait()
         delay = self.pace()
         if decision.kind == PLAY and not view.trick and view.tricks:
             delay *= 2
+        choice: Any
+        if getattr(self.inner, "thinks", False):  # a searching bot: its thinking counts as the pause
+            started = trio.current_time()
+            choice = await trio.to_thread.run_sync(self.inner.choose, view, decision)
+            delay -= trio.current_time() - started
+        else:
+            choice = self.inner.choose(view, decision)
         if delay > 0:
             await trio.sleep(delay)
             await self.gate.wait()
-        return self.inner.choose(view, decision)
+        return choice
 
     def choose(self, view: SeatView, decision: Decision) -> Any:  # the plain Player interface
         return self.inner.choose(view, decision)
