@@ -57,6 +57,11 @@ signature, turn, public deck check and certificate, and every deal's audit.  The
 audit (:func:`p2pcards.table.audit.replay_transcript`) is such a replica; a seat voted out
 goes on as one.
 
+**Where it lives.**  This module holds the replica, its turns and its deals; votes, nays,
+seeds and certificates (and a certificate about a place already passed) are in
+:mod:`p2pcards.table.votes`, disputes and verdicts in :mod:`p2pcards.table.claims`, the
+errors in :mod:`p2pcards.table.common`.
+
 **Nothing refused enters the log**; a replica's own entries that the table did not
 accept (a certificate took their place) are handed to the runtime in :attr:`superseded`.
 """
@@ -66,7 +71,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 from p2pcards.core import (
@@ -86,24 +90,21 @@ from p2pcards.core.players import dummy_choice
 from p2pcards.identity import Identity
 from p2pcards.mental import (
     DealSetup,
-    DeckFault,
     Group,
     LocalError,
-    MalformedMessage,
     Party,
     Phase,
     RemoteError,
     Ristretto255,
-    UnattributedFault,
-    audit,
-    verify_evidence,
 )
 from p2pcards.mental.kdf import commitment
-from p2pcards.table.audit import audit_deal, first_dealer
+from p2pcards.table import claims
+from p2pcards.table import votes as voting
+from p2pcards.table.audit import first_dealer
+from p2pcards.table.common import MIN_VOTERS, Cause, Rejected, SetupError, TableError
 from p2pcards.table.transcript import (
     ENTRY_KINDS,
     SIDE_KINDS,
-    TABLE,
     Envelope,
     Genesis,
     TableKind,
@@ -119,41 +120,8 @@ from p2pcards.table.transcript import (
 __all__ = ["Table", "TableError", "Rejected", "SetupError", "seed_for", "MIN_VOTERS"]
 
 _MAX_MSGS: Final = 64
-#: A vote needs at least this many voters (so at least three playing seats).
-MIN_VOTERS: Final = 2
-#: Side messages kept for a place this replica has not reached yet.
-_MAX_AHEAD_SIDE: Final = 64
 #: How far past a held entry :meth:`Table.take_held` follows a chain to the deal's close.
 _MAX_HELD_CHAIN: Final = 4096
-_MAX_REASON: Final = 200
-
-
-class TableError(Exception):
-    """Base of the table's errors."""
-
-
-class SetupError(TableError):
-    """The genesis cannot be played here (unknown game, bad options, not seated...)."""
-
-
-class Rejected(TableError):
-    """A received message was refused and changed nothing.
-
-    ``blame`` is the seat whose signed message broke a rule, or None when the message
-    cannot be attributed (bad signature, garbage, a replay, another branch of the chain).
-    """
-
-    def __init__(self, reason: str, blame: int | None = None) -> None:
-        super().__init__(reason, blame)
-        self.reason = reason
-        self.blame = blame
-
-    def __repr__(self) -> str:
-        return f"Rejected(reason={self.reason!r}, blame={self.blame!r})"
-
-    def __str__(self) -> str:
-        who = "unattributed" if self.blame is None else f"seat {self.blame}"
-        return f"rejected ({who}): {self.reason}"
 
 
 def seed_for(secret: bytes, table_id: bytes, deal: int, head: bytes) -> bytes:
@@ -162,20 +130,6 @@ def seed_for(secret: bytes, table_id: bytes, deal: int, head: bytes) -> bytes:
     secrets, and a replica restored from its log derives the same seed again."""
     msg = b"p2pcards/deal-seed/v2" + table_id + deal.to_bytes(8, "big") + head
     return hmac.new(secret, msg, hashlib.sha256).digest()
-
-
-@dataclass(frozen=True)
-class _Cause:
-    """Why a deal went to its seed round before its end, and what decides its verdict.
-
-    ``kind``: ``dispute`` (audit; the accuser if clean), ``unattributed`` (audit), or a
-    fixed verdict against ``seat``: ``vote-out``, ``equivocation``, or a deck fault's kind.
-    """
-
-    kind: str
-    seat: int | None
-    reason: str
-    fixed: bool
 
 
 class Table:
@@ -396,7 +350,7 @@ class Table:
                 if nxt is None:
                     break
                 if nxt.certificate and nxt.kind == TableKind.CLOSE:
-                    if any(m.author != author for m in self._seeds_of(nxt)):
+                    if any(m.author != author for m in voting.seeds_of(self, nxt)):
                         self._voted.discard(author)
                         self._held.pop(author, None)
                         return self.receive(raw)
@@ -459,7 +413,7 @@ class Table:
         self.own_side.append(raw)
         self._voted.add(against)
         self._votes.setdefault(against, {})[self.seat] = raw  # type: ignore[index]
-        return [raw, *self._maybe_outvote(against)]
+        return [raw, *voting.maybe_outvote(self, against)]
 
     def abandon(self) -> list[bytes]:
         """End the table here, with no winner (:meth:`may_abandon`)."""
@@ -490,7 +444,7 @@ class Table:
             self._ahead_side = [e for e in self._ahead_side if e.slot != (self.seq, self.head)]
             for env in ready:
                 try:
-                    out += self._side(env)
+                    out += voting.side(self, env)
                 except Rejected:
                     pass
         return out
@@ -503,15 +457,15 @@ class Table:
         if env.table != self.table_id:
             raise Rejected("message of another table")
         if env.kind in SIDE_KINDS:
-            return self._side(env)
+            return voting.side(self, env)
         if env.seq < self.seq:
-            return self._past(env)
+            return voting.past(self, env)
         if self.finished:
             raise Rejected("the table is over")
         if env.seq > self.seq or env.prev != self.head:
-            proven = self._seeds_of(env) if self._pending_cert is not None else []
+            proven = voting.seeds_of(self, env) if self._pending_cert is not None else []
             if proven:  # a close on a certificate this peer waits on: its seeds prove that chain
-                return self._side(proven[0])
+                return voting.side(self, proven[0])
             raise Rejected(f"chain mismatch at seq {env.seq} (this peer is at {self.seq})")
         if env.author == self.seat and not env.certificate:
             raise Rejected("a message in this seat's name that this peer did not write")
@@ -559,7 +513,7 @@ class Table:
             if seq >= self.seq or self.log[seq] != raw:
                 raise SetupError(f"saved message {seq} is not what this seat would write")
         for raw in side:
-            self._restore_side(raw)
+            voting.restore_side(self, raw)
         again = list(self.log[len(log):])  # own entries the crash kept from the file
         if self.seat is not None and self.seat in self._seed_msgs:
             again.append(self._seed_msgs[self.seat])
@@ -586,7 +540,7 @@ class Table:
 
     def _apply_entry(self, env: Envelope) -> list[bytes]:
         if env.certificate:
-            return self._certificate(env)
+            return voting.certificate(self, env)
         if env.kind == TableKind.ABANDON:
             return self._on_abandon(env)
         if env.kind not in ENTRY_KINDS or env.kind == TableKind.GENESIS:
@@ -605,12 +559,12 @@ class Table:
             return [env.raw]
         votes = self._votes.get(env.author)  # votes against the author here, which its message now answers
         if env.kind == TableKind.DISPUTE:
-            self._on_dispute(env)
+            claims.on_dispute(self, env)
         else:
             self._apply(env)
         # votes here: answer them with a nay that carries the message -- unless this seat voted
         # itself (it took the message from another's nay, which it relays instead)
-        nay = [] if not votes or self.observer or self.seat in votes else [self._sign_nay(env.seq, env.author)]
+        nay = [] if not votes or self.observer or self.seat in votes else [voting.sign_nay(self, env.seq, env.author)]
         return nay + self._flush()
 
     def _append(self, env: Envelope) -> None:
@@ -647,9 +601,9 @@ class Table:
         out: list[bytes] = []
         while self._may_write() and self.stage != "seeds" and self.expected() == self.seat:
             if self.private is not None:  # a fault only this seat can see: dispute it now
-                raw = self._sign(TableKind.DISPUTE, _dispute_body(self.private, self._pi))
+                raw = self._sign(TableKind.DISPUTE, claims.dispute_body(self.private, self._pi))
                 env = own_envelope(raw)
-                self._on_dispute(env)
+                claims.on_dispute(self, env)
                 out.append(raw)
                 break
             if self.decision() is not None:
@@ -729,7 +683,7 @@ class Table:
         author = self._pi[env.author]
         for m in msgs:
             if not isinstance(m, dict) or m.get("seat") != author:
-                self._halt(_Cause("malformed", env.author, "a deck message in another seat's name", True))
+                self._halt(Cause("malformed", env.author, "a deck message in another seat's name", True))
                 return
             try:
                 self.outbox.extend(self.party.receive(m))
@@ -739,21 +693,11 @@ class Table:
                         self.private = exc
                     self.deck_msgs.append(m)
                     continue
-                self._halt(self._public_cause(exc, env.author))
+                self._halt(claims.public_cause(self, exc, env.author))
                 return
             self.deck_msgs.append(m)
             self._advance()
         self._advance()
-
-    def _public_cause(self, exc: RemoteError, author: int) -> _Cause:
-        """The verdict of a fault every replica saw in the same message."""
-        if isinstance(exc, DeckFault):
-            return _Cause(str(exc.kind), self._parties[exc.seat], exc.reason, True)
-        if isinstance(exc, UnattributedFault):
-            return _Cause("unattributed", None, exc.reason, False)
-        if isinstance(exc, MalformedMessage):
-            return _Cause("malformed", author, exc.reason, True)
-        return _Cause("malformed", author, str(exc), True)  # pragma: no cover
 
     def _waiting_kind(self) -> str:
         if self.stage == "play":
@@ -763,31 +707,6 @@ class Table:
             if isinstance(step, Locate) and not self._declared:
                 return TableKind.LOCATE
         return TableKind.DECK
-
-    def _on_dispute(self, env: Envelope) -> None:
-        """A seat disputes the deal in its turn: a fault only it could see.  With evidence
-        of a wrong key the verdict is fixed at once; otherwise every seat reveals its seed
-        and the audit decides (the seat it names, or the accuser when it finds nothing)."""
-        body = env.body
-        if set(body) != {"against", "reason", "evidence"} or type(body["reason"]) is not str or len(
-            body["reason"]
-        ) > _MAX_REASON:
-            raise Rejected("a dispute is {against, reason, evidence}", env.author)
-        against, evidence = body["against"], body["evidence"]
-        if against is not None and (type(against) is not int or not 0 <= against < self.n or not self.live[against]):
-            raise Rejected("a dispute against a seat that does not play", env.author)
-        if evidence is not None and type(evidence) is not bytes:
-            raise Rejected("dispute evidence is bytes", env.author)
-        self._append(env)
-        self._emit({"type": "dispute", "accuser": env.author, "deal": self.deal_no, "against": against,
-                    "reason": body["reason"]})
-        if against is not None and evidence is not None and self.party.deal_id is not None:
-            fault = verify_evidence(self.setup, self.deck_msgs, self._pi[against], evidence)
-            if fault is not None and fault.seat == self._pi[against]:
-                self._halt(_Cause(str(fault.kind), against, f"seat {against} sealed a wrong key to seat "
-                                  f"{env.author}", True))
-                return
-        self._halt(_Cause("dispute", env.author, body["reason"], False))
 
     def _on_abandon(self, env: Envelope) -> list[bytes]:
         if not self.live[env.author] or sum(self.live) >= MIN_VOTERS + 1:
@@ -837,7 +756,7 @@ class Table:
         self._locate_turn = 0
         self._locate_claim = None
         self.private = None
-        self._cause: _Cause | None = None
+        self._cause: Cause | None = None
         self._seed_sent = False
         #: nays (own or relayed) for places of this deal passed after a vote, by seq
         self._nays: dict[int, bytes] = {}
@@ -903,7 +822,7 @@ class Table:
                     self._declared = True
                     self._locate_claim = held
                 elif self._locate_seat() is None:
-                    self._halt(_Cause("locate", None, f"nobody claimed {step.card}", False))
+                    self._halt(Cause("locate", None, f"nobody claimed {step.card}", False))
                     return
                 else:
                     return
@@ -922,7 +841,7 @@ class Table:
                 assert self._locate_claim is not None
                 seat, pos = self._locate_claim
                 if game.deck.cards[pos] != step.card:
-                    self._halt(_Cause("bad-locate", seat, f"seat {seat} claimed {step.card} and showed another card",
+                    self._halt(Cause("bad-locate", seat, f"seat {seat} claimed {step.card} and showed another card",
                                       True))
                     return
             self._declared = False
@@ -931,7 +850,7 @@ class Table:
             except IllegalChoice as exc:
                 if self.private is not None:  # a card of this seat did not open: its dispute comes
                     return
-                self._halt(_Cause("unattributed", None, f"the deck did not open a card: {exc}", False))
+                self._halt(Cause("unattributed", None, f"the deck did not open a card: {exc}", False))
                 return
 
     def _dummy_holding(self, card: str) -> tuple[int, int] | None:
@@ -964,7 +883,7 @@ class Table:
             out.extend(party.reveal(step.positions))
 
     # ------------------------------------------------------------------ internals: seeds and verdicts
-    def _halt(self, cause: _Cause | None) -> None:
+    def _halt(self, cause: Cause | None) -> None:
         """The deal goes to its seed round: its end (``cause`` None) or a fault."""
         if self._cause is None or (cause is not None and cause.fixed and not self._cause.fixed):
             self._cause = cause
@@ -1025,7 +944,7 @@ class Table:
         ) or len(env.proof) != len(closers) or len(body["seeds"]) != len(closers):
             raise Rejected("a close names every playing seat and its seed")
         for seat, seed, raw in zip(closers, body["seeds"], env.proof, strict=True):
-            m = self._side_env(raw)
+            m = voting.side_env(self, raw)
             if m.kind != TableKind.SEED or m.author != seat or m.slot != env.slot or m.body != {"seed": seed}:
                 raise Rejected(f"a close whose proof is not seat {seat}'s seed here")
             if not self._seed_ok(seat, seed):
@@ -1036,51 +955,7 @@ class Table:
         self._append(env)
         seeds = {self._pi[s]: seed for s, seed in zip(env.body["seats"], env.body["seeds"], strict=True)
                  if seed is not None}
-        self._verdict(seeds)
-
-    def _verdict(self, seeds: dict[int, bytes]) -> None:
-        cause = self._cause
-        replay: DealState | None = None
-        if cause is None:
-            live = None
-            if self.party.failure is None and self.private is None and not self.observer:
-                live = self.party.live_record()
-            replay, verdict = audit_deal(self.setup, self.deck_msgs, seeds, self._match(), self.choices, live=live)
-            if verdict["seat"] is not None:
-                verdict["seat"] = self._parties[verdict["seat"]] if verdict["verdict"] == "fault" else verdict["seat"]
-            if verdict["verdict"] == "fault":
-                replay = None
-                if verdict["seat"] is None:  # the replay refused a choice: nobody to blame
-                    verdict["verdict"] = "void"
-        elif cause.fixed:
-            kind = "vote-out" if cause.kind == "vote-out" else cause.kind
-            verdict = {"verdict": "vote-out" if cause.kind == "vote-out" else "fault", "seat": cause.seat,
-                       "kind": kind, "reason": cause.reason}
-        else:
-            report = audit(self.setup, self.deck_msgs, seeds)
-            if report.fault is not None:
-                f = report.fault
-                seat = self._parties[f.seat]
-                verdict = {"verdict": "fault", "seat": seat, "kind": str(f.kind), "reason": f.reason}
-            elif cause.kind == TableKind.DISPUTE:
-                verdict = {"verdict": "fault", "seat": cause.seat, "kind": "false-dispute",
-                           "reason": f"seat {cause.seat} disputed a deal the audit finds clean ({cause.reason})"}
-            elif cause.kind == TableKind.LOCATE and report.cards is not None:
-                holder = self._holder_of(report.cards)
-                verdict = {"verdict": "fault" if holder is not None else "void", "seat": holder, "kind": "locate",
-                           "reason": f"seat {holder} held the card it was asked to show and said it did not"}
-            else:
-                verdict = {"verdict": "void", "seat": None, "kind": cause.kind,
-                           "reason": f"{cause.reason}; the audit finds nobody to blame"}
-        self._finish_deal(replay, verdict)
-
-    def _holder_of(self, cards: Sequence[str]) -> int | None:
-        step = self._playing().step() if self.game is not None else None
-        if not isinstance(step, Locate):
-            return None
-        pos = list(cards).index(step.card)
-        owner = self._playing().deck.owner[pos]
-        return owner if owner >= 0 else None
+        claims.verdict(self, seeds)
 
     def _match(self) -> Match:
         if self.match is None:  # the deal ended before the first dealer was drawn
@@ -1125,192 +1000,7 @@ class Table:
         self.deal_no += 1
         self._start_deal()
 
-    # ------------------------------------------------------------------ internals: certificates
-    def _certificate(self, env: Envelope) -> list[bytes]:
-        """A certificate for this replica's next place."""
-        if env.kind == TableKind.CLOSE:
-            self._check_close(env)
-            self._close(env)
-            return self._flush()
-        if env.kind == TableKind.OUTVOTE:
-            against, voters = self._check_outvote(env)
-            self._take_outvote(env, against, voters)
-            return self._flush()
-        against = self._check_fork(env)
-        self._take_fork(env, against)
-        return self._flush()
-
-    def _side_env(self, raw: bytes) -> Envelope:
-        try:
-            m = parse_message(raw, self.keys)
-        except TranscriptError as exc:
-            raise Rejected(f"a certificate whose proof does not verify: {exc}") from None
-        if m.table != self.table_id or m.certificate:
-            raise Rejected("a certificate whose proof is not of this table")
-        return m
-
-    def _check_outvote(self, env: Envelope) -> tuple[int, tuple[int, ...]]:
-        body = env.body
-        if set(body) != {"against", "voters"} or type(body["against"]) is not int:
-            raise Rejected("an outvote is {against, voters}")
-        against = body["against"]
-        voters = tuple(s for s in range(self.n) if self.live[s] and s != against)
-        if body["voters"] != list(voters) or len(voters) < MIN_VOTERS or len(env.proof) != len(voters):
-            raise Rejected("an outvote needs the votes of every other playing seat")
-        if against not in self.due() and against != self.seat:  # (this seat cannot argue with the others' clocks)
-            raise Rejected(f"an outvote against seat {against}, which the table does not wait for")
-        for voter, raw in zip(voters, env.proof, strict=True):
-            m = self._side_env(raw)
-            if m.kind != TableKind.VOTE or m.author != voter or m.slot != env.slot or m.body != {"against": against}:
-                raise Rejected(f"an outvote whose proof is not seat {voter}'s vote here")
-        return against, voters
-
-    def _take_outvote(self, env: Envelope, against: int, voters: tuple[int, ...]) -> None:
-        self._append(env)
-        self.live[against] = False
-        record = {"seat": against, "deal": self.deal_no, "seq": env.seq, "voters": list(voters)}
-        self.outvotes.append(record)
-        self._emit({"type": "vote_out", "against": against, "deal": self.deal_no, "seq": env.seq,
-                    "voters": list(voters)})
-        if against == self.seat:
-            self._emit({"type": "voted_out", "deal": self.deal_no, "seq": env.seq})
-        self._halt(_Cause("vote-out", against, f"seat {against} was silent past the timeout and was voted out "
-                          f"by seats {', '.join(map(str, voters))}", True))
-
-    def _maybe_outvote(self, against: int) -> list[bytes]:
-        votes = self._votes.get(against, {})
-        voters = tuple(s for s in range(self.n) if self.live[s] and s != against)
-        if len(voters) < MIN_VOTERS or any(v not in votes for v in voters) or against not in self.due():
-            return []
-        raw = make_certificate(table=self.table_id, deal=self.deal_no, seq=self.seq, prev=self.head,
-                               kind=TableKind.OUTVOTE,
-                               body={"against": against, "voters": list(voters)},
-                               proof=[votes[v] for v in voters])
-        self._take_outvote(own_envelope(raw), against, voters)
-        return [raw, *self._flush()]
-
-    def _check_fork(self, env: Envelope) -> int:
-        """A fork certificate: two conflicting messages of one author for one place."""
-        body = env.body
-        if set(body) != {"against"} or type(body["against"]) is not int or len(env.proof) != 2:
-            raise Rejected("a fork is {against} with two messages")
-        against = body["against"]
-        a, b = (self._side_env(r) for r in env.proof)
-        if not _conflict(a, b, against) or a.slot != env.slot:
-            raise Rejected("a fork certificate whose two messages do not conflict at its place")
-        return against
-
-    def _take_fork(self, env: Envelope, against: int) -> None:
-        self._append(env)
-        self._emit({"type": "fork", "against": against, "deal": self.deal_no, "seq": env.seq})
-        self._halt(_Cause("equivocation", against, f"seat {against} signed two different messages for seq "
-                          f"{env.seq}", True))
-
-    def _fork_cert(self, k: int, against: int, one: bytes, two: bytes) -> bytes:
-        return make_certificate(table=self.table_id, deal=self._deals[k] if k < self.seq else self.deal_no, seq=k,
-                                prev=self.hashes[k - 1], kind=TableKind.FORK, body={"against": against},
-                                proof=sorted([one, two]))
-
-    # ------------------------------------------------------------------ internals: the past
-    def _past(self, env: Envelope) -> list[bytes]:
-        """A message for a place this replica has passed: a duplicate, evidence of an
-        equivocation, a certificate that takes the place of entries of the current deal, or
-        stale (refused cheaply: one signature check, no replay)."""
-        k = env.seq
-        if env.hash == self.hashes[k]:  # (the same message signed again is the same message)
-            raise Rejected(f"replayed message (seq {k}: this peer holds it already)")
-        if k == 0 or env.prev != self.hashes[k - 1]:
-            raise Rejected(f"a message for seq {k} on another chain (this peer is at {self.seq})")
-        if env.certificate:
-            if env.kind == TableKind.FORK:
-                against = self._check_fork_past(env)
-                return self._supersede(env, lambda fresh: fresh._take_fork(env, against))
-            if env.kind == TableKind.OUTVOTE and (self._only_mine_from(k) or self._own_close_at(k)):
-                # the others voted this seat out where its own message (or its close) was: it lost the place
-                return self._supersede(env, lambda fresh: fresh._certificate(env))
-            raise Rejected(f"a {env.kind} for seq {k}, which this peer has passed")
-        if env.kind == TableKind.ABANDON and self._only_mine_from(k) and self._current_deal(k):
-            # the other seat gave up waiting where this seat's own message was: it lost the place
-            return self._supersede(env, lambda fresh: fresh._apply_entry(env))
-        if self._authors[k] == env.author and env.kind in ENTRY_KINDS:
-            if not self._current_deal(k):
-                raise Rejected(f"seat {env.author} signed two messages for seq {k}, in a deal that is closed",
-                               env.author)
-            cert = self._fork_cert(k, env.author, self.log[k], env.raw)
-            out = self._supersede(own_envelope(cert),
-                                  lambda fresh: fresh._take_fork(own_envelope(cert), env.author))
-            return [cert, *out]
-        raise Rejected(f"replayed or stale message (seq {k}; this peer is at {self.seq})")
-
-    def _own_close_at(self, k: int) -> bool:
-        """Whether entry ``k`` is a close this replica wrote with its own seed, that nobody
-        but this seat can hold: every entry after it is its own.  (A voter that voted holds
-        a late seed aside, so if the others completed a vote against this seat, no other
-        replica closed with its seed; such a close is this seat's alone.)"""
-        if self.seat is None or self._authors[k] != TABLE or peek(self.log[k])[0] != TableKind.CLOSE:
-            return False
-        seats = own_envelope(self.log[k]).body.get("seats", [])
-        return self.seat in seats and all(a == self.seat for a in self._authors[k + 1:])
-
-    def _only_mine_from(self, k: int) -> bool:
-        """Whether every entry from ``k`` on is this seat's own (only those can lose their place)."""
-        return self.seat is not None and all(a == self.seat for a in self._authors[k:])
-
-    def _current_deal(self, k: int) -> bool:
-        return k >= self.deal_start and not self.finished
-
-    def _check_fork_past(self, env: Envelope) -> int:
-        if not self._current_deal(env.seq):
-            raise Rejected(f"a fork for seq {env.seq}, in a deal that is closed")
-        return self._check_fork(env)
-
-    def _supersede(self, env: Envelope, take: Callable[[Table], Any]) -> list[bytes]:
-        """Go back to ``env.seq`` (within the current deal) and take the certificate there.
-
-        A replica that has revealed its seed for this deal goes back only when another
-        playing seat has revealed its seed after the certificate (proof that the chain this
-        replica is on can never close)."""
-        k = env.seq
-        if self._seed_sent and not self._branch_proven(env):
-            self._pending_cert = env.raw
-            raise Rejected(f"a certificate for seq {k}; this peer revealed its seed on another chain and waits "
-                           "for proof that it cannot close")
-        fresh = type(self)(self.log[0], self.spec, self.me, self._secret or None, self.group, None)
-        fresh._hold_from = k  # this seat's own entry at k, if any, is what the certificate replaces
-        fresh.restore(self.log[:k])
-        if fresh.seq != k:  # pragma: no cover -- restore stops at k
-            raise Rejected(f"cannot go back to seq {k}")
-        fresh._hold_from = None
-        fresh._ahead_side = list(self._ahead_side)  # (seeds of the certificate's chain among them)
-        take(fresh)
-        mine = [raw for raw, author in zip(self.log[k:], self._authors[k:], strict=True) if author == self.seat]
-        fresh._emit = self._emit
-        out = fresh._flush()
-        rewound = k if self._rewound is None else min(self._rewound, k)
-        superseded = self.superseded + mine
-        self._adopt(fresh)
-        self._rewound = rewound
-        self.superseded = superseded
-        return out
-
-    def _seeds_of(self, env: Envelope) -> list[Envelope]:
-        """The seeds in a close's proof, as side messages (checked), for another place."""
-        if env.kind != TableKind.CLOSE or not env.certificate:
-            return []
-        out = []
-        for raw in env.proof:
-            try:
-                m = self._side_env(raw)
-            except Rejected:
-                return []
-            if m.kind == TableKind.SEED and m.slot == env.slot and m.author != self.seat:
-                out.append(m)
-        return out
-
-    def _branch_proven(self, env: Envelope) -> bool:
-        return any(m.prev == env.hash and m.seq == env.seq + 1 and m.author != self.seat
-                   for m in self._ahead_side if m.kind == TableKind.SEED)
-
+    # ------------------------------------------------------------------ internals: rebuilding
     def _adopt(self, fresh: Table) -> None:
         emit, rewound, superseded, own = self._emit, self._rewound, self.superseded, self.own_side
         self.__dict__.clear()
@@ -1325,156 +1015,6 @@ class Table:
     def _reset(self, n: int) -> None:
         self._adopt(self._rebuilt(n))
 
-    # ------------------------------------------------------------------ internals: side messages
-    def _side(self, env: Envelope) -> list[bytes]:
-        """A vote, nay or seed (signed, for a place of the chain)."""
-        if env.author < 0 or not 0 <= env.author < self.n:
-            raise Rejected("a side message from no seat")
-        if env.seq > self.seq or (env.seq == self.seq and env.prev != self.head):
-            if len(self._ahead_side) >= _MAX_AHEAD_SIDE:
-                self._ahead_side.pop(0)
-            self._ahead_side.append(env)
-            pending = self._pending_cert
-            if pending is not None and env.kind == TableKind.SEED:
-                self._pending_cert = None
-                return self.receive(pending)
-            return []
-        if env.seq < self.seq:
-            return self._side_past(env)
-        if self.finished:
-            return []
-        if env.kind == TableKind.SEED:
-            return self._on_seed(env)
-        if env.kind == TableKind.VOTE:
-            return self._on_vote(env)
-        return self._on_nay(env)
-
-    def _on_seed(self, env: Envelope) -> list[bytes]:
-        if self.stage != "seeds":
-            raise Rejected("a seed before the deal's seed round", env.author)
-        if not self.live[env.author] or set(env.body) != {"seed"} or not self._seed_ok(env.author, env.body["seed"]):
-            raise Rejected(f"seat {env.author} revealed a seed that is not its commitment's", env.author)
-        if env.author in self._voted:  # this peer voted against it here: held, as a late entry is
-            self._held[env.author] = env.raw
-            return [env.raw]
-        old = self._seed_msgs.get(env.author)
-        if old is None:
-            self._seed_msgs[env.author] = env.raw
-        return self._maybe_close()
-
-    def _on_vote(self, env: Envelope) -> list[bytes]:
-        body = env.body
-        if set(body) != {"against"} or type(body["against"]) is not int:
-            raise Rejected("a vote is {against}", env.author)
-        against = body["against"]
-        seed = self._seed_msgs.get(against) if self.stage == "seeds" and against != self.seat else None
-        if seed is not None and self.live[env.author] and not self.observer and against not in self._voted:
-            # this peer holds the seed the vote says is missing: it answers with a nay
-            return [self._sign_nay(env.seq, against, seed)]
-        if not self.live[env.author] or against == env.author or against not in self.due() or sum(
-            self.live
-        ) < MIN_VOTERS + 1:
-            raise Rejected(f"seat {env.author} may not vote against seat {against} now", env.author)
-        if against == self.seat and self.stage != "seeds":
-            return []  # this seat has not written its message yet: nothing to show
-        votes = self._votes.setdefault(against, {})
-        votes.setdefault(env.author, env.raw)
-        if self.seat == against and self.stage == "seeds" and self._me_seat() in self._seed_msgs:
-            return [self._seed_msgs[self._me_seat()]]
-        return self._maybe_outvote(against)
-
-    def _on_nay(self, env: Envelope) -> list[bytes]:
-        """A voter holds the silent seat's message for this place: the vote cannot complete;
-        a peer that voted takes the message now."""
-        body = env.body
-        if set(body) != {"against", "message"} or type(body["message"]) is not bytes:
-            raise Rejected("a nay is {against, message}", env.author)
-        against = body["against"]
-        try:
-            msg = parse_message(body["message"], self.keys)
-        except TranscriptError as exc:
-            raise Rejected(f"a nay whose message does not verify: {exc}", env.author) from None
-        if msg.author != against or msg.slot != env.slot or msg.table != self.table_id or against == env.author:
-            raise Rejected("a nay whose message is not the silent seat's for this place", env.author)
-        mine = self._votes.get(against, {}).get(env.author)
-        if mine is not None:  # the same voter voted and nayed: evidence
-            return self._equivocation(env.seq, env.author, mine, env.raw)
-        if env.raw in self._relayed:
-            return []  # relayed once already: relaying it again would echo it round the table for ever
-        self._relayed.add(env.raw)
-        self._voted.discard(against)
-        self._held.pop(against, None)
-        self._nays[env.seq] = env.raw
-        try:
-            return [env.raw, *self.receive(msg.raw)]
-        except Rejected:
-            return [env.raw]
-
-    def _side_past(self, env: Envelope) -> list[bytes]:
-        """A vote or nay for a place this replica has passed (cheap: no replay)."""
-        k = env.seq
-        if k == 0 or env.prev != self.hashes[k - 1] or env.kind == TableKind.SEED:
-            return []  # stale
-        if self._authors[k] == TABLE and peek(self.log[k])[0] == TableKind.CLOSE and env.kind == TableKind.VOTE:
-            return [self.log[k]]  # the deal closed here: show the close (it holds every seed)
-        if not self._current_deal(k):
-            return []
-        against = env.body.get("against")
-        if env.kind == TableKind.NAY and self._authors[k] == TABLE and peek(self.log[k])[0] == TableKind.OUTVOTE:
-            for vote in parse_message(self.log[k], self.keys).proof:
-                v = self._side_env(vote)
-                if v.author == env.author and _conflict(v, env, env.author):
-                    return self._equivocation(k, env.author, vote, env.raw)
-            return []
-        if self._authors[k] != against:
-            return []
-        if env.kind == TableKind.VOTE:
-            if self.seat == against:  # this seat's message holds the place: show it
-                return [self.log[k]]
-            nay = self._nays.get(k)
-            if nay is None and not self.observer and env.author != self.seat:
-                nay = self._sign_nay(k, against)
-            return [nay] if nay is not None else []
-        return []
-
-    def _sign_nay(self, k: int, against: int, message: bytes | None = None) -> bytes:
-        """A nay for place ``k``: ``message`` (the silent seat's message there: by default its
-        entry at ``k``; in a seed round, its seed) shows that it was not silent."""
-        assert self.me is not None and self.seat is not None
-        prev, deal = (self.head, self.deal_no) if k == self.seq else (self.hashes[k - 1], self._deals[k])
-        raw = sign_message(self.me, table=self.table_id, deal=deal, seq=k, prev=prev, author=self.seat,
-                           kind=TableKind.NAY,
-                           body={"against": against, "message": self.log[k] if message is None else message})
-        self._nays[k] = raw
-        self.own_side.append(raw)
-        return raw
-
-    def _equivocation(self, k: int, author: int, one: bytes, two: bytes) -> list[bytes]:
-        if not self._current_deal(k):
-            return []
-        cert = self._fork_cert(k, author, one, two)
-        env = own_envelope(cert)
-        if k == self.seq:
-            self._take_fork(env, author)
-            return [cert, *self._flush()]
-        return [cert, *self._supersede(env, lambda fresh: fresh._take_fork(own_envelope(cert), author))]
-
-    def _restore_side(self, raw: bytes) -> None:
-        """Put back this peer's own saved vote or nay (so that it never does both)."""
-        try:
-            env = parse_message(raw, self.keys)
-        except TranscriptError:
-            return
-        if env.author != self.seat:
-            return
-        if env.kind == TableKind.VOTE and env.slot == (self.seq, self.head):
-            against = env.body.get("against")
-            if isinstance(against, int):
-                self._voted.add(against)
-                self._votes.setdefault(against, {})[env.author] = raw
-        elif env.kind == TableKind.NAY and env.seq < self.seq and self._current_deal(env.seq):
-            self._nays[env.seq] = raw
-
 
 def _blame(env: Envelope) -> int | None:
     return None if env.certificate or env.author < 0 else env.author
@@ -1482,24 +1022,6 @@ def _blame(env: Envelope) -> int | None:
 
 def _is_side(raw: bytes) -> bool:
     return peek(raw)[0] in SIDE_KINDS
-
-
-def _conflict(a: Envelope, b: Envelope, author: int) -> bool:
-    """Whether two messages prove that ``author`` equivocated: both its, for one place,
-    different; two entries, or a vote and a nay against the same seat."""
-    if a.author != author or b.author != author or a.slot != b.slot or a.hash == b.hash or a.certificate:
-        return False
-    if a.kind in ENTRY_KINDS and b.kind in ENTRY_KINDS:
-        return True
-    kinds = {a.kind, b.kind}
-    return kinds == {TableKind.VOTE, TableKind.NAY} and a.body.get("against") == b.body.get("against")
-
-
-def _dispute_body(fault: RemoteError, pi: dict[int, int]) -> dict[str, Any]:
-    parties = {i: s for s, i in pi.items()}
-    against = parties.get(fault.seat) if isinstance(fault, DeckFault) else None
-    evidence = fault.evidence if isinstance(fault, DeckFault) else None
-    return {"against": against, "reason": str(fault)[:_MAX_REASON], "evidence": evidence}
 
 
 def _plain(choice: Any) -> Any:
