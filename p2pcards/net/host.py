@@ -29,7 +29,7 @@ from p2pcards.core import GameSpec
 from p2pcards.core.players import Player, make_player
 from p2pcards.identity import Identity
 from p2pcards.net.errors import ListenError, LobbyTimeout, MeshError, single_error
-from p2pcards.net.link import PREAUTH_FRAME, Link, LinkClosed, PreauthGate, PreauthSlot
+from p2pcards.net.link import Link, LinkClosed, PreauthGate, PreauthSlot, open_preauth
 from p2pcards.net.lobby import (
     NONCE_SIZE,
     Hello,
@@ -149,18 +149,11 @@ class _Lobby:
         :attr:`gate` (none free: it is closed at once, not even greeted) and its frames are
         at most :data:`~p2pcards.net.link.PREAUTH_FRAME` bytes.
         """
-        try:
-            peer = stream.socket.getpeername()
-            addr = str(peer[0])
-            name = f"{peer[0]}:{peer[1]}"
-        except OSError:
-            await trio.aclose_forcefully(stream)
+        opened = await open_preauth(stream, self.gate)
+        if opened is None:
             return
-        slot = self.gate.enter()
-        if slot is None:
-            await trio.aclose_forcefully(stream)
-            return
-        link = Link(stream, name, limit=PREAUTH_FRAME)
+        link, slot, addr = opened
+        name = link.name
         try:
             async with trio.open_nursery() as nursery:
                 await nursery.start(link.run)

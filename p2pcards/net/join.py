@@ -28,7 +28,7 @@ from p2pcards.core import GameRegistry
 from p2pcards.core.players import Player, make_player
 from p2pcards.identity import Identity, fingerprint
 from p2pcards.net.errors import ConnectError, LobbyTimeout, MeshError, Refused, single_error
-from p2pcards.net.link import PREAUTH_FRAME, Link, LinkClosed, PreauthGate
+from p2pcards.net.link import Link, LinkClosed, PreauthGate, open_preauth, receive_control
 from p2pcards.net.lobby import (
     DIALLER,
     LISTENER,
@@ -179,11 +179,7 @@ async def join_table(
 
 async def _receive(link: Link, what: str) -> dict[str, Any]:
     try:
-        payload = await link.receive()
-    except LinkClosed as exc:
-        raise ConnectError(f"{link.name} closed the connection while this peer waited for {what}: {exc}") from None
-    try:
-        return decode(payload)
+        return await receive_control(link, what)
     except LobbyProtocolError as exc:
         raise MeshError(f"{link.name} broke the lobby protocol: {exc}") from None
 
@@ -329,16 +325,12 @@ async def _inbound(stream: trio.SocketStream, mesh: _Mesh) -> None:
     holds a slot of the mesh's gate (none free: closed at once, not even greeted) and its
     frames are at most :data:`~p2pcards.net.link.PREAUTH_FRAME` bytes.
     """
-    try:
-        addr = stream.socket.getpeername()
-        peer = f"{addr[0]}:{addr[1]}"
-    except OSError:
+    opened = await open_preauth(stream, mesh.gate)
+    if opened is None:
         return
-    slot = mesh.gate.enter()
-    if slot is None:
-        await trio.aclose_forcefully(stream)
-        return
-    link = Link(stream, f"inbound {peer}", limit=PREAUTH_FRAME)
+    link, slot, _ = opened
+    peer = link.name
+    link.name = f"inbound {peer}"
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(link.run)

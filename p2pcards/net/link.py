@@ -26,13 +26,16 @@ import logging
 import math
 from collections.abc import AsyncIterator
 from types import TracebackType
-from typing import Final
+from typing import Any, Final
 
 import trio
 
+from p2pcards.net.errors import ConnectError
+from p2pcards.net.lobby import decode
 from p2pcards.table.wire import MAX_FRAME, FrameDecoder, FrameError, frame
 
-__all__ = ["Link", "LinkClosed", "PreauthGate", "PreauthSlot", "PREAUTH_FRAME", "PREAUTH_CONNECTIONS"]
+__all__ = ["Link", "LinkClosed", "PreauthGate", "PreauthSlot", "PREAUTH_FRAME", "PREAUTH_CONNECTIONS", "open_preauth",
+           "receive_control"]
 
 log = logging.getLogger("p2pcards.net.link")
 
@@ -275,3 +278,34 @@ class PreauthGate:
             self._logged_at = now
             self._unlogged = 0
         return None
+
+
+async def open_preauth(stream: trio.SocketStream, gate: PreauthGate) -> tuple[Link, PreauthSlot, str] | None:
+    """A new connection to a listener, as a link that has not authenticated yet: the link
+    (frames of at most :data:`PREAUTH_FRAME` bytes, not yet running), its slot of ``gate``
+    (the caller releases it on every way out) and the peer's address.  None when it cannot
+    be one -- the peer is already gone, or ``gate`` is full -- and then the stream is closed
+    at once, before any greeting."""
+    try:
+        peer = stream.socket.getpeername()
+    except OSError:
+        await trio.aclose_forcefully(stream)
+        return None
+    slot = gate.enter()
+    if slot is None:
+        await trio.aclose_forcefully(stream)
+        return None
+    return Link(stream, f"{peer[0]}:{peer[1]}", limit=PREAUTH_FRAME), slot, str(peer[0])
+
+
+async def receive_control(link: Link, what: str, timeout: float | None = None) -> dict[str, Any]:
+    """The next control message on ``link``, decoded (``what``: what this peer waits for,
+    for the error).  Raises :class:`~p2pcards.net.errors.ConnectError` when the link closes,
+    or when nothing comes within ``timeout`` seconds, and
+    :class:`~p2pcards.net.lobby.LobbyProtocolError` for a message that is not one."""
+    with trio.move_on_after(math.inf if timeout is None else timeout):
+        try:
+            return decode(await link.receive())
+        except LinkClosed as exc:
+            raise ConnectError(f"{link.name} closed the connection while this peer waited for {what}: {exc}") from None
+    raise ConnectError(f"{link.name} sent no {what} within {timeout:g} s")

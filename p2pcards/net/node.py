@@ -354,7 +354,7 @@ class Node:
         self.links: list[tuple[Link, frozenset[int]]] = []
         self.started = trio.Event()
         self._nursery: trio.Nursery | None = None
-        self._last_tick: float | None = None  # trio time of the last look at the clock (_was_away)
+        self._last_tick: float | None = None  # trio time of the heartbeat's last tick (_was_away)
         self._answering: set[Link] = set()
         #: links whose last sync answer reached the end of what this process had written
         self._whole: set[Link] = set()
@@ -742,20 +742,23 @@ class Node:
         while True:
             await trio.sleep(HEARTBEAT)
             now = trio.current_time()
-            if self._was_away(now):
+            if self._was_away(now, beat=True):
                 continue
             for peer in self.peers.values():
                 self._look(peer, now)
 
-    def _was_away(self, now: float) -> bool:
-        """Whether this process was away (stopped, asleep) since the last look at the time:
-        then every clock restarts and the node asks for a sync, before any clock may act.
-        Whoever looks first after a gap sees it -- the heartbeat, or a peer's task woken by
-        what arrived meanwhile, which must not vote from a clock that ran while it slept."""
+    def _was_away(self, now: float, beat: bool = False) -> bool:
+        """Whether this process was away (stopped, asleep, or starved of CPU) since the
+        heartbeat's last tick: then every clock restarts and the node asks for a sync, before
+        any clock may act.  Whoever looks first after a gap sees it -- the heartbeat
+        (``beat``: its tick), or a peer's task woken by what arrived meanwhile, which must not
+        vote from a clock that ran while the process slept."""
         last = self._last_tick
-        self._last_tick = max(now, last if last is not None else now)
         if last is None or now - last <= GAP:
+            if beat:
+                self._last_tick = now
             return False
+        self._last_tick = now
         log.warning("this process was away for %.1f s; catching up before any clock may act", now - last)
         for peer in self.peers.values():
             peer.clock.restart(now)

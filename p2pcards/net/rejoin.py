@@ -27,11 +27,10 @@ from typing import Any, Final
 import trio
 
 from p2pcards.net.errors import ConnectError, MeshError, Refused, VotedOut
-from p2pcards.net.link import Link, LinkClosed
+from p2pcards.net.link import Link, LinkClosed, receive_control
 from p2pcards.net.lobby import (
     NONCE_SIZE,
     LobbyProtocolError,
-    decode,
     make_challenge,
     make_proof,
     make_refused,
@@ -59,12 +58,7 @@ def _welcome(seq: int) -> bytes:
 
 
 async def _receive(link: Link, what: str) -> dict[str, Any]:
-    with trio.move_on_after(REJOIN_TIMEOUT):
-        try:
-            return decode(await link.receive())
-        except LinkClosed as exc:
-            raise ConnectError(f"{link.name} closed the connection while this peer waited for {what}: {exc}") from None
-    raise ConnectError(f"{link.name} sent no {what} within {REJOIN_TIMEOUT:g} s")
+    return await receive_control(link, what, REJOIN_TIMEOUT)
 
 
 async def answer_rejoin(node: Node | None, link: Link, obj: dict[str, Any], nonce: bytes) -> bool:

@@ -39,7 +39,7 @@ from p2pcards.core import GameRegistry
 from p2pcards.core.players import PLAYER_LEVELS, Player, make_player
 from p2pcards.identity import Identity
 from p2pcards.net.errors import ConnectError, ListenError, NetError, ResumeError, TableGone, single_error
-from p2pcards.net.link import PREAUTH_FRAME, Link, LinkClosed, PreauthGate
+from p2pcards.net.link import LinkClosed, PreauthGate, open_preauth
 from p2pcards.net.lobby import NONCE_SIZE, LobbyProtocolError, decode, make_greeting, make_refused
 from p2pcards.net.node import LINGER, EventSink, LinkSink, LocalSeat, Node, describe_table
 from p2pcards.net.rejoin import REJOIN_TIMEOUT, answer_rejoin, dial_rejoin
@@ -358,19 +358,14 @@ async def _serve(stream: trio.SocketStream, node: Node) -> None:
     :data:`~p2pcards.net.link.PREAUTH_FRAME` bytes; the exchange is bounded by
     :data:`REJOIN_TIMEOUT`.
     """
-    try:
-        peer = stream.socket.getpeername()
-        name = f"{peer[0]}:{peer[1]}"
-    except OSError:
-        return
     gate = _GATES.get(node)
     if gate is None:
         gate = _GATES[node] = PreauthGate("the listener of a resumed process")
-    slot = gate.enter()
-    if slot is None:
-        await trio.aclose_forcefully(stream)
+    opened = await open_preauth(stream, gate)
+    if opened is None:
         return
-    link = Link(stream, name, limit=PREAUTH_FRAME)
+    link, slot, _ = opened
+    name = link.name
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(link.run)
