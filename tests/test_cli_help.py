@@ -7,8 +7,9 @@ import pytest
 
 from p2pcards.cli import main
 
-COMMANDS = [["games"], ["arena"], ["bench"], ["bench", "rules"], ["bench", "deck"], ["bench", "table"], ["play"],
-            ["host"], ["join"], ["resume"], ["tables"], ["audit"]]
+COMMANDS = [["games"], ["arena"], ["duel"], ["engine"], ["bench"], ["bench", "rules"], ["bench", "sim"],
+            ["bench", "deck"], ["bench", "table"], ["play"], ["host"], ["join"], ["resume"], ["tables"], ["audit"],
+            ["export"], ["history"], ["stats"]]
 
 
 def help_text(cmd: list[str], capsys: pytest.CaptureFixture[str]) -> str:

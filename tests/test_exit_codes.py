@@ -104,7 +104,7 @@ def test_an_interrupt_outside_the_screen_exits_130(monkeypatch, capsys):
     def interrupted(args: Any, out: Any) -> int:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "cmd_games", interrupted)
+    monkeypatch.setattr("p2pcards.cli.parser.cmd_games", interrupted)
     assert cli.main(["games"], io.StringIO()) == 130
     assert "interrupted" in capsys.readouterr().err
 

@@ -284,7 +284,7 @@ SCREENS = ["tui/model.py", "tui/layout.py", "tui/app.py", "tui/start.py", "tui/s
 def test_the_screens_name_no_game_and_apply_no_games_rule(path: str):
     """What differs between games comes from the games: the screens hold no game's name,
     title or rule constant (the Portuguese word for hearts, "copas", is a suit's name)."""
-    source = (Path(cli.__file__).parent / path).read_text(encoding="utf-8").lower()
+    source = (Path(cli.__file__).parent.parent / path).read_text(encoding="utf-8").lower()
     source = source.replace('"suit_h": "copas"', "").replace("hearts / copas", "")
     for spec in REGISTRY.games.values():
         for word in {spec.name, spec.title.lower(), spec.name.replace("-", "_")}:

@@ -323,7 +323,7 @@ def test_the_name_a_table_was_joined_by_is_kept_and_old_manifests_still_load(tmp
 def test_play_join_at_the_same_address_takes_the_persons_seat_up_again(tmp_path, monkeypatch):
     """`play --join ADDR` (the person's command) finds the unfinished table joined there and
     puts it on the screen again instead of asking the host for a new seat."""
-    import p2pcards.cli as cli
+    import p2pcards.cli.play as cli  # where `play` looks the names patched below up
 
     home = tmp_path / "home"
     monkeypatch.setenv("P2PCARDS_HOME", str(home))
@@ -367,7 +367,7 @@ def test_a_seated_player_knocking_at_the_lobby_again_is_told_how_to_get_back():
 
 
 def test_play_mentions_an_unfinished_table(tmp_path, monkeypatch, capsys):
-    import p2pcards.cli as cli
+    import p2pcards.cli.play as cli  # where `play` looks _is_terminal up
     import p2pcards.tui.app as app
 
     home = tmp_path / "home"

@@ -32,7 +32,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.core import PLAY, Decision, GameRegistry, GameSpec, SeatView
-from p2pcards.core.players import Player, make_player
+from p2pcards.core.players import TABLE_LEVEL, Player, bot_budget, make_player
+from p2pcards.history.db import Recorder
 from p2pcards.identity import Identity
 from p2pcards.net import LocalSeat, NetError, ResumeError, log_path, make_table, memory_mesh, single_error
 from p2pcards.net.node import table_dir
@@ -155,6 +156,13 @@ class PacedBot:
         return self.inner.choose(view, decision)
 
 
+def think_budget(speed: float) -> int:
+    """How long (ms) a computer player that searches may think per decision at the screen:
+    the table's pace, ``speed`` seconds between plays, kept within 100 ms and 1 s -- its
+    thinking is the pause (:class:`PacedBot`), so the table never waits longer for it."""
+    return int(min(1000.0, max(100.0, speed * 1000.0)))
+
+
 def _derive(seed: int, *parts: object) -> bytes:
     return hashlib.sha256("/".join(["p2pcards-play", str(seed), *map(str, parts)]).encode()).digest()
 
@@ -187,6 +195,8 @@ class ScreenTable:
         self.outcome = "running"
         self._token: trio.lowlevel.TrioToken | None = None
         self._scope: trio.CancelScope | None = None
+        #: records the person's seat's deals and the table's end in the history database
+        self.history = Recorder()
 
     def refused(self, seat: int, blame: int | None) -> None:
         """The replica of ``seat`` refused a message (blaming ``blame``): the person's replica
@@ -234,6 +244,8 @@ class ScreenTable:
         elif event["type"] == "final":
             self.outcome = "over"
             self.model.table_over(event)
+        # the table's files are kept (a data directory): the match goes into the history too
+        self.history.record(getattr(self, "data_dir", None), getattr(self, "table_id", None), seat, event)
 
 
 class LocalTable(ScreenTable):
@@ -257,7 +269,7 @@ class LocalTable(ScreenTable):
         *,
         me: Identity,
         text: Text,
-        bots: str = "heuristic",
+        bots: str = TABLE_LEVEL,
         seed: int | None = None,
         deals: int | None = None,
         speed: float = 0.8,
@@ -286,7 +298,8 @@ class LocalTable(ScreenTable):
                                      nonce=_derive(seed, "nonce", bump)[:16])
         ScreenTable.__init__(self)
         seats = [LocalSeat(me, self.person, secrets[0])]
-        seats += [LocalSeat(bot_ids[s - 1], self._pace(make_player(bots, spec, rngs[s])), secrets[s])
+        budget = bot_budget(seed, think_budget(speed))
+        seats += [LocalSeat(bot_ids[s - 1], self._pace(make_player(bots, spec, rngs[s], **budget)), secrets[s])
                   for s in range(1, n)]
         self._setup(spec, genesis, seats, me=me, text=text, speed=speed, data_dir=data_dir)
         if data_dir is not None:  # what `p2pcards resume` needs to take the table up again

@@ -1,0 +1,42 @@
+"""The ``p2pcards`` command.
+
+Every sub-command has ``--help``.  ``--json`` output is a stable contract for other
+tools: its shape is documented in each command's ``--help`` and changes only by adding
+keys.
+
+Modules, one per seam: :mod:`~p2pcards.cli.help` (the help texts), :mod:`~p2pcards.cli.parser`
+(the command line), :mod:`~p2pcards.cli.common` (what the commands share),
+:mod:`~p2pcards.cli.printer` (how records read for people), and the commands by area:
+:mod:`~p2pcards.cli.offline` (games, arena, duel, engine, bench), :mod:`~p2pcards.cli.play`
+(play and the start screen), :mod:`~p2pcards.cli.network` (host, join, tables),
+:mod:`~p2pcards.cli.resume` and :mod:`~p2pcards.cli.audit`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from p2pcards.cli.common import CliError
+from p2pcards.cli.common import _left_note as _left_note
+from p2pcards.cli.parser import build_parser
+from p2pcards.cli.play import cmd_start
+
+__all__ = ["main", "build_parser", "CliError"]
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:
+        args.func = cmd_start
+    try:
+        return int(args.func(args, out or sys.stdout))
+    except CliError as exc:
+        parser.exit(2, f"p2pcards: error: {exc}\n")
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,121 @@
+"""What the commands of ``p2pcards`` share: the user error, the games and options given on
+the command line, the user's identity, the checks of common flags, and running a trio main."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from p2pcards.core import GameRegistry, GameSpec, OptionError, load_games
+
+
+class CliError(Exception):
+    """A user error: printed as ``p2pcards: error: ...`` with exit status 2."""
+
+
+def _parse_options(spec: GameSpec, pairs: Sequence[str]) -> dict[str, Any]:
+    raw: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise CliError(f"-o expects KEY=VALUE, got {pair!r}")
+        raw[key.strip()] = value.strip()
+    try:
+        return spec.resolve_options(raw)
+    except OptionError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _game(registry: GameRegistry, name: str) -> GameSpec:
+    try:
+        return registry.get(name)
+    except KeyError as exc:
+        raise CliError(exc.args[0]) from None
+
+
+def _load() -> GameRegistry:
+    registry = load_games()
+    for problem in registry.problems:
+        print(f"p2pcards: warning: plugin {problem.plugin} skipped: {problem.error}", file=sys.stderr)
+    return registry
+
+
+def _count(n: int, what: str) -> str:
+    """"1 message", "2 messages"."""
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
+
+
+def _and(items: Sequence[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    if len(items) < 2:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _is_terminal(out: TextIO) -> bool:
+    """Whether the full-screen table can run: standard input and output are a terminal."""
+    return out is sys.stdout and sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _left_note(status: int, lang: str = "en") -> int:
+    """After a table screen: if the person left a table unfinished, say how to take it up
+    (in the table's language).
+
+    ``status`` is the screen's exit status (p2pcards.tui.app.exit_status): 0 both when the
+    table is over and when the person left it on purpose; its ``left`` tells them apart.
+    """
+    if getattr(status, "left", False):
+        from p2pcards.tui.i18n import Text
+
+        print(Text(lang)("left_note"), file=sys.stderr)
+    return status
+
+
+def _setup_logging(verbose: bool) -> None:
+    import logging
+
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING,
+        format="p2pcards: %(levelname)s: %(message)s",
+        stream=sys.stderr,
+    )
+
+
+def _run_net(main: Any) -> int:
+    """Run a trio main; a NetError is printed as one line and gives exit status 1."""
+    import trio
+
+    from p2pcards.net import ListenError, NetError, single_error
+
+    try:
+        with single_error():
+            trio.run(main)
+    except ListenError as exc:
+        raise CliError(str(exc)) from None
+    except NetError as exc:
+        print(f"p2pcards: error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _identity() -> Any:
+    from p2pcards.identity import IdentityError, data_dir, load_or_create
+
+    try:
+        return load_or_create(data_dir())
+    except (IdentityError, OSError) as exc:
+        raise CliError(f"cannot load this user's identity: {exc}") from None
+
+
+def _check_timeout(value: float, flag: str) -> None:
+    if not 0 < value <= 3600:
+        raise CliError(f"{flag} must be more than 0 and at most 3600 seconds")
+
+
+def _check_linger(args: argparse.Namespace) -> float:
+    linger: float = args.linger
+    if not 0 <= linger <= 3600:
+        raise CliError("--linger must be between 0 and 3600 seconds")
+    return linger

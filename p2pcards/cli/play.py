@@ -1,0 +1,126 @@
+"""``p2pcards play`` (a person against computer players, or at a LAN table) and ``p2pcards``
+alone (the start screen)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, TextIO
+
+from p2pcards.cli.common import (
+    CliError,
+    _check_timeout,
+    _game,
+    _identity,
+    _is_terminal,
+    _left_note,
+    _load,
+    _parse_options,
+)
+from p2pcards.cli.network import _announcement, _join_target, _returning, _warn_unfinished
+from p2pcards.cli.resume import _resume_on_screen
+from p2pcards.core import GameRegistry, GameSpec
+from p2pcards.core.players import PLAYER_LEVELS
+
+
+def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
+    registry = _load()
+    spec = _game(registry, args.game)
+    options = _parse_options(spec, args.option)
+    if args.bots not in PLAYER_LEVELS:
+        raise CliError(f"unknown bot level {args.bots!r} (choose from {', '.join(PLAYER_LEVELS)})")
+    if args.deals is not None and args.deals < 1:
+        raise CliError("--deals must be at least 1")
+    if not 0 <= args.speed <= 10:
+        raise CliError("--speed must be between 0 and 10 seconds")
+    if args.host or args.join is not None:
+        return _play_lan(args, out, registry, spec, options)
+    if args.text or not _is_terminal(out):
+        from p2pcards.textplay import play_text
+        from p2pcards.tui.i18n import default_lang
+
+        _identity()  # the data directory is checked as for the full-screen table: same refusal, same status
+        return play_text(spec, options, args.bots, args.seed, args.deals, sys.stdin, out,
+                         lang=args.lang or args.start_lang or default_lang())
+    from p2pcards.identity import data_dir
+    from p2pcards.tui.app import play_local
+    from p2pcards.tui.i18n import default_lang
+
+    me = _identity()
+    _warn_unfinished(data_dir(), me)  # stays on the terminal under the screen, seen again once it closes
+    lang = args.lang or args.start_lang or default_lang()
+    return _left_note(play_local(spec, options, me=me, lang=lang, bots=args.bots,
+                                 seed=args.seed, deals=args.deals, speed=args.speed, data_dir=data_dir()), lang)
+
+
+def _play_lan(args: argparse.Namespace, out: TextIO, registry: GameRegistry, spec: GameSpec,
+              options: dict[str, Any]) -> int:
+    """``play --host`` / ``play --join``: the person at a LAN table on the full screen."""
+    from p2pcards.identity import data_dir
+    from p2pcards.net import parse_seat_spec
+    from p2pcards.tui.i18n import default_lang
+    from p2pcards.tui.lan import HostPlan, JoinPlan, hosting_announcer, play_lan
+
+    if args.host and args.join is not None:
+        raise CliError("--host and --join: choose one")
+    if not 0 <= args.port <= 65535:
+        raise CliError("--port must be between 0 and 65535")
+    seats: list[Any] = []
+    by_name = False
+    if args.host:
+        try:
+            seats = parse_seat_spec(args.seats, spec.seats, person=True)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+        if not any(s.kind == "me" for s in seats):
+            raise CliError("--seats must name one 'me' seat: yours")
+        _check_timeout(args.timeout, "--timeout")
+    else:
+        args.address = args.join
+        by_name = ":" not in args.join
+        host, port = _join_target(args, by_name)
+    if args.text or not _is_terminal(out):
+        raise CliError("a LAN table is played on the full-screen table: run it in a terminal, without --text "
+                       "(a headless computer player joins with `p2pcards join`)")
+    me = _identity()
+    lang = args.lang or args.start_lang or default_lang()
+    if not args.host and (found := _returning(data_dir(), me, args.join, (host, port), by_name)):
+        print(f"p2pcards: you have an unfinished table joined at {args.join}: taking your seat again "
+              f"({found.describe()})", file=sys.stderr)
+        return _resume_on_screen(found, me, registry, data_dir(), lang)
+    if args.host:
+        announce = None
+        if not args.no_announce:
+            _announcement(args, spec, options, seats, me)  # checks --table-name and --mdns-ttl
+            announce = hosting_announcer(spec, options, seats, me, args, args.deals)
+        host_plan = HostPlan(spec, options, seats, port=args.port, bind=args.bind, deals=args.deals,
+                             timeout=args.timeout, announce=announce)
+        return _left_note(play_lan(registry, host_plan, me=me, lang=lang, data_dir=data_dir(), speed=args.speed), lang)
+    join_plan = JoinPlan(host, port, expect_host=args.host_fingerprint, name=args.join if by_name else "")
+    if by_name:
+        from p2pcards.discovery import DiscoveryError
+        from p2pcards.discovery.commands import locate
+        from p2pcards.net import PROTO, ConnectError
+
+        async def find() -> tuple[str, int, str]:
+            try:
+                return await locate(args, registry.games, PROTO, lambda obj, text: None)
+            except DiscoveryError as exc:
+                raise ConnectError(str(exc)) from None
+
+        join_plan.locate = find
+    return _left_note(play_lan(registry, join_plan, me=me, lang=lang, data_dir=data_dir(), speed=args.speed), lang)
+
+
+def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
+    """``p2pcards`` alone: the start screen on a terminal, else the help."""
+    if not _is_terminal(out):
+        from p2pcards.cli.parser import build_parser  # here: the parser imports every command, this one too
+
+        build_parser().print_help(out)
+        return 0
+    from p2pcards.identity import data_dir
+    from p2pcards.tui.i18n import default_lang
+    from p2pcards.tui.start import run_start_screen
+
+    return run_start_screen(_load(), me=_identity(), lang=args.start_lang or default_lang(), data_dir=data_dir())

@@ -1,0 +1,124 @@
+"""``p2pcards resume``: taking up again the seats of a table this process was playing, with
+a terminal on the full-screen table; ``resume --list``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from p2pcards.cli.common import (
+    CliError,
+    _check_linger,
+    _identity,
+    _is_terminal,
+    _left_note,
+    _load,
+    _run_net,
+    _setup_logging,
+)
+from p2pcards.cli.printer import _TablePrinter
+from p2pcards.core import GameRegistry
+
+
+def _resume(found: Any, me: Any, registry: GameRegistry, printer: _TablePrinter, linger: float,
+            abandon: bool = False) -> int:
+    from p2pcards.net import resume_table
+    from p2pcards.net.store import PERSON
+
+    if any(p.level == PERSON for p in found.manifest.peers) and not printer.json and _is_terminal(printer.out) \
+            and not abandon:
+        return _resume_on_screen(found, me, registry, printer.data)
+
+    async def main() -> None:
+        await resume_table(found.path, me=me, registry=registry, data_dir=printer.data, on_resumed=printer.resumed,
+                           on_table=printer.on_table, on_event=printer.on_event, linger=linger, abandon=abandon)
+
+    return _run_net(main)
+
+
+def _resume_on_screen(found: Any, me: Any, registry: GameRegistry, data: Any, lang: str | None = None) -> int:
+    """A table with the person's seat, resumed on the full-screen table."""
+    from p2pcards.net import ResumeError
+    from p2pcards.tui.app import run_local_table
+    from p2pcards.tui.i18n import Text, default_lang
+    from p2pcards.tui.lan import ResumePlan, play_lan
+    from p2pcards.tui.runtime import LocalTable
+
+    lang = lang or default_lang()
+    if found.manifest.role == "local":
+        try:
+            table = LocalTable.resume(found.path, registry, me=me, text=Text(lang))
+        except ResumeError as exc:
+            print(f"p2pcards: error: {exc}", file=sys.stderr)
+            return 1
+        return _left_note(run_local_table(table), lang)
+    return _left_note(play_lan(registry, ResumePlan(found.path), me=me, lang=lang, data_dir=data), lang)
+
+
+_STATES = {"unfinished": "unfinished: `p2pcards resume {prefix}` takes its seats again",
+           "finished": "ended: played to its end", "voted-out": "ended: this seat was voted out (it watched the rest)",
+           "abandoned": "ended: abandoned", "unknown": "ended: the table went on without this seat; result unknown"}
+
+
+def cmd_resume_list(args: argparse.Namespace, out: TextIO) -> int:
+    """``resume --list``: every table this identity played here, unfinished or ended."""
+    from p2pcards.identity import data_dir
+    from p2pcards.net import unfinished_tables
+
+    me = _identity()
+    found = unfinished_tables(data_dir(), me, prefix=args.table, ended=True)
+    for f in found:
+        m = f.manifest
+        obj = {"type": "saved", "table": m.table_hex, "game": m.game, "role": m.role, "seats": list(m.seats),
+               "state": f.state, "path": str(f.path.parent)}
+        text = f"{f.describe()}: {_STATES[f.state].format(prefix=m.table_hex[:8])}"
+        print(json.dumps(obj) if args.json else text, file=out)
+    if not args.json:
+        note = _older_note()
+        if not found:
+            print(f"no table of this identity in {data_dir()}{note}", file=out)
+        elif note:
+            print(note.strip(" ()").capitalize(), file=out)
+    return 0
+
+
+def _older_note() -> str:
+    """A sentence about tables saved by an older p2pcards, which cannot be resumed ('' if none)."""
+    from p2pcards.identity import data_dir
+    from p2pcards.net.store import older_manifests
+
+    older = older_manifests(data_dir())
+    if not older:
+        return ""
+    return (f" ({len(older)} table(s) there were saved by an older p2pcards, whose table protocol this version "
+            "no longer speaks: they cannot be resumed; their files are left as they are)")
+
+
+def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
+    from p2pcards.identity import data_dir
+    from p2pcards.net import unfinished_tables
+
+    prefix = args.table
+    if prefix is not None and (not prefix or any(c not in "0123456789abcdefABCDEF" for c in prefix)):
+        raise CliError(f"TABLE is a prefix of a table id (hexadecimal), got {prefix!r}")
+    if args.list:
+        return cmd_resume_list(args, out)
+    linger = _check_linger(args)
+    registry = _load()
+    _setup_logging(args.verbose)
+    me = _identity()
+    printer = _TablePrinter(out, args.json)
+    printer.data, printer.registry = data_dir(), registry
+    found = unfinished_tables(printer.data, me, prefix=prefix)
+    if not found:
+        which = f" whose id starts with {prefix}" if prefix else ""
+        print(f"p2pcards: error: this identity has no unfinished table{which} in {printer.data}{_older_note()}",
+              file=sys.stderr)
+        return 1
+    if len(found) > 1:
+        names = "; ".join(f.describe() for f in found)
+        raise CliError(f"several unfinished tables (`p2pcards resume --list` lists them); name one by a prefix of "
+                       f"its id: {names}")
+    return _resume(found[0], me, registry, printer, linger, args.abandon)

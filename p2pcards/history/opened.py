@@ -1,0 +1,137 @@
+"""A transcript read from disk and followed to its end, with every deal the audit opened.
+
+:func:`read_transcript` reads a log file (``DATA/tables/<id>/seatN.log``) and tells a torn
+last frame (a process killed while it wrote) from damage (frames that stop following one
+another before the end).  :func:`open_transcript` follows the messages with an observer
+replica, as ``p2pcards audit`` does, and keeps for each closed deal the table's ``deal``
+event and, when the audit opened the cards, the deal in the arena's record format
+(:func:`p2pcards.core.arena.deal_record`): hands at the start, events, tricks, result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from p2pcards.core import DealState, GameRegistry, GameSpec
+from p2pcards.core.arena import deal_record
+from p2pcards.history import HistoryError
+from p2pcards.table.table import Rejected, SetupError, Table
+from p2pcards.table.transcript import VERSION, Genesis, TranscriptError, VersionError, parse_message
+from p2pcards.table.wire import FrameDecoder, FrameError, unpack
+
+__all__ = ["Opened", "open_transcript", "read_transcript"]
+
+
+def read_transcript(path: Path) -> tuple[list[bytes], int]:
+    """The messages of the log at ``path`` and the number of bytes of a torn last frame
+    after them (0: none).  Raises :class:`HistoryError` for a file that cannot be read, is
+    not a transcript, or is damaged before its end."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise HistoryError(f"cannot read {path}: {exc.strerror or exc}") from None
+    decoder = FrameDecoder()
+    try:
+        messages = decoder.feed(data)
+    except FrameError as exc:
+        at = len(data) - decoder.pending
+        whole = len(FrameDecoder().feed(data[:at])) if at else 0
+        if whole:
+            raise HistoryError(f"{path} is damaged after its first {whole} message(s), at byte {at}: {exc}") from None
+        raise HistoryError(f"{path} is not a p2pcards transcript log: {exc}") from None
+    if not messages:
+        what = "the file is empty" if not data else f"its {len(data)} bytes do not make a whole message"
+        raise HistoryError(f"{path} is not a p2pcards transcript log: {what}")
+    try:
+        first = unpack(messages[0])
+    except FrameError as exc:
+        raise HistoryError(f"{path} is not a p2pcards transcript log: {exc}") from None
+    if isinstance(first, dict) and first.get("kind") == "genesis" and first.get("v") != VERSION:
+        raise HistoryError(f"{path} was written with protocol version {first.get('v')!r} of p2pcards; this "
+                           f"version speaks protocol {VERSION} and cannot read it")
+    try:
+        env = parse_message(messages[0], None)
+    except (TranscriptError, FrameError, ValueError, TypeError, KeyError) as exc:
+        raise HistoryError(f"{path} is not a p2pcards transcript log: its first message is not a table's "
+                           f"genesis ({exc})") from None
+    if env.kind != "genesis":
+        raise HistoryError(f"{path} is not a p2pcards transcript log: its first message is not a table's genesis")
+    return messages, decoder.pending
+
+
+@dataclass
+class Opened:
+    """Where a transcript leads (:func:`open_transcript`)."""
+
+    genesis: Genesis
+    spec: GameSpec
+    #: the table's ``deal`` events, one per closed deal, as a live replica emits them
+    events: list[dict[str, Any]] = field(default_factory=list)
+    #: the table's ``final`` event, once the transcript reaches the table's end
+    final: dict[str, Any] | None = None
+    #: per deal number, the deal in the arena's record format, for the deals the audit opened
+    records: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: the first message the observer refuses: ``{seq, seat or None, reason}`` (None: none)
+    error: dict[str, Any] | None = None
+    #: messages followed (the genesis included)
+    count: int = 0
+
+    @property
+    def table_id(self) -> bytes:
+        return self.genesis.table_id
+
+
+class _Opener(Table):
+    """An observer replica that also tells, for each deal the audit replayed, the whole
+    deal (an ``opened`` event carrying its arena record) right after the ``deal`` event."""
+
+    def _finish_deal(self, replay: DealState | None, verdict: dict[str, Any]) -> None:
+        number = self.deal_no
+        super()._finish_deal(replay, verdict)
+        if replay is not None and self.match is not None:
+            record = deal_record(self.spec, 0, number, replay, self.match)
+            self._emit({"type": "opened", "deal": number, "record": record})
+
+
+def open_transcript(messages: Sequence[bytes], registry: GameRegistry) -> Opened:
+    """Follow ``messages`` (a genesis first) with an observer replica to their end or to
+    the first message it refuses (``error``).  Raises :class:`HistoryError` when the
+    genesis is bad or names a game that is not installed here."""
+    try:
+        genesis = Genesis.from_body(parse_message(messages[0], None).body)
+    except VersionError as exc:
+        raise HistoryError(f"the transcript is of another protocol version: {exc}") from None
+    except (TranscriptError, FrameError, IndexError) as exc:
+        raise HistoryError(f"the transcript does not start with a table's genesis: {exc}") from None
+    try:
+        spec = registry.get(genesis.game)
+    except KeyError as exc:
+        raise HistoryError(f"cannot read this table here: {exc.args[0]}") from None
+    out = Opened(genesis, spec)
+
+    def on_event(event: dict[str, Any]) -> None:
+        if event["type"] == "deal":
+            out.events.append(event)
+        elif event["type"] == "final":
+            out.final = event
+        elif event["type"] == "opened":
+            out.records[event["deal"]] = event["record"]
+
+    try:
+        table = _Opener(messages[0], spec, None, on_event=on_event)
+    except SetupError as exc:
+        raise HistoryError(f"cannot read this table here: {exc}") from None
+    for seq in range(1, len(messages)):
+        try:
+            table.receive(messages[seq])
+        except Rejected as exc:
+            out.error = {"seq": seq, "seat": exc.blame, "reason": exc.reason}
+            break
+        if table.seq != seq + 1:
+            out.error = {"seq": seq, "seat": None, "reason": "not the next message of the chain"}
+            break
+    out.count = table.seq
+    return out

@@ -1,0 +1,291 @@
+"""``p2pcards history`` and ``p2pcards stats``: the matches of the history database, and what
+they say about each player, each Sueca partnership and each computer player's level."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from p2pcards.core import GameRegistry, load_games
+from p2pcards.history import HistoryError
+from p2pcards.history.charts import form_line, points_chart
+from p2pcards.history.db import History, db_path, rebuild
+
+__all__ = ["FORM_MATCHES", "HISTORY_EPILOG", "STATS_EPILOG", "compute_stats", "run_history", "run_stats"]
+
+#: How many of the last matches a form line shows.
+FORM_MATCHES = 10
+
+HISTORY_EPILOG = """\
+Lists every match this data directory's peers played (against the computer or on the LAN;
+finished, abandoned, voided or unfinished), oldest first, from the history database
+DATA/history.sqlite.  The database is written as the tables are played; --rebuild makes it
+again from the transcripts under DATA/tables (every log followed and audited as `p2pcards
+audit` does), e.g. after a crash, a copy of someone's tables, or an update of p2pcards.
+
+--game keeps the matches of one game; --player those where a seat's name is NAME (any
+case) or its fingerprint starts with NAME.  "ended" is finished (the match or its planned
+deals ran out), abandoned (a seat left a table of two), voided (it ended with no deal
+scored) or unfinished (no end known: still playing, left, or stopped by a crash).
+
+JSON output (--json): one object
+  {"matches": [{"table": HEX, "game": NAME, "options": {...}, "started": UNIX-SECONDS,
+     "deals_planned": N or null, "ended": "finished"|"abandoned"|"voided"|"unfinished",
+     "winner": SIDE or null, "totals": [...], "transcript_hash": HEX or null,
+     "seats": [{"seat": SEAT, "side": SIDE, "name": TEXT, "fingerprint": TEXT,
+                "kind": "person"|"bot", "level": LEVEL or null}],
+     "deals": [{"deal": N, "dealer": SEAT, "trump": SUIT-LETTER or null, "result": RESULT or null,
+                "verdict": "clean"|"renuncia"|"fault"|"vote-out"|"void", "verdict_seat": SEAT or null,
+                "verdict_kind": TEXT or null, "verdict_reason": TEXT or null,
+                "winner": SIDE or null, "capote": SIDE or null, "renuncia": SEAT or null,
+                "points": [the game's measure per side, or null], "totals": [...]}]}, ...],
+   "rebuilt": null or {"tables": N, "deals": N, "skipped": [{"table": HEX, "reason": TEXT}]}}
+RESULT is a deal's result as `p2pcards arena --help` describes it.  A side is a team (Sueca:
+team 0 is seats 0 and 2) or else a seat.
+"""
+
+STATS_EPILOG = f"""\
+What the history database (DATA/history.sqlite; see `p2pcards history --help`) says about
+the people who played here, by fingerprint and shown by their latest name, per game:
+matches played and won, deals won of those scored, the average of the game's measure per
+deal (card points in Sueca and Bisca, penalty points in Copas, what a deal adds in Sobe e
+Desce: lower is better in those two), capotes (a side took every trick), renúncias and
+other cheating verdicts of the audit, and a form line over the last {FORM_MATCHES} matches
+(█ won, ▁ lost, · neither, oldest first).  Then who wins with whom in games of teams (the
+computer's seats by level), the computer players' record by level (each seat it ran counts
+once), and a chart of the points of each deal of the last match.
+
+JSON output (--json): one object
+  {{"players": [{{"fingerprint": TEXT, "name": TEXT,
+                 "games": {{GAME: {{"matches": N, "won": N, "deals": N, "deals_won": N,
+                                 "average_points": X or null, "capotes": N, "renuncias": N,
+                                 "cheating": N, "form": ["W"|"L"|"-", ...: oldest first]}}}}}}],
+   "partnerships": [{{"game": GAME, "players": [ID, ID], "names": [TEXT, TEXT], "matches": N,
+                     "won": N}}],
+   "bots": [{{"game": GAME, "level": LEVEL, "matches": N, "won": N, "deals": N, "deals_won": N,
+             "average_points": X or null}}],
+   "last_match": null or {{"table": HEX, "game": GAME, "sides": [[SEAT, ...] per side],
+                          "names": [TEXT per side], "points": [[X or null per side] per deal]}}}}
+ID is a person's fingerprint, or "bot:LEVEL" for the computer.
+"""
+
+
+def _open(data_dir: Path) -> History:
+    return History(db_path(data_dir))
+
+
+def _norm(text: str) -> str:
+    return text.replace("-", "").replace(" ", "").casefold()
+
+
+def _plays(match: dict[str, Any], who: str) -> bool:
+    key = _norm(who)
+    return any(s["name"].casefold() == who.casefold() or (key and _norm(s["fingerprint"]).startswith(key))
+               for s in match["seats"])
+
+
+def _public(match: dict[str, Any]) -> dict[str, Any]:
+    """A match as ``history --json`` prints it (stable keys)."""
+    return {
+        "table": match["table_id"], "game": match["game"], "options": match["options"], "started": match["started"],
+        "deals_planned": match["deals_planned"], "ended": match["ended"], "winner": match["winner"],
+        "totals": match["totals"], "transcript_hash": match["transcript_hash"], "seats": match["seats"],
+        "deals": [{k: d[k] for k in ("deal", "dealer", "trump", "result", "verdict", "verdict_seat", "verdict_kind",
+                                     "verdict_reason", "winner", "capote", "renuncia", "points", "totals")}
+                  for d in match["deal_list"]],
+    }
+
+
+def side_names(match: dict[str, Any]) -> list[str]:
+    """Each side of a match for people: its seats' names ("Zé and Rui")."""
+    sides: dict[int, list[str]] = {}
+    for s in match["seats"]:
+        sides.setdefault(s["side"], []).append(s["name"])
+    return [" and ".join(sides[k]) for k in sorted(sides)]
+
+
+def run_history(data_dir: Path, game: str | None, player: str | None, json_out: bool, rebuild_first: bool,
+                out: TextIO, registry: GameRegistry | None = None) -> int:
+    """List the matches of ``data_dir``'s history (``HISTORY_EPILOG``), after rebuilding it
+    from the transcripts when ``rebuild_first``.  Returns 0; raises
+    :class:`~p2pcards.history.HistoryError` for an unknown game or an unusable database."""
+    rebuilt = None
+    if game is not None or rebuild_first:
+        registry = registry if registry is not None else load_games()
+        if game is not None and game not in registry.games:
+            raise HistoryError(f"unknown game {game!r} (installed: {', '.join(sorted(registry.games)) or 'none'})")
+    if player is not None and not player.strip():
+        raise HistoryError("--player needs a name or the start of a fingerprint")
+    if rebuild_first:
+        rebuilt = rebuild(data_dir, registry)
+    with _open(data_dir) as history:
+        matches = history.matches()
+    matches = [m for m in matches if (game is None or m["game"] == game) and (player is None or _plays(m, player))]
+    if json_out:
+        print(json.dumps({"matches": [_public(m) for m in matches], "rebuilt": rebuilt}), file=out)
+        return 0
+    if rebuilt is not None:
+        print(f"rebuilt from the transcripts: {rebuilt['tables']} table(s), {rebuilt['deals']} deal(s)", file=out)
+        for skip in rebuilt["skipped"]:
+            print(f"  table {skip['table'][:16]} left out: {skip['reason']}", file=out)
+    if not matches:
+        print("no matches recorded" + (" that fit" if game or player else ""), file=out)
+        return 0
+    for m in matches:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(m["started"]))
+        names = side_names(m)
+        if m["winner"] is not None and m["winner"] < len(names):
+            outcome = f"won by {names[m['winner']]}"
+        else:
+            outcome = "no winner"
+        seats = ", ".join(f"{s['seat'] + 1} {s['name']}" + (f" ({s['level']})" if s["kind"] == "bot" else "")
+                          for s in m["seats"])
+        totals = ":".join(str(t) for t in m["totals"])
+        print(f"{when}  {m['game']:<12} {m['table_id'][:8]}  {m['ended']:<10} {outcome}, {totals}, "
+              f"{m['deals']} deal(s); seats {seats}", file=out)
+    return 0
+
+
+# ---------------------------------------------------------------------- statistics
+def _blank() -> dict[str, Any]:
+    return {"matches": 0, "won": 0, "deals": 0, "deals_won": 0, "_points": [], "capotes": 0, "renuncias": 0,
+            "cheating": 0, "_form": []}
+
+
+def _tally(entry: dict[str, Any], match: dict[str, Any], seat: dict[str, Any]) -> None:
+    side = seat["side"]
+    entry["matches"] += 1
+    won = match["winner"] is not None and match["winner"] == side
+    entry["won"] += int(won)
+    entry["_form"].append("W" if won else "L" if match["winner"] is not None else "-")
+    for d in match["deal_list"]:
+        if d["verdict_seat"] == seat["seat"]:
+            entry["renuncias"] += int(d["verdict"] == "renuncia")
+            entry["cheating"] += int(d["verdict"] == "fault")
+        if d["result"] is None:
+            continue
+        entry["deals"] += 1
+        entry["deals_won"] += int(d["winner"] == side)
+        entry["capotes"] += int(d["capote"] == side)
+        if side < len(d["points"]) and d["points"][side] is not None:
+            entry["_points"].append(d["points"][side])
+
+
+def _finish(entry: dict[str, Any]) -> dict[str, Any]:
+    points = entry.pop("_points")
+    form = entry.pop("_form")
+    entry["average_points"] = round(sum(points) / len(points), 2) if points else None
+    entry["form"] = form[-FORM_MATCHES:]
+    return entry
+
+
+def compute_stats(matches: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The statistics of ``matches`` (as :meth:`History.matches` gives them, oldest first):
+    the object ``stats --json`` prints (``STATS_EPILOG``)."""
+    players: dict[str, dict[str, Any]] = {}
+    pairs: dict[tuple[str, str, str], dict[str, Any]] = {}
+    bots: dict[tuple[str, str], dict[str, Any]] = {}
+    for m in matches:
+        for seat in m["seats"]:
+            if seat["kind"] == "person":
+                p = players.setdefault(seat["fingerprint"], {"fingerprint": seat["fingerprint"], "games": {}})
+                p["name"] = seat["name"]  # the latest name: matches come oldest first
+                _tally(p["games"].setdefault(m["game"], _blank()), m, seat)
+            else:
+                b = bots.setdefault((m["game"], seat["level"] or "?"), _blank())
+                _tally(b, m, seat)
+        teams: dict[int, list[dict[str, Any]]] = {}
+        for seat in m["seats"]:
+            teams.setdefault(seat["side"], []).append(seat)
+        for side, members in teams.items():
+            if len(members) != 2:
+                continue
+            ids = sorted((s["fingerprint"], s["name"]) if s["kind"] == "person"
+                         else (f"bot:{s['level']}", f"the computer ({s['level']})") for s in members)
+            key = (m["game"], ids[0][0], ids[1][0])
+            pair = pairs.setdefault(key, {"game": m["game"], "players": [ids[0][0], ids[1][0]], "matches": 0,
+                                          "won": 0})
+            pair["names"] = [ids[0][1], ids[1][1]]
+            pair["matches"] += 1
+            pair["won"] += int(m["winner"] == side)
+    out_players = []
+    for p in sorted(players.values(), key=lambda p: (p["name"].casefold(), p["fingerprint"])):
+        out_players.append({"fingerprint": p["fingerprint"], "name": p["name"],
+                            "games": {g: _finish(e) for g, e in sorted(p["games"].items())}})
+    out_bots = []
+    for (game, level), entry in sorted(bots.items()):
+        finished = _finish(entry)
+        out_bots.append({"game": game, "level": level, **{k: finished[k] for k in (
+            "matches", "won", "deals", "deals_won", "average_points")}})
+    out_pairs = [{k: v[k] for k in ("game", "players", "names", "matches", "won")}
+                 for _, v in sorted(pairs.items())]
+    last = next((m for m in reversed(matches) if m["deal_list"]), None)
+    last_match = None
+    if last is not None:
+        sides: dict[int, list[int]] = {}
+        for seat in last["seats"]:
+            sides.setdefault(seat["side"], []).append(seat["seat"])
+        last_match = {"table": last["table_id"], "game": last["game"], "sides": [sides[k] for k in sorted(sides)],
+                      "names": side_names(last), "points": [d["points"] for d in last["deal_list"]]}
+    return {"players": out_players, "partnerships": out_pairs, "bots": out_bots, "last_match": last_match}
+
+
+def run_stats(data_dir: Path, json_out: bool, out: TextIO, registry: GameRegistry | None = None) -> int:
+    """Print the statistics of ``data_dir``'s history (``STATS_EPILOG``).  Returns 0;
+    raises :class:`~p2pcards.history.HistoryError` for an unusable database."""
+    with _open(data_dir) as history:
+        stats = compute_stats(history.matches())
+    if json_out:
+        print(json.dumps(stats), file=out)
+        return 0
+    for line in describe_stats(stats, registry if registry is not None else load_games()):
+        print(line, file=out)
+    return 0
+
+
+def describe_stats(stats: dict[str, Any], registry: GameRegistry) -> list[str]:
+    """``stats`` (:func:`compute_stats`) for people, with a form line per player and game
+    and a chart of the last match."""
+
+    def measure(game: str) -> tuple[str, bool]:
+        spec = registry.games.get(game)
+        if spec is None or not spec.match_class.value_label:
+            return "points", False
+        return spec.match_class.value_label, spec.match_class.lower_is_better
+
+    if not stats["players"] and not stats["bots"]:
+        return ["no matches recorded yet: play a table, or run `p2pcards history --rebuild`"]
+    lines: list[str] = []
+    for p in stats["players"]:
+        lines.append(f"{p['name']} ({p['fingerprint']})")
+        for game, e in p["games"].items():
+            label, lower = measure(game)
+            avg = f"{e['average_points']:g} {label} a deal{' (lower is better)' if lower else ''}" \
+                if e["average_points"] is not None else f"no {label} yet"
+            lines.append(f"  {game}: {e['matches']} match(es), {e['won']} won; {e['deals_won']} of {e['deals']} "
+                         f"deals won; {avg}; {e['capotes']} capote(s), {e['renuncias']} renúncia(s), "
+                         f"{e['cheating']} cheating verdict(s)")
+            lines.append(f"    form {form_line(e['form'])}  (last {len(e['form'])}, oldest first: █ won, ▁ lost)")
+    if stats["partnerships"]:
+        lines.append("partners:")
+        for pair in stats["partnerships"]:
+            lines.append(f"  {pair['game']}: {pair['names'][0]} with {pair['names'][1]}: {pair['won']} of "
+                         f"{pair['matches']} match(es) won")
+    if stats["bots"]:
+        lines.append("computer players, by level:")
+        for b in stats["bots"]:
+            label, _ = measure(b["game"])
+            avg = f"; {b['average_points']:g} {label} a deal" if b["average_points"] is not None else ""
+            lines.append(f"  {b['game']} {b['level']}: {b['won']} of {b['matches']} match(es) won; "
+                         f"{b['deals_won']} of {b['deals']} deals won{avg}")
+    last = stats["last_match"]
+    if last is not None:
+        label, lower = measure(last["game"])
+        lines.append(f"last match ({last['game']}, table {last['table'][:8]}): {label} per deal"
+                     + (" (lower is better)" if lower else ""))
+        series = [[d[side] if side < len(d) else None for d in last["points"]] for side in range(len(last["names"]))]
+        lines += ["  " + line for line in points_chart(last["names"], series)]
+    return lines
