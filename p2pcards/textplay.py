@@ -29,9 +29,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
 from p2pcards.core import PLAY, DealState, Decision, End, GameSpec, Line, SeatView, pretty
-from p2pcards.core.players import make_player
+from p2pcards.core.players import bot_budget, make_player
 from p2pcards.tui.i18n import Text
-from p2pcards.tui.model import line_text, summary_text
+from p2pcards.tui.words import line_text, summary_text
 
 __all__ = ["play_text", "Quit"]
 
@@ -40,6 +40,10 @@ _ORDER = {s: i for i, s in enumerate("SHCD")}
 ME = 0
 #: Words that leave the table, in any language.
 _QUIT_WORDS = ("q", "quit", "sair")
+
+
+#: How long (ms) a computer player that searches thinks per decision in line mode.
+TEXT_THINK_MS = 300
 
 
 class Quit(Exception):
@@ -257,7 +261,8 @@ def play_text(
     shuffler = random.Random(f"p2pcards-play/{seed}")
     person = _Person(inp, out, spec, words)
     players: list[Any] = [person] + [
-        make_player(bots, spec, random.Random(f"p2pcards-play/{seed}/{s}")) for s in range(1, spec.seats)
+        make_player(bots, spec, random.Random(f"p2pcards-play/{seed}/{s}"), **bot_budget(seed, TEXT_THINK_MS))
+        for s in range(1, spec.seats)
     ]
     match = spec.new_match(options, shuffler.randrange(spec.seats))
     bots_key = "text_intro_one" if spec.seats == 2 else "text_intro_other"

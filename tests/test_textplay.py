@@ -166,7 +166,7 @@ def full_screen_refusal(home: object, monkeypatch: pytest.MonkeyPatch, capsys: p
         raise AssertionError("the full-screen table started")
 
     monkeypatch.setenv("P2PCARDS_HOME", str(home))
-    monkeypatch.setattr(cli, "_is_terminal", lambda out: True)
+    monkeypatch.setattr("p2pcards.cli.play._is_terminal", lambda out: True)
     monkeypatch.setattr(app, "play_local", no_table)
     capsys.readouterr()
     with pytest.raises(SystemExit) as exc:
@@ -259,3 +259,16 @@ def test_the_last_line_names_the_winners_in_words():
                         for name, v in totals.items() if v == low], last
     code, text = play("sueca", seed=1, deals=1)
     assert text.rstrip("\n").splitlines()[-1] == "The table stops here after 1 deal, before the match's end: no winner."
+
+
+@pytest.mark.parametrize("game", ["sueca", "copas"])
+def test_a_seed_replays_the_same_match_against_the_searching_computer(game, monkeypatch):
+    """The default level searches; with --seed its budget is a number of worlds, not time,
+    so the seed replays the same match even when the machine is slower the second time."""
+    import p2pcards.core.search as search
+
+    first = play(game, seed=9, bots="search")
+    real = search.time.perf_counter
+    monkeypatch.setattr(search.time, "perf_counter", lambda: real() * 3.0)  # a three times slower machine
+    second = play(game, seed=9, bots="search")
+    assert first == second and first[0] == 0 and "is over" in first[1]

@@ -478,7 +478,7 @@ def test_start_screen_plays_a_game_and_comes_back(tmp_path, monkeypatch):
         with create_app_session(input=inp, output=out):
             code = run_start_screen(REGISTRY, me=person(), lang="en", data_dir=tmp_path, input=inp, output=out,
                                     lan=False)
-    assert code == 0 and played == [("bisca", {"hand": 3, "swap2": "off", "target": 4}, "heuristic")]
+    assert code == 0 and played == [("bisca", {"hand": 3, "swap2": "off", "target": 4}, "search")]  # the default
     drawn = out.drawn()
     assert "Play against the computer" in drawn and "Bisca · deal 1" in drawn
     assert [(p.host, p.port) for p in joins] == [("127.0.0.1", closed)]

@@ -390,7 +390,8 @@ def test_start_screen_menu_form_and_choices():
     model.enter()  # swap2 on
     model.down()
     model.down()
-    model.left()  # level: random
+    model.left()  # level: from search (the default, the strongest) to heuristic
+    model.left()  # random
     model.down()
     model.enter()
     assert results[-1].kind == "play" and results[-1].game == "bisca" and results[-1].level == "random"

@@ -86,7 +86,7 @@ def test_a_whole_sueca_deal_by_keystrokes_in_tmux(tmp_path):
     try:
         screen = tm.wait("the table", lambda s: "your turn" in s or "waiting for" in s, timeout=30)
         assert "Sueca · deal 1" in screen and "Trump" in screen
-        assert "Ana" in screen and "Rui" in screen and "Inês" in screen and "bot heuristic" in screen
+        assert "Ana" in screen and "Rui" in screen and "Inês" in screen and "bot search" in screen  # the default level
         seen_on_table = 0
         refused = 0
         for turn in range(10):

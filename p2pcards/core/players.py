@@ -15,10 +15,17 @@ from typing import Protocol
 from p2pcards.core.game import Choice, DealState, Decision, GameSpec
 from p2pcards.core.view import SeatView
 
-__all__ = ["Player", "RandomPlayer", "make_player", "PLAYER_LEVELS", "dummy_choice", "dummy_rng", "DUMMY_DOMAIN"]
+__all__ = [
+    "Player", "RandomPlayer", "make_player", "PLAYER_LEVELS", "TABLE_LEVEL", "SEEDED_WORLDS", "bot_budget",
+    "dummy_choice", "dummy_rng", "DUMMY_DOMAIN",
+]
 
 #: Names accepted by :func:`make_player` (and the CLI's ``--players``).
 PLAYER_LEVELS = ("random", "heuristic", "search")
+#: The computer players' level at a table against the computer unless the person picks
+#: another (``play --bots``, the start screen): the strongest, which keeps the table's pace
+#: (on the screen its thinking time is the pause between plays).
+TABLE_LEVEL = "search"
 
 
 class Player(Protocol):
@@ -43,6 +50,18 @@ class RandomPlayer:
         lo, hi = decision.pick
         k = rng.randint(lo, min(hi, len(legal)))
         return tuple(rng.sample(legal, k))
+
+
+#: Worlds a searching computer player weighs per decision in a match replayed from a seed
+#: (a time budget would make its choices depend on the machine's load).
+SEEDED_WORLDS = 40
+
+
+def bot_budget(seed: int | None, think_ms: int) -> dict[str, int]:
+    """The search budget of the computer players of a match: ``think_ms`` per decision, or,
+    when the match has a ``seed`` (the same seed must give the same match), a number of
+    worlds (:data:`SEEDED_WORLDS`)."""
+    return {"think_ms": think_ms} if seed is None else {"iterations": SEEDED_WORLDS}
 
 
 def make_player(

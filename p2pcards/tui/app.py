@@ -27,6 +27,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from p2pcards.core import GameSpec
+from p2pcards.core.players import TABLE_LEVEL
 from p2pcards.identity import Identity
 from p2pcards.tui.i18n import Text
 from p2pcards.tui.keys import create_key_bindings
@@ -142,7 +143,7 @@ def play_local(
     *,
     me: Identity,
     lang: str,
-    bots: str = "heuristic",
+    bots: str = TABLE_LEVEL,
     seed: int | None = None,
     deals: int | None = None,
     speed: float = 0.8,

@@ -1,13 +1,14 @@
 """The table screen as data: what the person sees and what each key does -- no terminal.
 
 A :class:`TableModel` holds an immutable :class:`Snapshot` of the person's replica of the
-table (copied out of the live :class:`~p2pcards.table.table.Table` by :func:`snapshot_of`
-whenever it changes), the decision the person is asked for (if any), and the screen's own
-state: the cursor in the hand, the cards marked for a pass or an exchange, the window on
-top (help, scores, last trick, leave?, the deal's summary, the match's end).  Keys arrive
-as method calls (:meth:`TableModel.left`, :meth:`~TableModel.enter`, :meth:`~TableModel.digit`,
-:meth:`~TableModel.key` ...); what they cause outside the screen goes through three
-callbacks: ``on_choice(choice)`` (the person's decision, in the formats of
+table (:mod:`p2pcards.tui.snapshot`: copied out of the live
+:class:`~p2pcards.table.table.Table` by :func:`snapshot_of` whenever it changes), the
+decision the person is asked for (if any), and the screen's own state: the cursor in the
+hand, the cards marked for a pass or an exchange, the window on top (help, scores, last
+trick, leave?, the deal's summary, the match's end).  Keys arrive as method calls
+(:mod:`p2pcards.tui.input`: :meth:`TableModel.left`, :meth:`~TableModel.enter`,
+:meth:`~TableModel.digit`, :meth:`~TableModel.key` ...); what they cause outside the screen
+goes through three callbacks: ``on_choice(choice)`` (the person's decision, in the formats of
 :mod:`p2pcards.core.game`), ``on_continue()`` (the summary of a deal was read) and
 ``on_exit()`` (leave the table).
 
@@ -23,11 +24,14 @@ screens"), and its words from the game's own texts.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from p2pcards.core import PLAY, Card, Decision, GameSpec, Line, Summary, pretty
+from p2pcards.core import PLAY, Card, Decision, Line, pretty
 from p2pcards.tui.i18n import Text
+from p2pcards.tui.input import CARD_KEYS, TableKeys
+from p2pcards.tui.snapshot import GameInfo, SeatLabel, Snapshot, snapshot_of
+from p2pcards.tui.words import SUIT_ORDER, card_label, is_red, line_text, sort_hand, summary_text
 
 __all__ = [
     "CARD_KEYS",
@@ -52,254 +56,13 @@ __all__ = [
 #: The smallest terminal the table is laid out in (columns, rows).
 MIN_COLS = 72
 MIN_ROWS = 20
-#: Suits in the hand from left to right: colours alternate (♠ ♥ ♣ ♦).
-SUIT_ORDER = "SHCD"
-#: The key of each place in the hand, left to right: 1-9, 0 for the tenth, then letters
-#: that no other key of the table uses (up to 18 cards in hand).
-CARD_KEYS = "1234567890abcdefgh"
-#: Keys that answer yes to "leave the table?", per language ("s" for "sim").
-YES_KEYS = {"en": "y", "pt": "sy"}
 
 Choice = Any
-
-
-def card_label(card: Card) -> str:
-    """Rank and suit symbol together: ``"7H"`` -> ``"7♥"``, ``"TC"`` -> ``"10♣"``."""
-    return pretty(card)
-
-
-def is_red(card_or_suit: str) -> bool:
-    """Hearts and diamonds are red."""
-    return card_or_suit[-1] in "HD"
-
-
-def sort_hand(hand: Sequence[tuple[int, Card]], strength: Mapping[str, int]) -> list[tuple[int, Card]]:
-    """``(position, card)`` sorted by suit (:data:`SUIT_ORDER`), then rank from high to low."""
-    return sorted(hand, key=lambda pc: (SUIT_ORDER.index(pc[1][1]), -strength.get(pc[1][0], 0), pc[0]))
 
 
 def too_small(cols: int, rows: int) -> bool:
     """Whether a terminal of ``cols`` x ``rows`` cannot show the table."""
     return cols < MIN_COLS or rows < MIN_ROWS
-
-
-def _word(spec: GameSpec | None, lang: str, key: str) -> str | None:
-    """The game's words for ``key`` in ``lang``, or None when the game has no such key."""
-    if spec is None:
-        return None
-    try:
-        return spec.text(lang, key)
-    except KeyError:
-        return None
-
-
-def line_text(spec: GameSpec | None, lang: str, line: Line, seat_name: Callable[[int, bool], str],
-              **extra: object) -> str:
-    """A game's :class:`~p2pcards.core.game.Line` in ``lang``: its words with the fields
-    filled in; a seat is named by ``seat_name(seat, first)`` (``first``: it opens the
-    sentence).  ``extra`` are fields the screen fills (``k``...).  Words the game lacks
-    show their key; a field the words do not use is ignored."""
-    template = _word(spec, lang, line.key) or line.key
-    fields: dict[str, object] = {**extra, **line.fields}
-    for name, seat in line.seats.items():
-        fields[name] = seat_name(seat, template.startswith("{" + name + "}"))
-    try:
-        return template.format(**fields)
-    except (KeyError, IndexError, ValueError):
-        return template
-
-
-def summary_text(spec: GameSpec | None, lang: str, summary: Summary, side_name: Callable[[int], str],
-                 seat_name: Callable[[int, bool], str], mark: str = " ★") -> list[str]:
-    """A :class:`~p2pcards.core.game.Summary` as lines: one per side, ``NAME — label value,
-    ...`` (a value that is one of the game's words shows alone), ``mark`` after the
-    highlighted side, then the notes."""
-    labels = [_word(spec, lang, c) or c for c in summary.columns]
-    out = []
-    for side, values in summary.rows:
-        cells = []
-        for label, value in zip(labels, values):
-            word = _word(spec, lang, value) if isinstance(value, str) else None
-            cells.append(word if word is not None else f"{label} {value}".strip())
-        out.append(f"{side_name(side)} — {', '.join(cells)}{mark if side == summary.highlight else ''}")
-    out += [line_text(spec, lang, note, seat_name) for note in summary.notes]
-    return out
-
-
-@dataclass(frozen=True)
-class GameInfo:
-    """What the screen needs of the game: names, seats, teams, direction, whether it has
-    trumps, the running counts of a deal, options, the title in each language the game
-    supplies it in (``titles``; :meth:`title_in`), and the spec itself for the game's
-    words and summaries (None: a game known by name only)."""
-
-    name: str
-    title: str
-    seats: int
-    teams: tuple[tuple[int, ...], ...] | None = None
-    clockwise: bool = False
-    options: Mapping[str, Any] = field(default_factory=dict)
-    titles: Mapping[str, str] = field(default_factory=dict)
-    trumps: bool = True
-    counts: tuple[str, ...] = ("tricks",)
-    spec: GameSpec | None = field(default=None, compare=False, repr=False)
-
-    @classmethod
-    def of(cls, spec: GameSpec, options: Mapping[str, Any]) -> GameInfo:
-        titles = {lang: spec.text(lang, "title") for lang in spec.texts}
-        return cls(spec.name, spec.title, spec.seats, spec.teams, spec.clockwise, dict(options), titles,
-                   spec.trumps, tuple(spec.counts), spec)
-
-    def word(self, lang: str, key: str, default: str) -> str:
-        """The game's words for ``key`` in ``lang``, else ``default``."""
-        found = _word(self.spec, lang, key)
-        return default if found is None else found
-
-    def title_in(self, lang: str) -> str:
-        """The game's title in ``lang`` (its own title when the game gives none in that language)."""
-        return self.titles.get(lang, self.title)
-
-
-@dataclass(frozen=True)
-class SeatLabel:
-    """Who sits in a seat: name, bot level (None: a person), fingerprint of who runs it."""
-
-    seat: int
-    name: str
-    bot: str | None = None
-    runs_on: str | None = None
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """One instant of the person's replica, copied out so that it never changes under the screen.
-
-    ``stage`` is the table's (``setup`` while the deck is shuffled, ``play``, ``seeds``
-    while the deal is audited) or ``over``; ``phase`` the mental deck's round during setup.
-    ``deciding`` are the seats the pending decision waits for.  Everything else is the
-    seat's view (:class:`~p2pcards.core.view.SeatView`) of the deal, empty between deals.
-    """
-
-    deal: int = 0
-    stage: str = "setup"
-    phase: str = "commit"
-    committed: int = 0
-    expected: int | None = None
-    deciding: tuple[int, ...] = ()
-    decision_kind: str | None = None
-    dealer: int | None = None
-    hand: tuple[tuple[int, Card], ...] = ()
-    trick: tuple[tuple[int, Card], ...] = ()
-    last_trick: tuple[int, tuple[tuple[int, Card], ...], int] | None = None
-    tricks_played: int = 0
-    trump: str | None = None
-    trump_card: Card | None = None
-    trump_holder: int | None = None
-    stock: int | None = None
-    hand_sizes: tuple[int, ...] = ()
-    tricks_won: tuple[int, ...] = ()
-    points_won: tuple[int, ...] = ()
-    totals: tuple[int, ...] = ()
-    active: tuple[int, ...] = ()
-    info: Mapping[str, Any] = field(default_factory=dict)
-    strength: Mapping[str, int] = field(default_factory=dict)
-    in_deal: bool = False
-    #: seats voted out: their cards are dealt face up (``dummy_hands``), every peer plays them
-    dummies: tuple[int, ...] = ()
-    dummy_hands: Mapping[int, tuple[Card, ...]] = field(default_factory=dict)
-    #: True once the person's own seat was voted out (the screen only watches)
-    voted_out: bool = False
-    #: cards passed to the person this deal and who passed them
-    received: tuple[Card, ...] = ()
-    received_from: int | None = None
-    #: the game's public facts (top line), its notes for the person, the lines of the
-    #: person's pending decision, and the labels of its choices that are not cards
-    facts: tuple[Line, ...] = ()
-    notes: tuple[Line, ...] = ()
-    dialog: tuple[Line, ...] = ()
-    choices: tuple[tuple[Any, Line | None], ...] = ()
-
-
-def snapshot_of(table: Any) -> Snapshot:
-    """Copy what the person may see out of a live :class:`~p2pcards.table.table.Table`."""
-    stage = "over" if table.finished else str(table.stage)
-    party = table.party
-    phase = str(getattr(party.phase, "value", party.phase))
-    totals = tuple(table.match.totals) if table.match is not None else ()
-    dummies = tuple(getattr(table, "dummies", ()))
-    base: dict[str, Any] = {
-        "deal": table.deal_no,
-        "stage": stage,
-        "phase": phase,
-        "committed": len(party.commitments()),
-        "expected": table.expected(),
-        "totals": totals,
-        "dummies": dummies,
-        "voted_out": bool(getattr(table, "voted_out", False)),
-    }
-    game = table.game
-    view = table.view()
-    if game is None or view is None:
-        return Snapshot(**base)
-    base["dummy_hands"] = {s: tuple(c for c in game.deck.hand_cards(s) if c is not None) for s in dummies}
-    step = game.step()
-    deciding: tuple[int, ...] = ()
-    kind = None
-    if isinstance(step, Decision) and not game.over:
-        deciding = tuple(game.undecided())
-        kind = step.kind
-    tricks = view.tricks
-    last = None
-    if tricks:
-        leader, plays, winner = tricks[-1]
-        last = (leader, tuple(plays), winner)
-    trump_card = view.trump_card
-    holder = None
-    if trump_card is not None and game.trump_card_pos is not None:
-        owner = game.deck.owner[game.trump_card_pos]
-        holder = owner if owner >= 0 else None
-    info = dict(game.public_info())
-    stock = info.get("stock")
-    n = view.seats
-    received: tuple[Card, ...] = ()
-    giver = None
-    for ev in view.events:
-        if ev.get("type") == "pass" and ev.get("to") == view.seat and ev.get("cards"):
-            received += tuple(ev["cards"])
-            giver = ev.get("seat")
-    me = view.seat
-    dialog: tuple[Line, ...] = ()
-    choices: tuple[tuple[Any, Line | None], ...] = ()
-    if me in deciding:
-        dialog = tuple(game.decision_lines(me))
-        choices = tuple((c, game.choice_line(me, c)) for c in view.legal if not isinstance(c, int))
-    return Snapshot(
-        **base,
-        deciding=deciding,
-        decision_kind=kind,
-        dealer=view.dealer,
-        hand=tuple(view.hand),
-        trick=tuple(view.trick),
-        last_trick=last,
-        tricks_played=len(tricks),
-        trump=view.trump,
-        trump_card=trump_card,
-        trump_holder=holder,
-        stock=stock if isinstance(stock, int) else None,
-        hand_sizes=tuple(view.hand_size(s) for s in range(n)),
-        tricks_won=tuple(view.tricks_won),
-        points_won=tuple(view.points_won),
-        active=tuple(view.active),
-        info=info,
-        strength=dict(getattr(game, "strength", {}) or {}),
-        in_deal=True,
-        received=received,
-        received_from=giver,
-        facts=tuple(game.facts()),
-        notes=tuple(game.notes(me)),
-        dialog=dialog,
-        choices=choices,
-    )
 
 
 @dataclass(frozen=True)
@@ -338,7 +101,7 @@ class SeatPanel:
     active: bool
 
 
-class TableModel:
+class TableModel(TableKeys):
     """Everything on the table screen (module docstring)."""
 
     def __init__(
@@ -915,208 +678,3 @@ class TableModel:
             label = self.choice_label(choice)
             out.append((choice, f"{i + 1} {label}", "♥" in label or "♦" in label, i == self.choice_cursor))
         return out
-
-    # ------------------------------------------------------------------ keys
-    def _clamp(self) -> None:
-        n = len(self.snap.hand)
-        self.cursor = min(max(self.cursor, 0), max(n - 1, 0))
-        self.picked = [p for p in self.picked if any(p == q for q, _ in self.snap.hand)]
-
-    def _submit(self, choice: Choice) -> None:
-        self.decision = None
-        self.legal = []
-        self.picked = []
-        self.message = ""
-        self.on_choice(choice)
-
-    def left(self) -> None:
-        self._move(-1)
-
-    def right(self) -> None:
-        self._move(+1)
-
-    def up(self) -> None:
-        """↑: the previous choice (a list of choices only)."""
-        if self.choosing:
-            self._move(-1)
-
-    def down(self) -> None:
-        """↓: the next choice (a list of choices only)."""
-        if self.choosing:
-            self._move(+1)
-
-    def _move(self, step: int) -> None:
-        mode = self.mode
-        self.message = ""
-        if self.choosing:
-            n = len(self.choice_options())
-            if n:
-                self.choice_cursor = (self.choice_cursor + step) % n
-            return
-        hand = self.hand_order()
-        if not hand:
-            return
-        if mode == PLAY:
-            legal = self._legal_positions()
-            i = self.cursor
-            for _ in range(len(hand)):
-                i = (i + step) % len(hand)
-                if hand[i][0] in legal:
-                    self.cursor = i
-                    return
-            return
-        self.cursor = (self.cursor + step) % len(hand)
-
-    def enter(self) -> None:
-        """Enter: play the card under the cursor, confirm the cards marked, take the choice
-        under the cursor, or dismiss the window on top."""
-        if self._dismiss(continue_keys=True):
-            return
-        mode = self.mode
-        if mode == PLAY:
-            self._play_index(self.cursor)
-        elif self.picking:
-            assert self.decision is not None and self.decision.pick is not None
-            lo, hi = self.decision.pick
-            if not lo <= len(self.picked) <= hi:
-                self.message = (self.text.plural("pick_need", lo) if lo == hi
-                                else self.text("pick_need_range", lo=lo, hi=hi))
-                return
-            self._submit(tuple(self.picked))
-        elif self.choosing:
-            options = self.choice_options()
-            if options:
-                self._submit(options[self.choice_cursor % len(options)][0])
-
-    def space(self) -> None:
-        """Space: like Enter, but marks or unmarks a card when cards are picked."""
-        if self.picking:
-            self._toggle(self.cursor)
-            return
-        self.enter()
-
-    def digit(self, d: int) -> None:
-        """A digit: the card at that place (1-9, 0 the tenth), or a choice in a list (1-9)."""
-        self._card_or_choice(9 if d == 0 else d - 1)
-
-    def card_key(self, key: str) -> None:
-        """A card's key (:data:`CARD_KEYS`: digits, then letters from the eleventh card)."""
-        if key in CARD_KEYS:
-            index = CARD_KEYS.index(key)
-            if index < 10 or not self.choosing:
-                self._card_or_choice(index)
-
-    def _card_or_choice(self, index: int) -> None:
-        if self.overlay is not None:
-            return
-        if self.choosing:
-            options = self.choice_options()
-            if 0 <= index < len(options):
-                self.choice_cursor = index
-                self._submit(options[index][0])
-            return
-        self.click_card(index)
-
-    def click_card(self, index: int) -> None:
-        """A card clicked (or chosen by its digit): play it, or mark it in a pick."""
-        if self.overlay is not None:
-            return
-        hand = self.hand_order()
-        if not 0 <= index < len(hand):
-            return
-        mode = self.mode
-        if mode == PLAY:
-            self._play_index(index)  # the cursor stays on a legal card when this one is refused
-        elif self.picking:
-            self.cursor = index
-            self._toggle(index)
-
-    def click_trump(self, index: int) -> None:
-        if self.choosing:
-            self.digit(index + 1 if index < 9 else 0)
-
-    def _play_index(self, index: int) -> None:
-        hand = self.hand_order()
-        if not 0 <= index < len(hand):
-            return
-        pos, card = hand[index]
-        if pos not in self._legal_positions():
-            self.message = self.text("not_allowed", card=card_label(card))
-            return
-        self._submit(pos)
-
-    def _toggle(self, index: int) -> None:
-        hand = self.hand_order()
-        if not 0 <= index < len(hand) or self.decision is None or self.decision.pick is None:
-            return
-        self.message = ""
-        pos = hand[index][0]
-        if pos in self.picked:
-            self.picked.remove(pos)
-            return
-        hi = self.decision.pick[1]
-        if len(self.picked) >= hi:  # refuse, and say why: a mark never silently drops another
-            self.message = self.text("pick_full", n=hi)
-            return
-        self.picked.append(pos)
-
-    def do_swap(self) -> None:
-        """x: the play decision's other choice (:attr:`swap`), when there is one."""
-        if self.mode == PLAY and self.swap is not None:
-            self._submit(self.swap)
-
-    def sit_out(self) -> None:
-        """n: decline the pick (e.g. sit the deal out), when the game lets the person."""
-        if self.overlay == "quit":
-            self.popup = None
-            return
-        if self.picking and self.decision is not None and self.decision.may_decline:
-            self._submit(None)
-
-    def key(self, name: str) -> None:
-        """The letter keys: l last trick, s scores, ? help, q leave (asks), y yes (also s, "sim",
-        in Portuguese), + and - pace."""
-        if name == "q":
-            if self.overlay in ("final", "error"):
-                self.on_exit()
-            elif self.popup == "quit":
-                self.popup = None
-            else:
-                self.popup = "quit"
-        elif self.popup == "quit" and name in YES_KEYS.get(self.text.lang, "y"):
-            self.on_exit()
-        elif name == "y":
-            pass
-        elif name in ("l", "s", "?"):
-            wanted = {"l": "last", "s": "scores", "?": "help"}[name]
-            self.popup = None if self.popup == wanted else wanted
-        elif name == "+":
-            self.speed = round(min(self.speed + 0.2, 5.0), 1)
-        elif name == "-":
-            self.speed = round(max(self.speed - 0.2, 0.0), 1)
-
-    def escape(self) -> None:
-        """Esc closes a popup (and answers no to leaving)."""
-        if self.popup is not None:
-            self.popup = None
-
-    def _dismiss(self, continue_keys: bool) -> bool:
-        """Enter or Space on a window: close it (a summary lets the table go on)."""
-        if self.popup is not None:
-            if self.popup != "quit":
-                self.popup = None
-            return True
-        if not self.modal:
-            return False
-        top = self.modal[0]
-        if top in ("final", "error"):
-            self.on_exit()
-            return True
-        self.modal.pop(0)
-        if top == "summary":
-            self.on_continue()
-        return True
-
-    def interrupt(self) -> None:
-        """Ctrl-C: leave at once."""
-        self.on_exit()

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from p2pcards.core import GameSpec
-from p2pcards.core.players import PLAYER_LEVELS
+from p2pcards.core.players import PLAYER_LEVELS, TABLE_LEVEL
 from p2pcards.tui.i18n import Text
 
 __all__ = ["MENU", "LanEntry", "PlayForm", "SavedEntry", "StartChoice", "StartModel", "parse_address"]
@@ -51,7 +51,7 @@ class StartChoice:
     kind: str
     game: str = ""
     options: dict[str, Any] = field(default_factory=dict)
-    level: str = "heuristic"
+    level: str = TABLE_LEVEL
     host: str = ""
     port: int = 0
     remote: int = 0
@@ -68,7 +68,7 @@ class PlayForm:
     games: list[GameSpec]
     game: int = 0
     values: dict[str, int] = field(default_factory=dict)  # option name -> index in allowed
-    level: int = PLAYER_LEVELS.index("heuristic") if "heuristic" in PLAYER_LEVELS else 0
+    level: int = PLAYER_LEVELS.index(TABLE_LEVEL)
     hosting: bool = False
     remote: int = 0
 

@@ -1,0 +1,192 @@
+"""What the table screen shows of a table: the game (:class:`GameInfo`), who sits where
+(:class:`SeatLabel`) and an immutable :class:`Snapshot` of the person's replica, copied out
+of the live :class:`~p2pcards.table.table.Table` by :func:`snapshot_of` whenever it changes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from p2pcards.core import Card, Decision, GameSpec, Line
+from p2pcards.tui.words import game_word
+
+__all__ = ["GameInfo", "SeatLabel", "Snapshot", "snapshot_of"]
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What the screen needs of the game: names, seats, teams, direction, whether it has
+    trumps, the running counts of a deal, options, the title in each language the game
+    supplies it in (``titles``; :meth:`title_in`), and the spec itself for the game's
+    words and summaries (None: a game known by name only)."""
+
+    name: str
+    title: str
+    seats: int
+    teams: tuple[tuple[int, ...], ...] | None = None
+    clockwise: bool = False
+    options: Mapping[str, Any] = field(default_factory=dict)
+    titles: Mapping[str, str] = field(default_factory=dict)
+    trumps: bool = True
+    counts: tuple[str, ...] = ("tricks",)
+    spec: GameSpec | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, spec: GameSpec, options: Mapping[str, Any]) -> GameInfo:
+        titles = {lang: spec.text(lang, "title") for lang in spec.texts}
+        return cls(spec.name, spec.title, spec.seats, spec.teams, spec.clockwise, dict(options), titles,
+                   spec.trumps, tuple(spec.counts), spec)
+
+    def word(self, lang: str, key: str, default: str) -> str:
+        """The game's words for ``key`` in ``lang``, else ``default``."""
+        found = game_word(self.spec, lang, key)
+        return default if found is None else found
+
+    def title_in(self, lang: str) -> str:
+        """The game's title in ``lang`` (its own title when the game gives none in that language)."""
+        return self.titles.get(lang, self.title)
+
+
+@dataclass(frozen=True)
+class SeatLabel:
+    """Who sits in a seat: name, bot level (None: a person), fingerprint of who runs it."""
+
+    seat: int
+    name: str
+    bot: str | None = None
+    runs_on: str | None = None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One instant of the person's replica, copied out so that it never changes under the screen.
+
+    ``stage`` is the table's (``setup`` while the deck is shuffled, ``play``, ``seeds``
+    while the deal is audited) or ``over``; ``phase`` the mental deck's round during setup.
+    ``deciding`` are the seats the pending decision waits for.  Everything else is the
+    seat's view (:class:`~p2pcards.core.view.SeatView`) of the deal, empty between deals.
+    """
+
+    deal: int = 0
+    stage: str = "setup"
+    phase: str = "commit"
+    committed: int = 0
+    expected: int | None = None
+    deciding: tuple[int, ...] = ()
+    decision_kind: str | None = None
+    dealer: int | None = None
+    hand: tuple[tuple[int, Card], ...] = ()
+    trick: tuple[tuple[int, Card], ...] = ()
+    last_trick: tuple[int, tuple[tuple[int, Card], ...], int] | None = None
+    tricks_played: int = 0
+    trump: str | None = None
+    trump_card: Card | None = None
+    trump_holder: int | None = None
+    stock: int | None = None
+    hand_sizes: tuple[int, ...] = ()
+    tricks_won: tuple[int, ...] = ()
+    points_won: tuple[int, ...] = ()
+    totals: tuple[int, ...] = ()
+    active: tuple[int, ...] = ()
+    info: Mapping[str, Any] = field(default_factory=dict)
+    strength: Mapping[str, int] = field(default_factory=dict)
+    in_deal: bool = False
+    #: seats voted out: their cards are dealt face up (``dummy_hands``), every peer plays them
+    dummies: tuple[int, ...] = ()
+    dummy_hands: Mapping[int, tuple[Card, ...]] = field(default_factory=dict)
+    #: True once the person's own seat was voted out (the screen only watches)
+    voted_out: bool = False
+    #: cards passed to the person this deal and who passed them
+    received: tuple[Card, ...] = ()
+    received_from: int | None = None
+    #: the game's public facts (top line), its notes for the person, the lines of the
+    #: person's pending decision, and the labels of its choices that are not cards
+    facts: tuple[Line, ...] = ()
+    notes: tuple[Line, ...] = ()
+    dialog: tuple[Line, ...] = ()
+    choices: tuple[tuple[Any, Line | None], ...] = ()
+
+
+def snapshot_of(table: Any) -> Snapshot:
+    """Copy what the person may see out of a live :class:`~p2pcards.table.table.Table`."""
+    stage = "over" if table.finished else str(table.stage)
+    party = table.party
+    phase = str(getattr(party.phase, "value", party.phase))
+    totals = tuple(table.match.totals) if table.match is not None else ()
+    dummies = tuple(getattr(table, "dummies", ()))
+    base: dict[str, Any] = {
+        "deal": table.deal_no,
+        "stage": stage,
+        "phase": phase,
+        "committed": len(party.commitments()),
+        "expected": table.expected(),
+        "totals": totals,
+        "dummies": dummies,
+        "voted_out": bool(getattr(table, "voted_out", False)),
+    }
+    game = table.game
+    view = table.view()
+    if game is None or view is None:
+        return Snapshot(**base)
+    base["dummy_hands"] = {s: tuple(c for c in game.deck.hand_cards(s) if c is not None) for s in dummies}
+    step = game.step()
+    deciding: tuple[int, ...] = ()
+    kind = None
+    if isinstance(step, Decision) and not game.over:
+        deciding = tuple(game.undecided())
+        kind = step.kind
+    tricks = view.tricks
+    last = None
+    if tricks:
+        leader, plays, winner = tricks[-1]
+        last = (leader, tuple(plays), winner)
+    trump_card = view.trump_card
+    holder = None
+    if trump_card is not None and game.trump_card_pos is not None:
+        owner = game.deck.owner[game.trump_card_pos]
+        holder = owner if owner >= 0 else None
+    info = dict(game.public_info())
+    stock = info.get("stock")
+    n = view.seats
+    received: tuple[Card, ...] = ()
+    giver = None
+    for ev in view.events:
+        if ev.get("type") == "pass" and ev.get("to") == view.seat and ev.get("cards"):
+            received += tuple(ev["cards"])
+            giver = ev.get("seat")
+    me = view.seat
+    dialog: tuple[Line, ...] = ()
+    choices: tuple[tuple[Any, Line | None], ...] = ()
+    if me in deciding:
+        dialog = tuple(game.decision_lines(me))
+        choices = tuple((c, game.choice_line(me, c)) for c in view.legal if not isinstance(c, int))
+    return Snapshot(
+        **base,
+        deciding=deciding,
+        decision_kind=kind,
+        dealer=view.dealer,
+        hand=tuple(view.hand),
+        trick=tuple(view.trick),
+        last_trick=last,
+        tricks_played=len(tricks),
+        trump=view.trump,
+        trump_card=trump_card,
+        trump_holder=holder,
+        stock=stock if isinstance(stock, int) else None,
+        hand_sizes=tuple(view.hand_size(s) for s in range(n)),
+        tricks_won=tuple(view.tricks_won),
+        points_won=tuple(view.points_won),
+        active=tuple(view.active),
+        info=info,
+        strength=dict(getattr(game, "strength", {}) or {}),
+        in_deal=True,
+        received=received,
+        received_from=giver,
+        facts=tuple(game.facts()),
+        notes=tuple(game.notes(me)),
+        dialog=dialog,
+        choices=choices,
+    )
+
+
