@@ -428,3 +428,16 @@ def test_the_order_of_the_hand_does_not_matter(case):
         for order in (request["hand"][::-1], sorted(request["hand"])):
             assert same(answer(dict(request, hand=order), REGISTRY)) == same(answer(request, REGISTRY))
     assert tried
+
+
+@pytest.mark.parametrize("game", sorted({c[0] for c in CASES}))
+def test_the_search_bot_answers_through_the_engine_legally_and_reproducibly(game):
+    """The strongest bot through the protocol: every answer legal, and with an iteration
+    budget the same request gets the same answer (outside referees replay our bots)."""
+    positions = [p for case in CASES if case[0] == game for p in arena_positions(*case)][::7][:6]
+    for request, _record, deal, decision in positions:
+        asked = dict(request, bot="search", iterations=6, seed=3)
+        got = answer(asked, REGISTRY)
+        assert "error" not in got, got
+        assert answer(asked, REGISTRY) == got
+        check_legal(copy.deepcopy(deal), request["seat"], decision, got["choice"])

@@ -368,3 +368,137 @@ def test_a_plugin_game_is_searched_by_its_own_deal_value_and_one_without_plays_i
         view = SeatView(deal, seat)
         assert player.choose(view, deal.step()) == heuristic(random.Random(0)).choose(view, deal.step())
         assert player.last_worlds == 0
+
+
+def sobe_going_in(n: int) -> tuple[DealState, int, Decision, list[Any]] | None:
+    """A Sobe e Desce deal (first of a match) played by heuristics up to the first going
+    in that may be declined, after at least one player went in exchanging cards."""
+    spec = GAMES.get("sobe-e-desce")
+    rng = random.Random(f"sobe-going-in/{n}")
+    cards = list(spec.deck)
+    rng.shuffle(cards)
+    deal = spec.new_match({}, n % 4).new_deal(cards)
+    players = [make_player("heuristic", spec, random.Random(s)) for s in range(4)]
+    for seat, decision in decisions(deal, players):
+        if decision.kind == "go_in" and decision.may_decline:
+            if any(e["type"] == "go_in" and e["plays"] and e["exchange"] for e in deal.events):
+                return deal, seat, decision, players
+            return None
+    return None
+
+
+def test_sobe_worlds_give_players_who_went_in_hands_that_explain_it() -> None:
+    """Another seat's going in (and how many cards it exchanged) and the trump choice tell
+    about its cards: in the sampled worlds the heuristic in that seat would have decided
+    alike (uniform hands mostly would not: they are far weaker than a player who went in)."""
+    spec = GAMES.get("sobe-e-desce")
+    rng = random.Random(4)
+    told = alike = 0
+    for n in range(40):
+        found = sobe_going_in(n)
+        if found is None:
+            continue
+        deal, seat, _, players = found
+        sampler = WorldSampler(spec, SeatView(deal, seat), players[seat].choose)
+        said = [(e["seat"], e["exchange"]) for e in deal.events if e["type"] == "go_in" and e["plays"]]
+        for _ in range(4):
+            world = sampler.sample(rng)
+            assert world is not None
+            assert seen(SeatView(world.state, seat)) == seen(SeatView(deal, seat))
+            st = world.state
+            for other, count in said:
+                # its hand as dealt: 3 cards of the first round, 2 of the second (module
+                # docstring of the game); the heuristic exchanges all but trumps, aces, sevens
+                k = (other - st.chooser) % 4  # type: ignore[attr-defined]
+                dealt = [st.deck.cards[p] for p in (3 * k, 3 * k + 1, 3 * k + 2, 12 + 2 * k, 13 + 2 * k)]
+                weak = [c for c in dealt if c is not None and c[1] != st.trump and c[0] not in "A7"]
+                told += 1
+                alike += len(weak) == count
+    assert told > 40
+    assert alike > 0.8 * told, (alike, told)
+
+
+def test_sobe_search_weighs_trump_choices_and_sitting_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In Sobe e Desce the trump choice (all five) and going in (sitting out against going
+    in) are searched, not only the plays."""
+    from p2pcards.core import GO_IN, TRUMP
+
+    spec = GAMES.get("sobe-e-desce")
+    weighed: dict[str, list[list[Any]]] = {TRUMP: [], GO_IN: []}
+    original = SearchPlayer._evaluate
+
+    def spy(self: SearchPlayer, state: DealState, view: SeatView, cands: list[Any], *rest: Any) -> Any:
+        kind = state.step().kind  # type: ignore[union-attr]
+        if kind in weighed:
+            weighed[kind].append(list(cands))
+        return original(self, state, view, cands, *rest)
+
+    monkeypatch.setattr(SearchPlayer, "_evaluate", spy)
+    rng = random.Random("sobe-weighs")
+    for number in range(8):
+        deal = new_deal(spec, {}, number, rng)
+        players: list[Any] = [make_player("search", spec, random.Random(s), iterations=2) for s in range(4)]
+        assert play_deal(deal, players)["renuncia"] is None
+    assert weighed[TRUMP] and all(sorted(c) == ["C", "D", "H", "S", "turn"] for c in weighed[TRUMP])
+    assert weighed[GO_IN]
+    for cands in weighed[GO_IN]:
+        assert len(cands) == 2 and None in cands and any(isinstance(c, tuple) for c in cands)
+
+
+def test_other_decisions_leave_the_heuristic_only_for_a_clear_gain() -> None:
+    from p2pcards.core.search import CLEAR_WORLDS, clear_best
+
+    noisy = [[0.0, 5.0], [0.0, -4.0]] * 10  # better by 0.5 on average, but by chance
+    assert clear_best(noisy, [1.0] * len(noisy)) == 0
+    clear = [[0.0, 1.0], [0.0, 2.0], [1.0, 2.0]] * 5
+    assert clear_best(clear, [1.0] * len(clear)) == 1
+    assert clear_best(clear[: CLEAR_WORLDS - 1], [1.0] * (CLEAR_WORLDS - 1)) == 0
+    # three choices: the best of those clearly better than the first
+    rows = [[0.0, 1.0, 6.0], [0.0, 1.0, -6.0], [0.0, 1.0, 4.5]] * 4
+    assert clear_best(rows, [1.0] * len(rows)) == 1
+    # weights count: the worlds that favour the second choice weigh almost nothing
+    rows = [[0.0, 3.0]] * 10 + [[0.0, -3.0]] * 10
+    assert clear_best(rows, [0.01] * 10 + [1.0] * 10) == 0
+
+
+def test_sobe_search_with_iterations_is_reproducible() -> None:
+    spec = GAMES.get("sobe-e-desce")
+    records = []
+    for _ in range(2):
+        rng = random.Random("sobe-repro")
+        events = []
+        for number in range(3):
+            deal = new_deal(spec, {}, number, rng)
+            players = [make_player("search" if s % 2 else "heuristic", spec, random.Random(s), iterations=10)
+                       for s in range(4)]
+            play_deal(deal, players)
+            events.append(deal.events)
+        records.append(events)
+    assert records[0] == records[1]
+
+
+def test_a_failing_search_plays_the_heuristics_choice_and_says_why(monkeypatch, caplog):
+    """A computer player never takes a table down: should the search itself fail on some
+    position, the heuristic's choice is played and the failure is logged."""
+    import logging
+
+    spec = load_games().get("sueca")
+    player = SearchPlayer(spec, random.Random(4), iterations=5)
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug in the search")
+
+    monkeypatch.setattr(SearchPlayer, "_search", broken)
+    match = spec.new_match(spec.resolve_options(), 0)
+    cards = list(spec.deck)
+    random.Random(8).shuffle(cards)
+    deal = match.new_deal(cards)
+    while not isinstance(deal.step(), Decision):
+        deal.complete()
+    seat = deal.step().seats[0]
+    view = SeatView(deal, seat)
+    caplog.set_level(logging.ERROR, logger="p2pcards.core.search")
+    choice = player.choose(view, deal.step())
+    assert choice in view.legal
+    assert choice == spec.heuristic(random.Random(0)).choose(view, deal.step())
+    assert "the search failed" in caplog.text

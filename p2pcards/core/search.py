@@ -26,13 +26,19 @@ card points in Sueca, one's own card points in Bisca, minus one's points in Copa
 one's score change in Sobe e Desce (``delta``).  A game whose plugin gives no deal value
 is not searched: the player plays its heuristic.
 
-Decisions searched: every play, Bisca's 2-of-trumps swap included.  The other decisions
-take the heuristic's choice: Copas' pass (286 ways to pass three cards: too many to roll
-out), and Sobe e Desce's trump choice and going in -- searching those (the five trump
-choices; sitting out, the heuristic's exchange, exchanging the 0..5 weakest cards) was
-measured at 100 ms a decision to lose about half a point a deal against the heuristic's
-own choices (too few worlds for choices whose outcomes vary this much).  Any decision
-whose history the sampler cannot replay also takes the heuristic's choice.
+Decisions searched: every play, Bisca's 2-of-trumps swap included; a decision naming one
+of a few choices (:data:`NAMED_CHOICES`: Sobe e Desce's five trump choices); a decision
+that may be declined, declining against the heuristic's choice when it must not decline
+(Sobe e Desce: sitting out against going in with the heuristic's exchange).  Those other
+decisions leave the heuristic's choice only for a clearly better one (:func:`clear_best`):
+their outcomes vary so much that the best mean of a few dozen worlds is often luck.
+Measured at 250 ms (one going in or trump choice against the real deal played out by the
+heuristics, 120 deals): a trump choice gains about 0.5 point, a going in about 0.2; with
+worlds drawn without the sampler's redraws (:mod:`p2pcards.core.sampling`) going in lost
+0.4 point, the players who went in being far weaker in the worlds than at the table.
+The rest take the heuristic's choice: Copas' pass (286 ways to pass three cards: too
+many to roll out), Sobe e Desce's exchange when the seat must play.  Any decision whose
+history the sampler cannot replay also takes the heuristic's choice.
 
 Budgets: ``iterations`` is the number of worlds evaluated; then the clock is never read
 and the same random stream gives the same choices (the play-outs' numpy generator is
@@ -45,6 +51,7 @@ budget is dropped).  A decision with one legal choice returns at once.
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -64,12 +71,15 @@ __all__ = [
     "deal_score",
     "searchable",
     "rollout",
+    "clear_best",
     "minimax_values",
     "DEFAULT_THINK_MS",
     "SOLVE_PLAYS",
     "BATCH_WORLDS",
     "PLAYOUTS",
 ]
+
+log = logging.getLogger("p2pcards.core.search")
 
 #: Time per decision when neither a time nor an iteration budget is given.
 DEFAULT_THINK_MS: Final = 1000
@@ -82,6 +92,13 @@ _OVERRUN: Final = 1.25
 #: (the first batches smaller, to time them), and play-outs per world and candidate.
 BATCH_WORLDS: Final = (8, 24, 48, 96)
 PLAYOUTS: Final = 1
+#: A decision that names one of at most this many choices (not a card) has them all
+#: compared (Sobe e Desce's five trump choices).
+NAMED_CHOICES: Final = 8
+#: Decisions other than plays leave the heuristic's choice only for a clearly better one:
+#: by more than this many standard errors, over at least :data:`CLEAR_WORLDS` worlds.
+CLEAR_Z: Final = 1.0
+CLEAR_WORLDS: Final = 8
 #: The greedy players' share of random cards (:func:`p2pcards.core.fastsim.playout`):
 #: none, so that they play a world the same way every time and one play-out per row
 #: does (measured: see ``SearchPlayer._batched``).
@@ -264,6 +281,31 @@ def minimax_values(
     return out
 
 
+def clear_best(rows: Sequence[Sequence[float]], weights: Sequence[float]) -> int:
+    """The candidate to take from per-world scores ``rows`` (one row per world, one score
+    per candidate, the heuristic's choice first) weighed by ``weights``: the best weighted
+    mean among those that beat the first by more than :data:`CLEAR_Z` standard errors of
+    the weighted mean paired difference; the first (0) when none does, or with fewer than
+    :data:`CLEAR_WORLDS` worlds."""
+    if len(rows) < CLEAR_WORLDS:
+        return 0
+    vals = np.asarray(rows, dtype=float)
+    w = np.asarray(weights, dtype=float)
+    total = float(w.sum())
+    if total <= 0.0:
+        return 0
+    w = w / total
+    means = w @ vals
+    diff = vals - vals[:, :1]
+    gain = w @ diff
+    spread = np.sqrt((w ** 2) @ (diff - gain) ** 2)  # the standard error of each weighted mean
+    best = 0
+    for i in range(1, vals.shape[1]):
+        if gain[i] > CLEAR_Z * spread[i] and gain[i] > 0.0 and means[i] > means[best]:
+            best = i
+    return best
+
+
 class SearchPlayer:
     """The ``search`` level (module docstring)."""
 
@@ -309,7 +351,17 @@ class SearchPlayer:
         default = model.choose(view, decision)
         if not self.searchable:
             return default
-        cands = self._candidates(view, decision, legal, default)
+        try:
+            return self._search(view, decision, legal, default, model, rng, start)
+        except Exception:  # noqa: BLE001 -- a computer player never takes a table down
+            log.exception("the search failed at a %s decision of seat %d; the heuristic's choice is played",
+                          decision.kind, view.seat)
+            return default
+
+    def _search(self, view: SeatView, decision: Decision, legal: list[Choice], default: Choice, model: Any,
+                rng: random.Random, start: float) -> Choice:
+        """The searched choice (module docstring); ``default`` is the heuristic's."""
+        cands = self._candidates(view, decision, legal, default, model)
         if len(cands) <= 1:
             return default
         try:
@@ -324,7 +376,8 @@ class SearchPlayer:
                 pass  # a position the simulator does not follow: roll out through the plugin
         players = [self._base(rng) for _ in range(view.seats)]
         totals = [0.0] * len(cands)
-        weights = 0.0
+        rows: list[list[float]] = []
+        weights: list[float] = []
         worlds = attempts = 0
         budget = self.think_ms / 1000.0
         limit = self.iterations
@@ -348,21 +401,37 @@ class SearchPlayer:
                 break
             for i, v in enumerate(vals):
                 totals[i] += world.weight * v
-            weights += world.weight
+            rows.append(vals)
+            weights.append(world.weight)
             worlds += 1
         self.last_worlds = worlds
         if not worlds:
             return default
-        best = max(range(len(cands)), key=lambda i: (totals[i], -i))
-        return cands[best]
+        if decision.kind == PLAY:
+            best = max(range(len(cands)), key=lambda i: (totals[i], -i))
+            return cands[best]
+        return cands[clear_best(rows, weights)]
 
     # ------------------------------------------------------------------ candidates
-    def _candidates(self, view: SeatView, decision: Decision, legal: list[Choice], default: Choice) -> list[Choice]:
-        """The choices to compare: every legal play, the heuristic's first; for other
-        decisions only the heuristic's choice (module docstring)."""
-        if decision.kind != PLAY or decision.pick is not None:
+    def _candidates(
+        self, view: SeatView, decision: Decision, legal: list[Choice], default: Choice, model: Any,
+    ) -> list[Choice]:
+        """The choices to compare, the heuristic's first (module docstring): every legal
+        play; every choice of a decision that names one of a few (:data:`NAMED_CHOICES`:
+        Sobe e Desce's trumps); for a decision that may be declined, declining and the
+        heuristic's choice when it must not decline (Sobe e Desce: sitting out, or going
+        in with the heuristic's exchange); else the heuristic's choice alone."""
+        if decision.pick is None:
+            if decision.kind == PLAY or len(legal) <= NAMED_CHOICES:
+                return [default] + [c for c in legal if c != default]
             return [default]
-        return [default] + [c for c in legal if c != default]
+        if decision.may_decline:
+            if default is not None:
+                return [default, None]
+            forced = Decision(decision.seats, decision.kind, decision.pick, may_decline=False)
+            other = model.choose(view, forced)
+            return [default] if other is None else [default, other]
+        return [default]
 
     # ------------------------------------------------------------------ batched evaluation
     def _batched(
