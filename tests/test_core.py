@@ -106,3 +106,17 @@ def test_option_parsing():
         opt.parse("g", "x")
     with pytest.raises(OptionError, match="g: hand must be 3, 5 or 7"):
         Option("hand", (3, 5, 7)).parse("g", "4")
+
+
+def test_decisions_fulfil_deck_steps_between_decisions_until_the_end():
+    from p2pcards.core import Decision, load_games
+
+    spec = load_games().get("bisca")
+    deal = spec.new_match(spec.resolve_options(), 1).new_deal(list(spec.deck))
+    seen = 0
+    for step in deal.decisions():
+        assert isinstance(step, Decision) and deal.step() is step
+        seat = step.seats[0]
+        deal.apply(seat, deal.legal(seat)[0])
+        seen += 1
+    assert deal.over and seen == len(deal.tricks) * 2 >= 2  # every card played was a decision of its own

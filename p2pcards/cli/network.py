@@ -10,23 +10,20 @@ from typing import Any, TextIO
 
 from p2pcards.cli.common import (
     CliError,
-    _check_linger,
     _check_timeout,
     _game,
-    _identity,
     _load,
     _parse_options,
     _run_net,
     _setup_logging,
 )
-from p2pcards.cli.printer import _TablePrinter
+from p2pcards.cli.printer import _network_start, _TablePrinter
 from p2pcards.cli.resume import _resume
 from p2pcards.core import GameRegistry, GameSpec
 from p2pcards.core.players import PLAYER_LEVELS
 
 
 def cmd_host(args: argparse.Namespace, out: TextIO) -> int:
-    from p2pcards.identity import data_dir
     from p2pcards.net import host_table, parse_seat_spec
 
     registry = _load()
@@ -43,11 +40,7 @@ def cmd_host(args: argparse.Namespace, out: TextIO) -> int:
     _check_timeout(args.timeout, "--timeout")
     if args.lobby_timeout <= 0:
         raise CliError("--lobby-timeout must be positive")
-    linger = _check_linger(args)
-    _setup_logging(args.verbose)
-    me = _identity()
-    printer = _TablePrinter(out, args.json)
-    printer.data, printer.registry = data_dir(), registry
+    linger, me, printer = _network_start(args, out, registry)
     _warn_unfinished(printer.data, me, role="host", game=spec.name)
     announcement = _announcement(args, spec, options, seats, me)
 
@@ -96,7 +89,6 @@ def _host_port(text: str) -> tuple[str, int]:
 
 
 def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
-    from p2pcards.identity import data_dir
     from p2pcards.net import join_table
     from p2pcards.table.transcript import MAX_NAME
 
@@ -108,12 +100,8 @@ def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
         raise CliError(f"--name must be 1 to {MAX_NAME} printable characters")
     if args.lobby_timeout <= 0:
         raise CliError("--lobby-timeout must be positive")
-    linger = _check_linger(args)
     registry = _load()
-    _setup_logging(args.verbose)
-    me = _identity()
-    printer = _TablePrinter(out, args.json)
-    printer.data, printer.registry = data_dir(), registry
+    linger, me, printer = _network_start(args, out, registry)
     if not args.new and (found := _returning(printer.data, me, args.address, (host, port), by_name)):
         print(f"p2pcards: this identity has an unfinished table joined at {args.address}: taking its seat again "
               f"({found.describe()}); --new joins a new table instead", file=sys.stderr)

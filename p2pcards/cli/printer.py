@@ -180,3 +180,18 @@ class _TablePrinter:
             else ""
         self.line(obj, f"deal {event['deal'] + 1}: dealer {self.seat(event['dealer'])} trump {trump} {result}; "
                        f"audit {verdict}; totals {event['totals']}{over}")
+
+
+def _network_start(args: Any, out: TextIO, registry: GameRegistry) -> tuple[float, Any, _TablePrinter]:
+    """What host, join and resume do before they touch the network: the linger checked,
+    logging set up, this peer's identity, and the printer that tells of the table (with
+    the data directory and the games).  Returns ``(linger, identity, printer)``."""
+    from p2pcards.cli.common import _check_linger, _identity, _setup_logging
+    from p2pcards.identity import data_dir
+
+    linger = _check_linger(args)
+    _setup_logging(args.verbose)
+    me = _identity()
+    printer = _TablePrinter(out, args.json)
+    printer.data, printer.registry = data_dir(), registry
+    return linger, me, printer

@@ -10,15 +10,13 @@ from typing import Any, TextIO
 
 from p2pcards.cli.common import (
     CliError,
-    _check_linger,
     _identity,
     _is_terminal,
     _left_note,
     _load,
     _run_net,
-    _setup_logging,
 )
-from p2pcards.cli.printer import _TablePrinter
+from p2pcards.cli.printer import _network_start, _TablePrinter
 from p2pcards.core import GameRegistry
 
 
@@ -97,7 +95,6 @@ def _older_note() -> str:
 
 
 def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
-    from p2pcards.identity import data_dir
     from p2pcards.net import unfinished_tables
 
     prefix = args.table
@@ -105,12 +102,8 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
         raise CliError(f"TABLE is a prefix of a table id (hexadecimal), got {prefix!r}")
     if args.list:
         return cmd_resume_list(args, out)
-    linger = _check_linger(args)
     registry = _load()
-    _setup_logging(args.verbose)
-    me = _identity()
-    printer = _TablePrinter(out, args.json)
-    printer.data, printer.registry = data_dir(), registry
+    linger, me, printer = _network_start(args, out, registry)
     found = unfinished_tables(printer.data, me, prefix=prefix)
     if not found:
         which = f" whose id starts with {prefix}" if prefix else ""

@@ -36,7 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from p2pcards.core.cards import SUITS, Card
-from p2pcards.core.game import PLAY, DealState, Decision, End, GameSpec
+from p2pcards.core.game import PLAY, DealState, Decision, GameSpec
 
 __all__ = [
     "CardTable",
@@ -645,13 +645,7 @@ def _sample_deal(spec: GameSpec, sim: TrickSimulator, rng: random.Random, out: _
     played: list[int] = []
     scores = sim._scores(deal)
     scored = 0
-    while True:
-        step = deal.step()
-        if isinstance(step, End):
-            break
-        if not isinstance(step, Decision):
-            deal.complete()
-            continue
+    for step in deal.decisions():
         seat = step.seats[0]
         legal = deal.legal(seat)
         if len(deal.tricks) != scored:
@@ -730,13 +724,7 @@ def _replayed_alike(deal: DealState, sim: TrickSimulator, plays: list[int], poin
     """Whether the plugin, fed ``plays`` in order, accepts each as legal and ends with the
     same card points and tricks per team."""
     k = 0
-    while True:
-        step = deal.step()
-        if isinstance(step, End):
-            break
-        if not isinstance(step, Decision):
-            deal.complete()
-            continue
+    for step in deal.decisions():
         if k >= len(plays):
             return False
         seat = step.seats[0]

@@ -64,7 +64,7 @@ import functools
 import importlib
 import random
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -436,6 +436,19 @@ class DealState:
             if handler not in _PLAIN_HANDLERS:
                 break
         return tuple(out)
+
+    def decisions(self) -> Iterator[Decision]:
+        """With full information: each decision as it comes, fulfilling every deck step in
+        between (:meth:`complete`), until the deal ends.  The caller takes the decision's
+        choices (:meth:`apply`) before asking for the next one."""
+        while True:
+            step = self._queue[0][0]
+            if isinstance(step, End):
+                return
+            if isinstance(step, Decision):
+                yield step
+            else:
+                self.complete()
 
     def complete(self) -> None:
         """Fulfil the pending :class:`Deal`, :class:`Reveal` or :class:`Locate` step."""

@@ -18,7 +18,8 @@ from typing import Any
 from p2pcards.core import DealState, GameRegistry, GameSpec
 from p2pcards.core.arena import deal_record
 from p2pcards.history import HistoryError
-from p2pcards.table.table import Rejected, SetupError, Table
+from p2pcards.table.audit import replay_transcript
+from p2pcards.table.table import Table
 from p2pcards.table.transcript import VERSION, Genesis, TranscriptError, VersionError, parse_message
 from p2pcards.table.wire import FrameDecoder, FrameError, unpack
 
@@ -113,25 +114,14 @@ def open_transcript(messages: Sequence[bytes], registry: GameRegistry) -> Opened
     out = Opened(genesis, spec)
 
     def on_event(event: dict[str, Any]) -> None:
-        if event["type"] == "deal":
-            out.events.append(event)
-        elif event["type"] == "final":
+        if event["type"] == "final":
             out.final = event
         elif event["type"] == "opened":
             out.records[event["deal"]] = event["record"]
 
-    try:
-        table = _Opener(messages[0], spec, None, on_event=on_event)
-    except SetupError as exc:
-        raise HistoryError(f"cannot read this table here: {exc}") from None
-    for seq in range(1, len(messages)):
-        try:
-            table.receive(messages[seq])
-        except Rejected as exc:
-            out.error = {"seq": seq, "seat": exc.blame, "reason": exc.reason}
-            break
-        if table.seq != seq + 1:
-            out.error = {"seq": seq, "seat": None, "reason": "not the next message of the chain"}
-            break
-    out.count = table.seq
+    followed = replay_transcript(messages, registry, spec=spec, table_class=_Opener, on_event=on_event)
+    if followed.table is None:
+        reason = followed.error["reason"] if followed.error else "no replica"
+        raise HistoryError(f"cannot read this table here: {reason}")
+    out.events, out.error, out.count = followed.events, followed.error, followed.count
     return out

@@ -11,7 +11,7 @@ public rules, the deck's public checks, every certificate, and every deal's audi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -130,11 +130,14 @@ def replay_transcript(
     *,
     spec: GameSpec | None = None,
     group: Group | None = None,
+    table_class: type[Table] | None = None,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
 ) -> Replayed:
     """Follow a transcript publicly with an observer replica, message by message.
 
     ``spec`` is the game (else looked up in ``registry``).  Stops at the first message the
-    observer refuses (``error``).
+    observer refuses (``error``).  ``table_class`` is the replica's class (a subclass of
+    :class:`Table` that reports more), ``on_event`` hears every event it emits.
     """
     from p2pcards.table.table import Rejected, SetupError, Table
 
@@ -156,7 +159,7 @@ def replay_transcript(
             if registry is None:
                 raise KeyError("no game registry")
             spec = registry.get(genesis.game)
-        table = Table(messages[0], spec, None, group=group, on_event=_collect(out))
+        table = (table_class or Table)(messages[0], spec, None, group=group, on_event=_collect(out, on_event))
     except (KeyError, SetupError) as exc:
         out.error = {"seq": 0, "seat": None, "reason": f"cannot replay this game here: {exc}"}
         return out
@@ -174,10 +177,12 @@ def replay_transcript(
     return out
 
 
-def _collect(out: Replayed) -> Any:
+def _collect(out: Replayed, also: Callable[[dict[str, Any]], None] | None = None) -> Any:
     def on_event(event: dict[str, Any]) -> None:
         if event["type"] == "deal":
             out.events.append(event)
+        if also is not None:
+            also(event)
 
     return on_event
 
