@@ -516,7 +516,7 @@ TEXTS = {
         "match_rule": "até 0",
         "fact.double": "vazas valem 2",
         "decision.trump.title": "Escolher o trunfo",
-        "trump.text": "Escolhe o trunfo: um naipe, ou voltar a carta seguinte.",
+        "trump.text": "Escolha o trunfo: um naipe, ou voltar a carta seguinte.",
         "trump.S": "♠ espadas",
         "trump.H": "♥ copas (todos jogam)",
         "trump.D": "♦ ouros",
