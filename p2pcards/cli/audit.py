@@ -10,66 +10,21 @@ from typing import TextIO
 from p2pcards.cli.common import CliError, _and, _count, _load
 
 
-def _read_transcript(path: str) -> tuple[list[bytes], int]:
-    """The messages of a transcript log and the bytes of a torn last frame after them (0:
-    none); CliError (exit 2) for anything that is not a log, or is damaged before its end.
-
-    A torn last frame is what a crash in the middle of a write leaves: ``p2pcards resume``
-    (p2pcards.net.store.read_log) cuts it off and goes on, so the audit checks what comes
-    before it and warns.  Frames that stop following one another before the end are damage,
-    not a crash: refused.
-    """
-    from p2pcards.table.transcript import VERSION, VersionError, parse_message
-    from p2pcards.table.wire import FrameDecoder, FrameError, unpack
-
-    try:
-        data = open(path, "rb").read()  # noqa: SIM115
-    except OSError as exc:
-        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
-    decoder = FrameDecoder()
-    try:
-        try:
-            messages = decoder.feed(data)
-        except FrameError as exc:
-            at = len(data) - decoder.pending  # where the frame that breaks the rules starts
-            whole = len(FrameDecoder().feed(data[:at]))
-            if whole:
-                raise CliError(f"{path} is damaged after its first {whole} message(s), at byte {at}: {exc}; a log "
-                               "cut short by a crash loses only the end of its last frame") from None
-            raise
-        if not messages:
-            if decoder.pending:
-                raise FrameError(f"it holds no whole message: its {decoder.pending} bytes do not make a whole frame")
-            raise FrameError("the file is empty")
-        first = unpack(messages[0])
-        if isinstance(first, dict) and first.get("kind") == "genesis" and first.get("v") != VERSION:
-            raise VersionError(f"it was written with protocol version {first.get('v')!r} of p2pcards; this version "
-                               f"speaks protocol {VERSION} and cannot check it")
-        try:
-            genesis = parse_message(messages[0], None)
-        except VersionError:
-            raise
-        except Exception as exc:  # noqa: BLE001 -- any failure: not a genesis
-            raise FrameError(f"its first message is not a table's genesis ({exc})") from None
-        if genesis.kind != "genesis":
-            raise FrameError("its first message is not a table's genesis")
-    except VersionError as exc:
-        raise CliError(f"{path}: {exc}") from None
-    except FrameError as exc:
-        raise CliError(f"{path} is not a p2pcards transcript log: {exc}") from None
-    return messages, decoder.pending
-
-
 def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
     from pathlib import Path
 
     from p2pcards.net.store import FrameFile, StoreError, side_path
 
     try:
+        from p2pcards.history import HistoryError
+        from p2pcards.history.opened import read_transcript
         from p2pcards.table.audit import audit_transcript
     except ImportError:
         raise CliError("this build of p2pcards has no transcript audit (p2pcards.table.audit)") from None
-    read = [(path, _read_transcript(path)) for path in args.logfile]
+    try:  # a torn last frame (a crash) is audited up to it, with a warning; anything else is not a log: exit 2
+        read = [(path, read_transcript(path)) for path in args.logfile]
+    except HistoryError as exc:
+        raise CliError(str(exc)) from None
     logs = [(path, messages) for path, (messages, _) in read]
     registry = _load()
     reports = []

@@ -54,7 +54,7 @@ from statistics import NormalDist
 from typing import Any
 
 from p2pcards.core.arena import play_deal
-from p2pcards.core.game import Choice, Decision, GameSpec, Match
+from p2pcards.core.game import Choice, Decision, GameSpec
 from p2pcards.core.players import PLAYER_LEVELS, Player, make_player
 from p2pcards.core.view import SeatView
 
@@ -91,7 +91,7 @@ def measure_for(spec: GameSpec) -> Measure:
     """The measure of ``spec``, from its plugin (:meth:`~p2pcards.core.game.Match.deal_value`,
     ``value_label``, ``lower_is_better``); ValueError for a game that gives none."""
     cls = spec.match_class
-    if getattr(cls.deal_value, "__func__", None) is getattr(Match.deal_value, "__func__", None):
+    if not cls.gives_deal_value():
         raise ValueError(f"duel cannot score {spec.name}: its plugin gives no deal value (Match.deal_value)")
 
     def values(result: Mapping[str, Any]) -> list[float]:

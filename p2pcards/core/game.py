@@ -816,6 +816,12 @@ class Match:
         return None
 
     @classmethod
+    def gives_deal_value(cls) -> bool:
+        """Whether the game gives a :meth:`deal_value` of its own (its plugin overrides this
+        class's, which gives none): what the search player and ``p2pcards duel`` need."""
+        return getattr(cls.deal_value, "__func__", None) is not getattr(Match.deal_value, "__func__", None)
+
+    @classmethod
     def match_summary(cls, totals: Sequence[int], winner: int | None, options: Mapping[str, Any]) -> Summary:
         """How a match's ``totals`` read (at its end, ``winner`` is the winning side).
         Default: one column, ``totals`` (:attr:`totals_label`), the winner highlighted."""

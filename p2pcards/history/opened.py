@@ -26,40 +26,48 @@ from p2pcards.table.wire import FrameDecoder, FrameError, unpack
 __all__ = ["Opened", "open_transcript", "read_transcript"]
 
 
-def read_transcript(path: Path) -> tuple[list[bytes], int]:
+def read_transcript(path: Path | str) -> tuple[list[bytes], int]:
     """The messages of the log at ``path`` and the number of bytes of a torn last frame
     after them (0: none).  Raises :class:`HistoryError` for a file that cannot be read, is
-    not a transcript, or is damaged before its end."""
+    not a transcript, or is damaged before its end (``p2pcards audit`` says the same).
+
+    A torn last frame is what a crash in the middle of a write leaves: ``p2pcards resume``
+    (:func:`p2pcards.net.store.read_log`) cuts it off and goes on, and so do the readers of a
+    log.  Frames that stop following one another before the end are damage, not a crash."""
     try:
-        data = path.read_bytes()
+        data = Path(path).read_bytes()
     except OSError as exc:
         raise HistoryError(f"cannot read {path}: {exc.strerror or exc}") from None
+    not_a_log = f"{path} is not a p2pcards transcript log"
     decoder = FrameDecoder()
     try:
         messages = decoder.feed(data)
     except FrameError as exc:
-        at = len(data) - decoder.pending
+        at = len(data) - decoder.pending  # where the frame that breaks the rules starts
         whole = len(FrameDecoder().feed(data[:at])) if at else 0
         if whole:
-            raise HistoryError(f"{path} is damaged after its first {whole} message(s), at byte {at}: {exc}") from None
-        raise HistoryError(f"{path} is not a p2pcards transcript log: {exc}") from None
+            raise HistoryError(f"{path} is damaged after its first {whole} message(s), at byte {at}: {exc}; a log "
+                               "cut short by a crash loses only the end of its last frame") from None
+        raise HistoryError(f"{not_a_log}: {exc}") from None
     if not messages:
-        what = "the file is empty" if not data else f"its {len(data)} bytes do not make a whole message"
-        raise HistoryError(f"{path} is not a p2pcards transcript log: {what}")
+        what = (f"it holds no whole message: its {decoder.pending} bytes do not make a whole frame"
+                if decoder.pending else "the file is empty")
+        raise HistoryError(f"{not_a_log}: {what}")
     try:
         first = unpack(messages[0])
     except FrameError as exc:
-        raise HistoryError(f"{path} is not a p2pcards transcript log: {exc}") from None
+        raise HistoryError(f"{not_a_log}: {exc}") from None
     if isinstance(first, dict) and first.get("kind") == "genesis" and first.get("v") != VERSION:
-        raise HistoryError(f"{path} was written with protocol version {first.get('v')!r} of p2pcards; this "
-                           f"version speaks protocol {VERSION} and cannot read it")
+        raise HistoryError(f"{path}: it was written with protocol version {first.get('v')!r} of p2pcards; this "
+                           f"version speaks protocol {VERSION} and cannot check it")
     try:
         env = parse_message(messages[0], None)
-    except (TranscriptError, FrameError, ValueError, TypeError, KeyError) as exc:
-        raise HistoryError(f"{path} is not a p2pcards transcript log: its first message is not a table's "
-                           f"genesis ({exc})") from None
+    except VersionError as exc:
+        raise HistoryError(f"{path}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 -- any failure: not a genesis
+        raise HistoryError(f"{not_a_log}: its first message is not a table's genesis ({exc})") from None
     if env.kind != "genesis":
-        raise HistoryError(f"{path} is not a p2pcards transcript log: its first message is not a table's genesis")
+        raise HistoryError(f"{not_a_log}: its first message is not a table's genesis")
     return messages, decoder.pending
 
 

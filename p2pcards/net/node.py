@@ -65,11 +65,11 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import trio
 
-from p2pcards.core import GameSpec
+from p2pcards.core import GameRegistry, GameSpec
 from p2pcards.core.players import Player
 from p2pcards.identity import Identity, fingerprint
 from p2pcards.net.errors import MeshError, NetError, PeerSilent, ResumeError, single_error
@@ -89,6 +89,9 @@ from p2pcards.net.store import (
 from p2pcards.table.table import Rejected, SetupError, Table
 from p2pcards.table.transcript import SIDE_KINDS, Genesis, TableKind, TranscriptError, parse_message, peek
 from p2pcards.table.wire import FrameError, unpack
+
+if TYPE_CHECKING:
+    from p2pcards.history.db import Recorder
 
 __all__ = [
     "LocalSeat", "Node", "ThreadedPlayer", "in_background",
@@ -312,7 +315,9 @@ class Node:
 
     ``seats`` are the local peers (each must hold a seat of the genesis).  ``data_dir``
     (None: no files) is where the log files go, with the process's ``manifest`` if given
-    (:mod:`p2pcards.net.store`).  ``on_event(seat, event)`` receives each local Table's
+    (:mod:`p2pcards.net.store`), and where each local Table's deals and end are recorded
+    as they close, in the data directory's history database (:attr:`history`, whose
+    failures never reach the table).  ``on_event(seat, event)`` receives each local Table's
     events; ``on_link(seats, up)`` hears of links to other processes lost before the
     table's end and of their reconnections (a screen says "reconnecting").  ``timeout``
     (default: the genesis's) is how long a seat may stay silent before this process votes
@@ -364,6 +369,12 @@ class Node:
         self._over = False
         self._buckets: dict[Link, _Bucket] = {}
         self._synced_at: dict[Link, float] = {}
+        #: records the ``deal`` and ``final`` events of the lowest local seat's Table (every
+        #: replica tells the same) in the history database of ``data_dir``
+        #: (:mod:`p2pcards.history.db`): the one place where every table this process plays,
+        #: on a screen or headless, is recorded live; None without a data directory
+        self.history = _recorder(spec) if data_dir is not None else None
+        self._recording: int | None = None
         for local in seats:
             self._make_peer(local)
 
@@ -371,11 +382,12 @@ class Node:
         holder: list[int] = []
 
         def emit(event: dict[str, Any]) -> None:
-            if self._on_event is not None and holder and not muted[0]:  # a restored Table's past is not told again
-                try:
-                    self._on_event(holder[0], event)
-                except Exception:  # noqa: BLE001 -- a failing observer must not break the Table mid-message
-                    log.exception("seat %d: the event handler failed", holder[0])
+            if not holder:
+                return
+            if muted[0]:  # a restored Table's past is not told again; the history only makes sure it has it
+                self._record(holder[0], event)
+            else:
+                self.tell(holder[0], event)
 
         muted = [local.log is not None]
         try:
@@ -387,6 +399,7 @@ class Node:
         if seat in self.peers:
             raise MeshError(f"seat {seat} is given twice to this process")
         holder.append(seat)
+        self._recording = seat if self._recording is None else min(self._recording, seat)
         peer = _Peer(seat, table, in_background(local.player), local.secret, _Clock(0.0),
                      stem=local.stem or peer_stem(seat))
         if local.log is not None:
@@ -404,6 +417,27 @@ class Node:
                 log.warning("seat %d: message %s was superseded", seat, raw[:8].hex())
         self.peers[seat] = peer
         return seat
+
+    # ------------------------------------------------------------------ events
+    def tell(self, seat: int, event: dict[str, Any]) -> None:
+        """Seat ``seat``'s Table's ``event``: recorded in the history (before anyone is told
+        of it, so that what a person or a program sees is there already), then given to
+        ``on_event``.  Neither may break the Table mid-message: their failures are logged."""
+        self._record(seat, event)
+        if self._on_event is not None:
+            try:
+                self._on_event(seat, event)
+            except Exception:  # noqa: BLE001 -- a failing observer must not break the Table mid-message
+                log.exception("seat %d: the event handler failed", seat)
+
+    def _record(self, seat: int, event: dict[str, Any]) -> None:
+        if self.history is not None and seat == self._recording:  # the Recorder never raises
+            self.history.record(self.data_dir, self.table_id, seat, event)
+
+    def close_history(self) -> None:
+        """Close the history database (it opens again if another event comes)."""
+        if self.history is not None:
+            self.history.close()
 
     # ------------------------------------------------------------------ queries
     @property
@@ -667,6 +701,7 @@ class Node:
             for f in (peer.log, peer.side_file, peer.rejected_file):
                 if f is not None:
                     f.close()
+        self.close_history()
 
     def _save_manifest(self, ended: str | None = None) -> None:
         if self.manifest is None or self.data_dir is None:
@@ -1037,6 +1072,14 @@ class Node:
 
     def _peer_is_dummy(self, seat: int) -> bool:
         return any(seat in p.table.dummies for p in self.peers.values()) and seat not in self.peers
+
+
+def _recorder(spec: GameSpec) -> Recorder:
+    """A history recorder for a table of ``spec`` (it reads the game from the table's
+    genesis, and needs no other game than this one)."""
+    from p2pcards.history.db import Recorder  # here: only a node that keeps files records
+
+    return Recorder(GameRegistry(games={spec.name: spec}))
 
 
 def describe_table(genesis: Genesis, local_seats: Sequence[int]) -> dict[str, Any]:

@@ -236,18 +236,18 @@ async def resume_table(
             raise ResumeError(f"table {genesis.table_id.hex()[:16]} cannot be abandoned now: only a table of two "
                               "playing seats can be, while it waits for the other seat (resume it to play on)")
         node.peers[able[0]].out.extend(tables[able[0]].abandon())
-    if finished and not abandon:  # it was killed after the end: tidy its files and say how it ended
+    if finished and not abandon:  # it was killed after the end: say how it ended (history too), tidy its files
+        first = min(tables)
+        t = tables[first]
+        assert t.match is not None
+        node.tell(first, {"type": "final", "winner": t.match.winner, "totals": list(t.match.totals),
+                          "deals": t.deals_done, "transcript_hash": t.transcript_hash, "abandoned": t.abandoned,
+                          "voted_out": t.voted_out})
         node.close_files(finished=True)
-        if on_event is not None:
-            first = min(tables)
-            t = tables[first]
-            assert t.match is not None
-            on_event(first, {"type": "final", "winner": t.match.winner, "totals": list(t.match.totals),
-                             "deals": t.deals_done, "transcript_hash": t.transcript_hash, "abandoned": t.abandoned,
-                             "voted_out": t.voted_out})
         return node
     away = time.time() - max(p.stat().st_mtime for p in manifest_path.parent.glob("*.log"))
     if manifest.role == "local":  # every seat is here: the peers link up in memory again
+        node.close_history()  # this node only checked the logs: the mesh's nodes record from now on
         task_status.started(("", 0))
         await _resume_local(genesis_raw, spec, seats, data_dir, on_event, manifest)
         return node
