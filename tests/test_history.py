@@ -380,3 +380,48 @@ def test_export_history_and_stats_commands(tmp_path, home, cli, capsys):
         with pytest.raises(SystemExit) as stop:
             cli(*argv)
         assert stop.value.code == 2 and words in capsys.readouterr().err
+
+
+def test_a_database_of_version_1_is_migrated_to_keep_hints(tmp_path):
+    """Version 2 adds the ``hints`` table: a version-1 database keeps its rows and gains it."""
+    from p2pcards.history.db import MIGRATIONS
+
+    path = db_path(tmp_path)
+    conn = sqlite3.connect(path)
+    conn.executescript(MIGRATIONS[0])
+    conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    conn.execute("INSERT INTO schema_version (version) VALUES (1)")
+    facts = _sueca_table(1, ["Zé", "Ana", "Rui", "Inês"], [None, "random", "random", "random"])
+    conn.execute("INSERT INTO matches (table_id, game, options, started, deals_planned, ended, winner, totals) "
+                 "VALUES (?, 'sueca', '{}', 5, NULL, 'unfinished', NULL, '[]')", (facts.table_id,))
+    conn.executemany("INSERT INTO seats (table_id, seat, side, name, fingerprint, kind, level, runs_on) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                     [(facts.table_id, s.seat, s.side, s.name, s.fingerprint, s.kind, s.level, s.runs_on)
+                      for s in facts.seats])
+    conn.commit()
+    conn.close()
+    with History(path) as history:
+        assert history.version == 2
+        assert [m["table_id"] for m in history.matches()] == [facts.table_id]
+        history.record_hint(facts, 0, 0, 1, "7H", True)
+        assert history.rows("hints") == [(facts.table_id, 0, 0, 1, "7H", 1)]
+        assert history.matches()[0]["hints"] == [1, 0, 0, 0]
+
+
+def test_a_history_that_cannot_be_written_is_said_once_and_the_table_plays_on(tmp_path, caplog):
+    from p2pcards.history.db import Recorder
+
+    data = tmp_path / "data"
+    db_path(data).mkdir(parents=True)  # a directory where the database should be: sqlite cannot open it
+    recorder = Recorder(REGISTRY)
+    event = {"type": "deal", "deal": 0, "dealer": 0, "trump": None, "result": None, "totals": [0, 0],
+             "match_over": False, "winner": None, "audit": {"verdict": "void", "seat": None, "kind": None,
+                                                            "reason": None}}
+    with caplog.at_level("WARNING", logger="p2pcards"):
+        for _ in range(3):
+            recorder.record(data, b"\x01" * 32, 0, event)
+        recorder.record_hint(data, b"\x01" * 32, 0, 0, 0, "7H")
+    said = [r for r in caplog.records if r.levelname == "WARNING" and "history" in r.getMessage()]
+    assert len(said) == 1, [r.getMessage() for r in caplog.records]
+    message = said[0].getMessage()
+    assert "01010101" in message and "--rebuild" in message and said[0].exc_info is None

@@ -61,7 +61,7 @@ def cmd_host(args: argparse.Namespace, out: TextIO) -> int:
             await host_table(spec, seats=seats, host=me, data_dir=printer.data, options=options, deals=args.deals,
                              timeout=args.timeout, bind=args.bind, port=args.port, lobby_timeout=args.lobby_timeout,
                              on_event=printer.on_event, on_table=on_table, on_listening=on_listening,
-                             on_seats=lan.seats, linger=linger)
+                             on_seats=lan.seats, linger=linger, hints=not args.no_hints)
 
     return _run_net(main)
 

@@ -33,6 +33,9 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
         raise CliError("--deals must be at least 1")
     if not 0 <= args.speed <= 10:
         raise CliError("--speed must be between 0 and 10 seconds")
+    if args.no_hints and not args.host:
+        raise CliError("--no-hints is for a table you host (--host): at a table you join, its host decides, "
+                       "and against the computer hints are yours to ask or not")
     if args.host or args.join is not None:
         return _play_lan(args, out, registry, spec, options)
     if args.text or not _is_terminal(out):
@@ -94,7 +97,7 @@ def _play_lan(args: argparse.Namespace, out: TextIO, registry: GameRegistry, spe
             _announcement(args, spec, options, seats, me)  # checks --table-name and --mdns-ttl
             announce = hosting_announcer(spec, options, seats, me, args, args.deals)
         host_plan = HostPlan(spec, options, seats, port=args.port, bind=args.bind, deals=args.deals,
-                             timeout=args.timeout, announce=announce)
+                             timeout=args.timeout, announce=announce, hints=not args.no_hints)
         return _left_note(play_lan(registry, host_plan, me=me, lang=lang, data_dir=data_dir(), speed=args.speed), lang)
     join_plan = JoinPlan(host, port, expect_host=args.host_fingerprint, name=args.join if by_name else "")
     if by_name:

@@ -61,7 +61,7 @@ import numpy as np
 
 from p2pcards.core.cards import Card, Suit
 from p2pcards.core.fastsim import GREEDY, I64, Positions, TrickSimulator, simulator_for
-from p2pcards.core.game import PLAY, Choice, DealState, Decision, End, GameSpec, Match
+from p2pcards.core.game import PLAY, Choice, DealState, Decision, End, GameSpec
 from p2pcards.core.sampling import SkeletonError, World, WorldSampler, clone_state
 from p2pcards.core.view import SeatView
 
@@ -119,8 +119,7 @@ def deal_score(spec: GameSpec, result: Mapping[str, Any], seat: int) -> float:
 def searchable(spec: GameSpec) -> bool:
     """Whether ``spec``'s plugin gives the deal value a search needs (else the search
     player plays the game's heuristic)."""
-    return getattr(spec.match_class.deal_value, "__func__", None) is not getattr(
-        Match.deal_value, "__func__", None)
+    return spec.match_class.gives_deal_value()
 
 
 def rollout(state: DealState, players: Sequence[Any], match_totals: Sequence[int] = ()) -> dict[str, Any]:
@@ -331,6 +330,9 @@ class SearchPlayer:
         self.searchable = searchable(spec)
         #: worlds evaluated for the last decision (for measurements)
         self.last_worlds = 0
+        #: the last decision's candidates with their weighted mean score (:func:`deal_score`,
+        #: from the seat's side), the heuristic's choice first; empty when nothing was searched
+        self.last_scores: list[tuple[Choice, float]] = []
 
     def _base(self, rng: random.Random) -> Any:
         make = self.spec.heuristic
@@ -343,6 +345,7 @@ class SearchPlayer:
     def choose(self, view: SeatView, decision: Decision) -> Choice:
         legal = view.legal
         self.last_worlds = 0
+        self.last_scores = []
         if decision.pick is None and len(legal) == 1:
             return legal[0]
         start = time.perf_counter()
@@ -407,6 +410,8 @@ class SearchPlayer:
         self.last_worlds = worlds
         if not worlds:
             return default
+        weight = sum(weights) or 1.0
+        self.last_scores = [(c, totals[i] / weight) for i, c in enumerate(cands)]
         if decision.kind == PLAY:
             best = max(range(len(cands)), key=lambda i: (totals[i], -i))
             return cands[best]
@@ -488,6 +493,7 @@ class SearchPlayer:
         self.last_worlds = worlds
         if not worlds:
             return default
+        self.last_scores = [(c, float(totals[i]) / (weights or 1.0)) for i, c in enumerate(cands)]
         best = max(range(len(cands)), key=lambda i: (float(totals[i]), -i))
         return cands[best]
 

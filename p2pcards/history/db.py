@@ -12,6 +12,11 @@
   lost it for a renúncia or a forfeit;
 - ``deal_sides``: per deal and side, the game's measure of the deal (card points in
   Sueca and Bisca, penalty points in Copas, what the deal adds in Sobe e Desce);
+- ``hints``: each hint a person asked for on the table screen -- the deal, the seat, ``at``
+  (which of that seat's decisions in the deal it was, from 0), the suggestion (card codes:
+  ``7H``; several for a pick; ``decline``) and whether the person then followed it (NULL:
+  not known, e.g. the person left first).  Hints are in no transcript: a rebuild keeps
+  those of the tables it finds again;
 - ``schema_version``: the schema's version.  Opening a database of an older version migrates it
   (:data:`MIGRATIONS`); one of a newer version is refused, never touched.
 
@@ -111,6 +116,17 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         points REAL,
         PRIMARY KEY (table_id, deal, side),
         FOREIGN KEY (table_id, deal) REFERENCES deals (table_id, deal) ON DELETE CASCADE
+    );
+    """,
+    """
+    CREATE TABLE hints (
+        table_id TEXT NOT NULL REFERENCES matches (table_id) ON DELETE CASCADE,
+        deal INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        suggestion TEXT NOT NULL,
+        followed INTEGER CHECK (followed IN (0, 1)),
+        PRIMARY KEY (table_id, deal, seat, at)
     );
     """,
 )
@@ -341,6 +357,16 @@ class History:
                        facts.table_id))
         return True
 
+    def record_hint(self, facts: TableFacts, deal: int, seat: int, at: int, suggestion: str,
+                    followed: bool | None = None) -> None:
+        """Write (or update: the same deal, seat and decision) a hint that ``seat`` asked for."""
+        with self.transaction() as c:
+            self._ensure_match(facts)
+            c.execute("INSERT INTO hints (table_id, deal, seat, at, suggestion, followed) VALUES (?, ?, ?, ?, ?, ?) "
+                      "ON CONFLICT (table_id, deal, seat, at) DO UPDATE SET suggestion = excluded.suggestion, "
+                      "followed = excluded.followed",
+                      (facts.table_id, deal, seat, at, suggestion, None if followed is None else int(followed)))
+
     def wipe(self) -> None:
         """Forget every match (before a rebuild)."""
         with self.transaction() as c:
@@ -350,7 +376,7 @@ class History:
     def rows(self, table: str) -> list[tuple[Any, ...]]:
         """Every row of one of the tables, in key order (tests compare databases with it)."""
         keys = {"matches": "table_id", "seats": "table_id, seat", "deals": "table_id, deal",
-                "deal_sides": "table_id, deal, side"}
+                "deal_sides": "table_id, deal, side", "hints": "table_id, deal, seat, at"}
         return list(self.conn.execute(f"SELECT * FROM {table} ORDER BY {keys[table]}"))  # noqa: S608 -- fixed names
 
     def matches(self) -> list[dict[str, Any]]:
@@ -376,6 +402,9 @@ class History:
                                                               "deal = ? ORDER BY side", (m["table_id"], d["deal"]))]
                     deals.append(deal)
                 match["deal_list"] = deals
+                used = dict(c.execute("SELECT seat, COUNT(*) FROM hints WHERE table_id = ? GROUP BY seat",
+                                      (m["table_id"],)).fetchall())
+                match["hints"] = [int(used.get(s["seat"], 0)) for s in match["seats"]]
                 out.append(match)
             return out
         finally:
@@ -384,20 +413,25 @@ class History:
 
 # ---------------------------------------------------------------------- live
 class Recorder:
-    """Records a local peer's ``deal`` and ``final`` events as they come (the table screens
-    call :meth:`record` from their event path).  It never raises: a history that cannot be
-    written is logged, and the table plays on."""
+    """Records a local peer's ``deal`` and ``final`` events as they come (each peer's node
+    calls :meth:`record` from its event path, and the table screens :meth:`record_hint`).
+    It never raises: a history that cannot be written is logged once (one line, and how to
+    recover it), the data directory is left alone from then on, and the table plays on."""
 
     def __init__(self, registry: GameRegistry | None = None) -> None:
         self._registry = registry
         self._dbs: dict[Path, History] = {}
         self._facts: dict[tuple[Path, str], TableFacts] = {}
+        #: data directories whose history could not be written: said once, then left alone
+        self._broken: set[Path] = set()
 
     def record(self, data_dir: Path | None, table_id: bytes | str | None, seat: int | None,
                event: dict[str, Any]) -> None:
         """Record ``event`` of seat ``seat``'s replica of table ``table_id`` (bytes or hex)
         into ``data_dir``'s history; nothing when there is no data directory."""
         if data_dir is None or table_id is None or seat is None or event.get("type") not in ("deal", "final"):
+            return
+        if data_dir in self._broken:
             return
         try:
             tid = table_id.hex() if isinstance(table_id, bytes) else table_id
@@ -408,8 +442,8 @@ class Recorder:
             if facts is None:
                 facts = self._facts[(data_dir, tid)] = self._facts_of(data_dir, tid, seat)
             db.record(facts, event)
-        except Exception:  # noqa: BLE001 -- the history must never stop a table
-            log.exception("the history database could not record %s of table %s", event.get("type"), table_id)
+        except Exception as exc:  # noqa: BLE001 -- the history must never stop a table
+            self._failed(data_dir, table_id, exc)
 
     def _facts_of(self, data_dir: Path, tid: str, seat: int) -> TableFacts:
         from p2pcards.net.store import log_path, read_log
@@ -420,6 +454,33 @@ class Recorder:
         if self._registry is None:
             self._registry = load_games()
         return table_facts(genesis, self._registry.get(genesis.game), table_started(path.parent))
+
+    def record_hint(self, data_dir: Path | None, table_id: bytes | str | None, seat: int | None, deal: int,
+                    at: int, suggestion: str, followed: bool | None = None) -> None:
+        """Record a hint seat ``seat`` asked for (:meth:`History.record_hint`), as
+        :meth:`record` records events: nothing without a data directory, never raising."""
+        if data_dir is None or table_id is None or seat is None or data_dir in self._broken:
+            return
+        try:
+            tid = table_id.hex() if isinstance(table_id, bytes) else table_id
+            db = self._dbs.get(data_dir)
+            if db is None:
+                db = self._dbs[data_dir] = History(db_path(data_dir))
+            facts = self._facts.get((data_dir, tid))
+            if facts is None:
+                facts = self._facts[(data_dir, tid)] = self._facts_of(data_dir, tid, seat)
+            db.record_hint(facts, deal, seat, at, suggestion, followed)
+        except Exception as exc:  # noqa: BLE001 -- the history must never stop a table
+            self._failed(data_dir, table_id, exc)
+
+    def _failed(self, data_dir: Path, table_id: bytes | str, exc: Exception) -> None:
+        """Say once that ``data_dir``'s history cannot be written, and stop trying there."""
+        self._broken.add(data_dir)
+        tid = table_id.hex() if isinstance(table_id, bytes) else table_id
+        log.warning("the history database %s cannot record table %s (%s: %s); the table plays on, and "
+                    "`p2pcards history --rebuild` recovers its matches from the saved transcripts",
+                    db_path(data_dir), tid[:16], type(exc).__name__, exc)
+        log.debug("why the history could not be written", exc_info=exc)
 
     def close(self) -> None:
         for db in self._dbs.values():
@@ -448,6 +509,7 @@ def rebuild(data_dir: Path, registry: GameRegistry | None = None, db: Path | Non
     root = data_dir / "tables"
     report: dict[str, Any] = {"tables": 0, "deals": 0, "skipped": []}
     with History(db if db is not None else db_path(data_dir)) as history:
+        hints = history.conn.execute("SELECT * FROM hints").fetchall()  # in no transcript: kept
         history.wipe()
         directories: Sequence[Path] = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
         for directory in directories:
@@ -468,4 +530,8 @@ def rebuild(data_dir: Path, registry: GameRegistry | None = None, db: Path | Non
             if opened.final is not None:
                 history.record(facts, opened.final)
             report["tables"] += 1
+        with history.transaction() as c:
+            known = {t for (t,) in c.execute("SELECT table_id FROM matches")}
+            c.executemany("INSERT OR IGNORE INTO hints VALUES (?, ?, ?, ?, ?, ?)",
+                          [row for row in hints if row[0] in known])
     return report

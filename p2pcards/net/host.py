@@ -256,6 +256,7 @@ async def host_table(
     seed: int | None = None,
     linger: float = LINGER,
     table_class: Callable[..., Table] = Table,
+    hints: bool = True,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
 ) -> Node | None:
     """Host a table of ``spec`` and play its bot seats (and ``me`` seat) to the end; returns the node.
@@ -268,6 +269,7 @@ async def host_table(
     bot's player (e.g. to pace it for a screen); ``on_link`` goes to the node.  With no
     local seat the host only seats the players, sends the genesis and returns None.
     ``linger`` and ``table_class`` go to the node (:class:`~p2pcards.net.node.Node`).
+    ``hints`` False writes into the genesis that the host forbids hints at the table.
     Raises :class:`ListenError`, :class:`LobbyTimeout`, or another NetError.
     """
     if len(seats) != spec.seats:
@@ -297,7 +299,7 @@ async def host_table(
             lobby._notify()
             task_status.started((bind, actual))
             await _fill(lobby, lobby_timeout)
-            genesis_raw = _genesis(lobby, spec, seats, bots, host)
+            genesis_raw = _genesis(lobby, spec, seats, bots, host, hints)
             genesis = Genesis.from_body(parse_message(genesis_raw, None).body)
             if on_table is not None:
                 on_table(describe_table(genesis, sorted([*bots, *mine])))
@@ -352,7 +354,7 @@ async def _fill(lobby: _Lobby, lobby_timeout: float) -> None:
 
 
 def _genesis(lobby: _Lobby, spec: GameSpec, seats: Sequence[SeatSpec], bots: Mapping[int, Identity],
-             host: Identity) -> bytes:
+             host: Identity, hints: bool = True) -> bytes:
     infos: list[SeatInfo] = []
     for i, s in enumerate(seats):
         if s.kind == "me":
@@ -363,7 +365,8 @@ def _genesis(lobby: _Lobby, spec: GameSpec, seats: Sequence[SeatSpec], bots: Map
         else:
             h = lobby.joiners[i].hello
             infos.append(SeatInfo(h.name, h.signing, h.sealing, h.bot, None))
-    return make_table(host, spec, infos, options=lobby.options, deals=lobby.deals, timeout=lobby.timeout)
+    return make_table(host, spec, infos, options=lobby.options, deals=lobby.deals, timeout=lobby.timeout,
+                      hints=hints)
 
 
 def _directory(lobby: _Lobby, local_seats: Sequence[int]) -> list[Process]:

@@ -34,13 +34,15 @@ def make_table(
     deals: int | None = None,
     timeout: float = 60.0,
     nonce: bytes | None = None,
+    hints: bool = True,
 ) -> bytes:
-    """A genesis signed by ``host``: ``options`` resolved against ``spec`` to plain values."""
+    """A genesis signed by ``host``: ``options`` resolved against ``spec`` to plain values
+    (``hints`` False: the host forbids hints at the table)."""
     resolved = spec.resolve_options({k: str(v) for k, v in (options or {}).items()})
     genesis = Genesis(
         game=spec.name, rules_version=spec.rules_version, options=resolved, seats=tuple(seats),
         deals=deals, host_signing=host.signing_public, host_name=host.name,
-        nonce=nonce if nonce is not None else os.urandom(16), timeout=float(timeout),
+        nonce=nonce if nonce is not None else os.urandom(16), timeout=float(timeout), hints=hints,
     )
     return make_genesis(host, genesis)
 

@@ -228,9 +228,18 @@ class SeatInfo:
         return cls(name, signing, sealing, obj["bot"], obj["runs_on"])
 
 
+#: The keys of every genesis body; ``hints`` is added only at a table whose host forbids hints.
+GENESIS_KEYS: Final = frozenset({"game", "rules_version", "options", "seats", "deals", "host", "nonce", "timeout"})
+
+
 @dataclass(frozen=True, slots=True)
 class Genesis:
-    """The table as agreed before the first deal."""
+    """The table as agreed before the first deal.
+
+    ``hints``: whether the people at the table may ask the computer for a suggestion (the
+    table screen's ``h``).  It is written in the body only when it is False (``"hints":
+    false``), so a table that allows hints -- every table before the field existed -- has
+    the very same body, and table id, as before."""
 
     game: str
     rules_version: str
@@ -241,9 +250,10 @@ class Genesis:
     host_name: str
     nonce: bytes
     timeout: float
+    hints: bool = True
 
     def body(self) -> dict[str, Any]:
-        return {
+        body: dict[str, Any] = {
             "game": self.game,
             "rules_version": self.rules_version,
             "options": dict(self.options),
@@ -253,6 +263,9 @@ class Genesis:
             "nonce": self.nonce,
             "timeout": self.timeout,
         }
+        if not self.hints:
+            body["hints"] = False
+        return body
 
     @property
     def table_id(self) -> bytes:
@@ -260,9 +273,10 @@ class Genesis:
 
     @classmethod
     def from_body(cls, body: Any) -> Genesis:
-        keys = {"game", "rules_version", "options", "seats", "deals", "host", "nonce", "timeout"}
-        if not isinstance(body, dict) or set(body) != keys:
+        if not isinstance(body, dict) or set(body) not in (GENESIS_KEYS, GENESIS_KEYS | {"hints"}):
             raise TranscriptError("malformed genesis")
+        if "hints" in body and body["hints"] is not False:  # one encoding: a table that allows hints omits the key
+            raise TranscriptError("malformed genesis: hints is present only as false")
         host = body["host"]
         if not isinstance(host, dict) or set(host) != {"signing", "name"}:
             raise TranscriptError("malformed genesis host")
@@ -284,7 +298,7 @@ class Genesis:
         if len({s.signing for s in infos}) != len(infos):
             raise TranscriptError("a key sits in two seats")
         return cls(body["game"], body["rules_version"], dict(body["options"]), infos, deals,
-                   host["signing"], host["name"], body["nonce"], float(body["timeout"]))
+                   host["signing"], host["name"], body["nonce"], float(body["timeout"]), "hints" not in body)
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,6 +54,35 @@ EN: dict[str, str] = {
     "auditing": "auditing the deal…",
     "watching": "you were voted out (silent past the timeout): your seat is a dummy; you are watching",
     "table_over": "the table is over",
+    # replay
+    "replay_where": "deal {deal} of {deals} · step {step} of {steps}",
+    "replay_dealt": "{name} deals",
+    "replay_played": "{name} played {card}",
+    "replay_chose": "{name} · {what}: {choice}",
+    "replay_n_cards": "{n} card(s), face down",
+    "replay_hidden": "The audit did not open this deal: only the cards played are known.",
+    "replay_stops": "The transcript stops here: the table was not played to its end.",
+    "replay_breaks": "The transcript breaks at message {seq}{who}: {reason}",
+    "replay_empty": "The transcript holds no deal yet",
+    "replay_unfinished": "not finished",
+    "replay_no_deal": "No deal was finished.",
+    "replay_key": "key {fp}",
+    "replay_deals_title": "Deals",
+    "replay_deals_keys": "↑/↓ choose · Enter go to it · Esc close",
+    "replay_chart_title": "Points per deal",
+    "replay_close_keys": "Esc close",
+    "replay_prompt": "→/← trick · ./, step · Home/End · PgUp/PgDn deal · d deals · c chart · s seat · ? · q",
+    "replay_help": (
+        "→/←\tthe next/previous trick (as dealt, each trick taken, the result)\n"
+        "./,\tone decision forward/back\n"
+        "Home/End\tthe start/end of this deal\n"
+        "PgDn/PgUp\tthe next/previous deal\n"
+        "d\tthe list of deals, with their verdicts (Enter goes to one)\n"
+        "c\tthe chart of the points of each deal\n"
+        "s\tlook from the next seat (its cards at the bottom)\n"
+        "?\tthis help\n"
+        "q\tleave the replay (Esc closes a window first)"
+    ),
     "stopped": "stopped: {reason}",
     "speed": "pace {s:g} s",
     # prompts under the table
@@ -158,6 +187,8 @@ EN: dict[str, str] = {
         "n\tdecline, when the game lets you (e.g. sit a deal out)\n"
         "l\tthe last trick\n"
         "s\tthe scores\n"
+        "h\ta hint: what the computer would choose here, and why (when the host allows hints)\n"
+        "f\tfinish the deal at once, when the rest of it is forced (the table offers it)\n"
         "+/-\tcomputer players slower/faster\n"
         "?\tthis help\n"
         "q\tleave the table (asks first); Ctrl-C leaves at once\n"
@@ -203,6 +234,47 @@ EN: dict[str, str] = {
     "saved_no_person": "Nobody plays on screen at that table (only computer players of yours): "
                        "`p2pcards resume {prefix}` plays it on.",
     "saved_failed": "Could not take the table up again: {error}",
+    # start: past games, statistics
+    "start_past": "Past games",
+    "start_stats": "Statistics",
+    "past_none": "No game is known on this computer yet: the tables played here are listed as they are played.",
+    "past_help": "Enter replays a game · PgUp/PgDn turn the page",
+    "past_row": "{when}  {game}  {names} — {outcome}{deals}",
+    "past_and": " and ",
+    "past_won_by": "won by {names}",
+    "past_finished": "played to its end, no winner",
+    "past_abandoned": "abandoned",
+    "past_unfinished": "interrupted",
+    "past_voided": "voided: no deal scored",
+    "past_unknown": "how it ended is not recorded",
+    "past_unreadable": "unreadable",
+    "past_deals_one": " · 1 deal",
+    "past_deals_other": " · {n} deals",
+    "past_position": "{first}–{last} of {n}",
+    "past_cannot": "The transcript of that game cannot be read here: it cannot be replayed.",
+    "past_failed": "Could not replay the game: {error}",
+    "past_no_replay": "Replaying a game is not available in this version of p2pcards yet.",
+    "stats_failed": "Could not read the statistics: {error}",
+    "stats_none": "No games are recorded yet. Every table played here (against the computer or on the LAN) "
+                  "is recorded as it is played; `p2pcards history --rebuild` reads the ones played before.",
+    "stats_player": "{name} ({fingerprint})",
+    "stats_game": "  {game}: {matches} match(es), {won} won; {deals_won} of {deals} deals won; {average}; "
+                  "{capotes} capote(s), {renuncias} renúncia(s), {cheating} cheating verdict(s)",
+    "stats_average": "{value} {label} a deal{lower}",
+    "stats_no_average": "no {label} yet",
+    "stats_lower": " (lower is better)",
+    "stats_form": "    form {form}  (last {n}, oldest first: █ won, ▁ lost)",
+    "stats_partners": "Partners:",
+    "stats_pair": "  {game}: {a} with {b}: {won} of {matches} match(es) won",
+    "stats_computer": "the computer ({level})",
+    "stats_bots": "Computer players, by level:",
+    "stats_bot": "  {game} {level}: {won} of {matches} match(es) won; {deals_won} of {deals} deals won{average}",
+    "stats_bot_average": "; {value} {label} a deal",
+    "stats_last": "Last match ({game}, table {table}): {label} per deal{lower}",
+    "stats_points": "points",
+    "stats_measure_card points": "card points",
+    "stats_measure_penalty points": "penalty points",
+    "stats_measure_deal score": "deal score",
     # LAN tables
     "waiting_reconnect": "waiting for {name} (reconnecting)",
     "reconnecting": "{names} reconnecting",
@@ -312,6 +384,34 @@ EN: dict[str, str] = {
     "text_no_winner_one": "The table stops here after 1 deal, before the match's end: no winner.",
     "text_no_winner_other": "The table stops here after {n} deals, before the match's end: no winner.",
     "text_left": "You left the table.",
+    # hints
+    "hint_thinking": "hint: thinking…",
+    "hint_off": "the host turned hints off at this table",
+    "hint_none": "no hint this time",
+    "hint_not_now": "a hint is for your turn",
+    "hint_play": "hint: play {card} — {why}",
+    "hint_pick": "hint: {cards} — {why}",
+    "hint_choice": "hint: {choice} — {why}",
+    "hint_why_only": "it is the only choice you have",
+    "hint_why_value": "about {margin} points better than the next best choice over {worlds} sampled deals",
+    "hint_why_usual": "the computer players' usual choice with this hand",
+    "hint_why_top_trump": "{card} is the highest trump still out",
+    "hint_why_top_risk": "{card} is the highest {suit} still out, though trumps are still out too (the highest: "
+                         "{high})",
+    "hint_why_top": "{card} is the highest {suit} still out",
+    "hint_why_lead_cheap": "{card} is worth nothing: a cheap lead",
+    "hint_why_under": "{card} stays under the {high} on the table",
+    "hint_why_partner_points": "your partner is winning the trick: {card} adds {points} points to it",
+    "hint_why_partner": "your partner is winning the trick: keep your better cards",
+    "hint_why_trump_in": "you have no {suit}: {card} trumps the trick",
+    "hint_why_wins_last": "{card} takes the trick",
+    "hint_why_wins": "{card} beats the cards on the table so far",
+    "hint_why_cheapest": "you cannot take this trick: {card} gives away the least",
+    "finish_offer": "the rest of the deal is forced: press f to finish it",
+    "finish_going": "finishing the deal…",
+    "start_hints": "Hints",
+    "start_hints_allowed": "allowed",
+    "start_hints_forbidden": "forbidden",
 }
 
 PT: dict[str, str] = {
@@ -351,6 +451,35 @@ PT: dict[str, str] = {
     "auditing": "a auditar a mão…",
     "watching": "foi votado fora (silêncio além do tempo): o seu lugar é um morto; está a assistir",
     "table_over": "a mesa terminou",
+    # replay
+    "replay_where": "mão {deal} de {deals} · passo {step} de {steps}",
+    "replay_dealt": "{name} dá as cartas",
+    "replay_played": "{name} jogou {card}",
+    "replay_chose": "{name} · {what}: {choice}",
+    "replay_n_cards": "{n} carta(s), voltadas para baixo",
+    "replay_hidden": "A auditoria não abriu esta mão: só se conhecem as cartas jogadas.",
+    "replay_stops": "O registo acaba aqui: a mesa não foi jogada até ao fim.",
+    "replay_breaks": "O registo quebra na mensagem {seq}{who}: {reason}",
+    "replay_empty": "O registo ainda não tem nenhuma mão",
+    "replay_unfinished": "por acabar",
+    "replay_no_deal": "Nenhuma mão chegou ao fim.",
+    "replay_key": "chave {fp}",
+    "replay_deals_title": "Mãos",
+    "replay_deals_keys": "↑/↓ escolher · Enter ir para ela · Esc fechar",
+    "replay_chart_title": "Pontos por mão",
+    "replay_close_keys": "Esc fechar",
+    "replay_prompt": "→/← vaza · ./, passo · Home/End · PgUp/PgDn mão · d mãos · c gráfico · s lugar · ? · q",
+    "replay_help": (
+        "→/←\ta vaza seguinte/anterior (as cartas dadas, cada vaza, o resultado)\n"
+        "./,\tuma decisão para a frente/para trás\n"
+        "Home/End\to início/fim desta mão\n"
+        "PgDn/PgUp\ta mão seguinte/anterior\n"
+        "d\ta lista das mãos, com os veredictos (Enter vai para uma)\n"
+        "c\to gráfico dos pontos de cada mão\n"
+        "s\tver a partir do lugar seguinte (as cartas dele em baixo)\n"
+        "?\testa ajuda\n"
+        "q\tsair da repetição (Esc fecha primeiro uma janela)"
+    ),
     "stopped": "parou: {reason}",
     "speed": "ritmo {s:g} s",
     "prompt_play": "←/→ escolhe · Enter ou Espaço joga · {keys}: essa carta · clique numa carta",
@@ -449,6 +578,8 @@ PT: dict[str, str] = {
         "n\trecusar, quando o jogo deixa (por ex. não jogar uma mão)\n"
         "l\ta última vaza\n"
         "s\ta pontuação\n"
+        "h\tuma dica: o que o computador escolheria aqui, e porquê (se o anfitrião deixar)\n"
+        "f\tacabar já a mão, quando o resto dela está decidido (a mesa oferece-o)\n"
         "+/-\tcomputador mais lento/rápido\n"
         "?\testa ajuda\n"
         "q\tsair da mesa (pergunta antes); Ctrl-C sai já\n"
@@ -493,6 +624,48 @@ PT: dict[str, str] = {
     "saved_no_person": "Ninguém joga no ecrã nessa mesa (só jogadores do computador seus): "
                        "`p2pcards resume {prefix}` continua-a.",
     "saved_failed": "Não foi possível retomar a mesa: {error}",
+    # start: past games, statistics
+    "start_past": "Jogos anteriores",
+    "start_stats": "Estatísticas",
+    "past_none": "Ainda não há nenhum jogo neste computador: as mesas jogadas aqui aparecem à medida que se jogam.",
+    "past_help": "Enter revê um jogo · PgUp/PgDn mudam de página",
+    "past_row": "{when}  {game}  {names} — {outcome}{deals}",
+    "past_and": " e ",
+    "past_won_by": "ganha por {names}",
+    "past_finished": "jogada até ao fim, sem vencedor",
+    "past_abandoned": "abandonada",
+    "past_unfinished": "interrompida",
+    "past_voided": "anulada: nenhuma mão contou",
+    "past_unknown": "não está registado como acabou",
+    "past_unreadable": "ilegível",
+    "past_deals_one": " · 1 mão",
+    "past_deals_other": " · {n} mãos",
+    "past_position": "{first}–{last} de {n}",
+    "past_cannot": "A transcrição desse jogo não se consegue ler aqui: não pode ser revista.",
+    "past_failed": "Não foi possível rever o jogo: {error}",
+    "past_no_replay": "Rever um jogo ainda não é possível nesta versão do p2pcards.",
+    "stats_failed": "Não foi possível ler as estatísticas: {error}",
+    "stats_none": "Ainda não há jogos registados. Cada mesa jogada aqui (contra o computador ou na rede local) "
+                  "fica registada à medida que se joga; `p2pcards history --rebuild` lê as que se jogaram antes.",
+    "stats_player": "{name} ({fingerprint})",
+    "stats_game": "  {game}: {matches} partida(s), {won} ganha(s); {deals_won} de {deals} mãos ganhas; {average}; "
+                  "{capotes} capote(s), {renuncias} renúncia(s), {cheating} veredicto(s) de batota",
+    "stats_average": "{value} {label} por mão{lower}",
+    "stats_no_average": "ainda sem {label}",
+    "stats_lower": " (menos é melhor)",
+    "stats_form": "    forma {form}  (últimas {n}, da mais antiga: █ ganha, ▁ perdida)",
+    "stats_partners": "Parceiros:",
+    "stats_pair": "  {game}: {a} com {b}: {won} de {matches} partida(s) ganha(s)",
+    "stats_computer": "o computador ({level})",
+    "stats_bots": "Jogadores do computador, por nível:",
+    "stats_bot": "  {game} {level}: {won} de {matches} partida(s) ganha(s); {deals_won} de {deals} mãos ganhas"
+                 "{average}",
+    "stats_bot_average": "; {value} {label} por mão",
+    "stats_last": "Última partida ({game}, mesa {table}): {label} por mão{lower}",
+    "stats_points": "pontos",
+    "stats_measure_card points": "pontos das cartas",
+    "stats_measure_penalty points": "pontos de penalização",
+    "stats_measure_deal score": "pontos da mão",
     # mesas na rede local
     "waiting_reconnect": "à espera de {name} (a religar)",
     "reconnecting": "{names} a religar",
@@ -602,6 +775,34 @@ PT: dict[str, str] = {
     "text_no_winner_one": "A mesa acaba aqui, ao fim de 1 mão, antes do fim da partida: sem vencedor.",
     "text_no_winner_other": "A mesa acaba aqui, ao fim de {n} mãos, antes do fim da partida: sem vencedor.",
     "text_left": "Saiu da mesa.",
+    # hints
+    "hint_thinking": "dica: a pensar…",
+    "hint_off": "o anfitrião desligou as dicas nesta mesa",
+    "hint_none": "desta vez não há dica",
+    "hint_not_now": "as dicas são para a sua vez",
+    "hint_play": "dica: jogue {card} — {why}",
+    "hint_pick": "dica: {cards} — {why}",
+    "hint_choice": "dica: {choice} — {why}",
+    "hint_why_only": "é a única escolha que tem",
+    "hint_why_value": "cerca de {margin} pontos melhor do que a segunda melhor escolha em {worlds} mãos simuladas",
+    "hint_why_usual": "a escolha habitual do computador com esta mão",
+    "hint_why_top_trump": "{card} é o trunfo mais alto que ainda não saiu",
+    "hint_why_top_risk": "{card} é a carta mais alta de {suit} que ainda não saiu, mas ainda há trunfos por sair "
+                         "(o mais alto: {high})",
+    "hint_why_top": "{card} é a carta mais alta de {suit} que ainda não saiu",
+    "hint_why_lead_cheap": "{card} não vale pontos: é uma saída barata",
+    "hint_why_under": "{card} fica abaixo do {high} que está na mesa",
+    "hint_why_partner_points": "o seu parceiro está a ganhar a vaza: {card} junta-lhe {points} pontos",
+    "hint_why_partner": "o seu parceiro está a ganhar a vaza: guarde as cartas melhores",
+    "hint_why_trump_in": "não tem {suit}: {card} corta com trunfo",
+    "hint_why_wins_last": "{card} ganha a vaza",
+    "hint_why_wins": "{card} ganha às cartas que estão na mesa até agora",
+    "hint_why_cheapest": "não pode ganhar esta vaza: {card} é a que dá menos pontos",
+    "finish_offer": "o resto da mão está decidido: carregue em f para a acabar já",
+    "finish_going": "a acabar a mão…",
+    "start_hints": "Dicas",
+    "start_hints_allowed": "permitidas",
+    "start_hints_forbidden": "proibidas",
 }
 
 STRINGS: Mapping[str, Mapping[str, str]] = {"en": EN, "pt": PT}

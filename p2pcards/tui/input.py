@@ -16,11 +16,15 @@ from p2pcards.tui.i18n import Text
 from p2pcards.tui.snapshot import Snapshot
 from p2pcards.tui.words import card_label
 
-__all__ = ["CARD_KEYS", "YES_KEYS", "TableKeys"]
+__all__ = ["CARD_KEYS", "LETTER_KEYS", "YES_KEYS", "TableKeys"]
 
 #: The key of each place in the hand, left to right: 1-9, 0 for the tenth, then letters
-#: that no other key of the table uses (up to 18 cards in hand).
+#: (up to 18 cards in hand).  ``f`` and ``h`` are cards only in a hand that reaches them
+#: (16 and 18 cards: no game here deals that many); otherwise they finish a forced deal
+#: and ask for a hint (:data:`LETTER_KEYS`).
 CARD_KEYS = "1234567890abcdefgh"
+#: Letters of :data:`CARD_KEYS` that do something else when no card is at their place.
+LETTER_KEYS = {"f": "finish", "h": "hint"}
 #: Keys that answer yes to "leave the table?", per language ("s" for "sim").
 YES_KEYS = {"en": "y", "pt": "sy"}
 
@@ -46,6 +50,14 @@ class TableKeys:
     on_choice: Callable[[Choice], None]
     on_continue: Callable[[], None]
     on_exit: Callable[[], None]
+    # hints and finishing a forced deal (set by the model; see TableModel)
+    hints_allowed: bool
+    hint_busy: bool
+    hint_line: str
+    finish_offered: bool
+    finishing: bool
+    on_hint: Callable[[], None]
+    on_finish: Callable[[], None]
 
     # what the keys ask of the screen (the model's answers)
     @property
@@ -88,6 +100,7 @@ class TableKeys:
         self.legal = []
         self.picked = []
         self.message = ""
+        self.hint_line = ""
         self.on_choice(choice)
 
     def left(self) -> None:
@@ -161,9 +174,13 @@ class TableKeys:
         self._card_or_choice(9 if d == 0 else d - 1)
 
     def card_key(self, key: str) -> None:
-        """A card's key (:data:`CARD_KEYS`: digits, then letters from the eleventh card)."""
+        """A card's key (:data:`CARD_KEYS`: digits, then letters from the eleventh card);
+        ``f`` and ``h`` beyond the hand: :meth:`finish` and :meth:`hint`."""
         if key in CARD_KEYS:
             index = CARD_KEYS.index(key)
+            if key in LETTER_KEYS and index >= len(self.snap.hand):
+                (self.finish if LETTER_KEYS[key] == "finish" else self.hint)()
+                return
             if index < 10 or not self.choosing:
                 self._card_or_choice(index)
 
@@ -255,6 +272,35 @@ class TableKeys:
             self.speed = round(min(self.speed + 0.2, 5.0), 1)
         elif name == "-":
             self.speed = round(max(self.speed - 0.2, 0.0), 1)
+
+    def hint(self) -> None:
+        """h: ask the computer what it would choose now (the runtime computes it from the
+        person's view: ``on_hint``; the answer comes back through ``show_hint``).  Nothing
+        while a window is open or a hint is being computed; at a table whose host forbids
+        hints, or when the person has nothing to decide, say so."""
+        if self.overlay is not None or self.hint_busy:
+            return
+        t = self.text
+        if not self.hints_allowed:
+            self.message = t("hint_off")
+            return
+        if self.decision is None:
+            self.message = t("hint_not_now")
+            return
+        self.hint_busy = True
+        self.hint_line = t("hint_thinking")
+        self.on_hint()
+
+    def finish(self) -> None:
+        """f: when the table offers it (the rest of the deal is forced), play the rest at
+        once: the person's forced cards go as soon as they are asked for (``on_finish``),
+        the one asked now at once."""
+        if self.overlay is not None or not self.finish_offered or self.finishing:
+            return
+        self.finishing = True
+        self.on_finish()
+        if self.decision is not None and self.decision.pick is None and len(self.legal) == 1:
+            self._submit(self.legal[0])
 
     def escape(self) -> None:
         """Esc closes a popup (and answers no to leaving)."""

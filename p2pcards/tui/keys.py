@@ -4,7 +4,8 @@
 a card when cards are picked), digits pick a card by its place (``a``, ``b``, ``c``...
 from the eleventh: :data:`~p2pcards.tui.model.CARD_KEYS`), ``x`` takes the game's other
 choice of a play (an exchange), ``n`` declines a pick where the game allows it (sits a deal
-out), ``l`` last trick, ``s`` scores, ``?`` help,
+out), ``h`` a hint and ``f`` finishing a forced deal (bound as the letters of the 16th and
+18th cards: the model tells them apart), ``l`` last trick, ``s`` scores, ``?`` help,
 ``+``/``-`` the computer players' pace, ``q`` leaves (after ``y``), Esc closes a window,
 Ctrl-C leaves at once.  What a key means in each situation is the model's business.
 """

@@ -71,6 +71,8 @@ class HostPlan:
     timeout: float = PERSON_TIMEOUT
     lobby_timeout: float = 3600.0
     announce: Announce | None = None
+    #: False: the host forbids hints at the table (written in its genesis)
+    hints: bool = True
 
 
 @dataclass
@@ -134,7 +136,8 @@ class LanTable(ScreenTable):
 
     # ------------------------------------------------------------------ in trio
     def _pace(self, player: Player) -> Player:
-        return PacedBot(player, lambda: self.model.speed if self.model is not None else self.speed, self.gate)
+        return PacedBot(player, lambda: self.pace(self.model.speed if self.model is not None else self.speed),
+                        self.gate)
 
     def _table_started(self, info: dict[str, Any]) -> None:
         """The genesis is known: build the table screen's model with its seats."""
@@ -168,12 +171,15 @@ class LanTable(ScreenTable):
             self._scope = scope
             try:
                 with single_error():
-                    if isinstance(self.plan, HostPlan):
-                        await self._host(self.plan)
-                    elif isinstance(self.plan, JoinPlan):
-                        await self._join(self.plan)
-                    else:
-                        await self._resume(self.plan)
+                    async with trio.open_nursery() as tasks:  # the table, and the screen's hints
+                        self._tasks = tasks
+                        if isinstance(self.plan, HostPlan):
+                            await self._host(self.plan)
+                        elif isinstance(self.plan, JoinPlan):
+                            await self._join(self.plan)
+                        else:
+                            await self._resume(self.plan)
+                        tasks.cancel_scope.cancel()
             except NetError as exc:
                 self.failed(net_failure(exc, self.text))
             except Exception as exc:  # noqa: BLE001 -- shown to the person rather than a traceback on the screen
@@ -212,7 +218,7 @@ class LanTable(ScreenTable):
                              deals=plan.deals, timeout=plan.timeout, bind=plan.bind, port=plan.port,
                              lobby_timeout=plan.lobby_timeout, on_event=self._on_event, on_table=on_table,
                              on_listening=on_listening, on_seats=on_seats, on_link=self._on_link,
-                             person=self.person, wrap_bot=self._pace)
+                             person=self.person, wrap_bot=self._pace, hints=plan.hints)
 
     def _line(self, obj: dict[str, Any], text: str) -> None:
         """A line of the LAN announcer (``announced``) for the lobby."""

@@ -172,7 +172,9 @@ def seat_fragments(model: TableModel, where: str, width: int | None = None) -> S
         side = where in ("left", "right")
         details = [d for d in panel.detail.split(" · ") if d]
         if side:  # one fact a line, from the middle of the trick down while they fit its height
-            infos = [panel.marker, panel.runs, panel.cards, *details]
+            # cards face up (a dummy's, a replay's) take as many lines as they need
+            cards = textwrap.wrap(panel.cards, width - 2) if width and width > 2 and panel.cards else [panel.cards]
+            infos = [panel.marker, panel.runs, *cards, *details]
             lines = [("class:seat.marker" if i < 2 else "class:seat.info", x) for i, x in enumerate(infos) if x]
             if len(lines) < SIDE_HEIGHT - 1:
                 out.append(("", "\n"))
@@ -313,7 +315,7 @@ def overlay_title(model: TableModel) -> str:
         "help": t("help_title"), "scores": t("scores"), "last": t("last_trick"), "quit": t("quit_title"),
         "final": t("final_title" if (model.final or {}).get("winner") is not None else "final_title_stopped"),
         "error": t("error_title"),
-    }.get(kind or "", "")
+    }.get(kind or "", "") or model.extra_title(kind)
 
 
 def overlay_fragments(model: TableModel) -> StyleAndTextTuples:
@@ -351,7 +353,10 @@ def overlay_fragments(model: TableModel) -> StyleAndTextTuples:
         lines = [model.error or ""]
         keys = t("leave_key")
     else:
-        return []
+        extra = model.extra_window(kind)
+        if extra is None:
+            return []
+        lines, keys = extra
     width = max(terminal_size()[0] - 8, 20)
     wrapped = [piece for line in lines for part in line.split("\n")
                for piece in (textwrap.wrap(part, width, break_long_words=True, drop_whitespace=kind != "help")

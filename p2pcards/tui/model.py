@@ -5,12 +5,14 @@ table (:mod:`p2pcards.tui.snapshot`: copied out of the live
 :class:`~p2pcards.table.table.Table` by :func:`snapshot_of` whenever it changes), the
 decision the person is asked for (if any), and the screen's own state: the cursor in the
 hand, the cards marked for a pass or an exchange, the window on top (help, scores, last
-trick, leave?, the deal's summary, the match's end).  Keys arrive as method calls
+trick, leave?, the deal's summary, the match's end), a hint's line and the offer to finish
+a forced deal.  Keys arrive as method calls
 (:mod:`p2pcards.tui.input`: :meth:`TableModel.left`, :meth:`~TableModel.enter`,
 :meth:`~TableModel.digit`, :meth:`~TableModel.key` ...); what they cause outside the screen
-goes through three callbacks: ``on_choice(choice)`` (the person's decision, in the formats of
-:mod:`p2pcards.core.game`), ``on_continue()`` (the summary of a deal was read) and
-``on_exit()`` (leave the table).
+goes through callbacks: ``on_choice(choice)`` (the person's decision, in the formats of
+:mod:`p2pcards.core.game`), ``on_continue()`` (the summary of a deal was read),
+``on_exit()`` (leave the table), ``on_hint()`` (``h``: compute a hint, which comes back
+through :meth:`TableModel.show_hint`) and ``on_finish()`` (``f``: finish a forced deal).
 
 The layout (:mod:`p2pcards.tui.layout`) only reads the model; nothing here imports
 prompt_toolkit or trio, so all of it is tested without a terminal.
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from p2pcards.core import PLAY, Card, Decision, Line, pretty
+from p2pcards.core.hints import Hint
 from p2pcards.tui.i18n import Text
 from p2pcards.tui.input import CARD_KEYS, TableKeys
 from p2pcards.tui.snapshot import GameInfo, SeatLabel, Snapshot, snapshot_of
@@ -151,6 +154,16 @@ class TableModel(TableKeys):
         self.on_choice: Callable[[Choice], None] = lambda choice: None
         self.on_continue: Callable[[], None] = lambda: None
         self.on_exit: Callable[[], None] = lambda: None
+        #: whether the table's host allows hints (the genesis says; ``h`` says so when not)
+        self.hints_allowed = True
+        #: a hint being computed; the hint's line (or "thinking…") for the pending decision
+        self.hint_busy = False
+        self.hint_line = ""
+        #: the rest of the deal is forced and ``f`` finishes it; ``f`` was pressed
+        self.finish_offered = False
+        self.finishing = False
+        self.on_hint: Callable[[], None] = lambda: None
+        self.on_finish: Callable[[], None] = lambda: None
         #: called after every change that comes from the table (not from keys)
         self.listeners: list[Callable[[], None]] = []
 
@@ -172,6 +185,7 @@ class TableModel(TableKeys):
         self.asked += 1
         self.picked = []
         self.message = ""
+        self.hint_line = ""
         self.choice_cursor = 0
         if decision.kind == PLAY:
             hand = self.hand_order()
@@ -196,6 +210,73 @@ class TableModel(TableKeys):
         self.summary = event
         self.modal.append("summary")
         self.decision = None
+        self.hint_line = ""
+        self.finish_offered = self.finishing = False
+        self._changed()
+
+    # ------------------------------------------------------------------ hints and a forced rest
+    def show_hint(self, hint: Hint | None, asked: int) -> bool:
+        """A hint computed for the ``asked``-th decision (None: it failed): shown, with the
+        cursor on the suggested card or choice, when that decision is still pending; else
+        dropped.  Whether it was shown."""
+        self.hint_busy = False
+        if asked != self.asked or self.decision is None:
+            if self.hint_line == self.text("hint_thinking"):
+                self.hint_line = ""
+            self._changed()
+            return False
+        self.hint_line = self.text("hint_none") if hint is None else self.hint_text(hint)
+        if hint is not None:
+            self._point_at(hint.choice)
+        self._changed()
+        return True
+
+    def hint_text(self, hint: Hint) -> str:
+        """A hint's line: the suggestion, then why, in the screen's language."""
+        t = self.text
+        fields = {k: (t.suit(v) if k == "suit" and isinstance(v, str) else v) for k, v in hint.fields.items()}
+        key = f"hint_why_{hint.reason}"
+        try:
+            why = t(key, **fields) if key in t else hint.reason
+        except (KeyError, IndexError, ValueError):
+            why = hint.reason
+        choice = hint.choice
+        hand = dict(self.snap.hand)
+        if isinstance(choice, int) and choice in hand:
+            return t("hint_play", card=card_label(hand[choice]), why=why)
+        if isinstance(choice, tuple) and all(isinstance(p, int) for p in choice):
+            return t("hint_pick", cards=" ".join(card_label(hand[p]) for p in choice if p in hand), why=why)
+        label = self.button("decline") if choice is None else self.choice_label(choice)
+        return t("hint_choice", choice=label, why=why)
+
+    def _point_at(self, choice: Choice) -> None:
+        """Put the cursor on ``choice``: a card of a play, the cards of a pick (marked), an
+        item of a list of choices."""
+        decision = self.decision
+        if decision is None:
+            return
+        order = [p for p, _ in self.hand_order()]
+        if decision.kind == PLAY and isinstance(choice, int) and choice in order:
+            self.cursor = order.index(choice)
+        elif decision.pick is not None and isinstance(choice, tuple):
+            marked = [p for p in choice if p in order][: decision.pick[1]]
+            self.picked = marked
+            if marked:
+                self.cursor = order.index(marked[0])
+        elif decision.pick is None and choice in self.legal:
+            self.choice_cursor = self.legal.index(choice)
+
+    def offer_finish(self) -> None:
+        """The rest of the deal is forced: offer ``f``."""
+        if not self.finish_offered:
+            self.finish_offered = True
+            self._changed()
+
+    def finish_stopped(self) -> None:
+        """A decision that is not forced reached the person after all: it is asked as usual,
+        and the computer players keep their pace again."""
+        self.finishing = False
+        self.finish_offered = False
         self._changed()
 
     def table_over(self, event: dict[str, Any]) -> None:
@@ -400,8 +481,10 @@ class TableModel(TableKeys):
         """What the table did on its own that the person should know, two lines at most:
         the game's notes (e.g. a card the rules led for a player), the cards passed to the
         person (until the trick after the first starts), and a message this replica refused
-        in this deal (:meth:`refused`)."""
-        return self._game_notices()[: 2 - bool(self.alert)] + ([self.alert] if self.alert else [])
+        in this deal (:meth:`refused`); first of all, the offer to finish a deal whose rest
+        is forced (:meth:`offer_finish`)."""
+        offer = [self.text("finish_going" if self.finishing else "finish_offer")] if self.finish_offered else []
+        return (offer + self._game_notices())[: 2 - bool(self.alert)] + ([self.alert] if self.alert else [])
 
     def _game_notices(self) -> list[str]:
         snap = self.snap
@@ -473,6 +556,8 @@ class TableModel(TableKeys):
         t = self.text
         if self.message:
             return self.message
+        if self.hint_line:
+            return self.hint_line
         if self.mode == PLAY:
             return t("prompt_play", keys=self.card_keys())
         return t("prompt_wait")
@@ -634,6 +719,14 @@ class TableModel(TableKeys):
         lines.append(t("won_by", name=self.who(winner)))
         return lines
 
+    def extra_title(self, kind: str | None) -> str:
+        """The title of a window of a screen built on this one (a replay's deal list...)."""
+        return ""
+
+    def extra_window(self, kind: str | None) -> tuple[list[str], str] | None:
+        """The lines and the keys line of such a window (None: no such window here)."""
+        return None
+
     def help_lines(self) -> list[str]:
         """The help window: each key, then what it does, in one aligned column."""
         rows = [line.split("\t", 1) for line in self.text("help").split("\n")]
@@ -668,6 +761,8 @@ class TableModel(TableKeys):
             lines.append(t("choose_keys", n=min(len(self.choice_options()), 9)))
         if self.message:
             lines.append(self.message)
+        elif self.hint_line:
+            lines.append(self.hint_line)
         return lines
 
     def choice_options(self) -> list[tuple[Choice, str, bool, bool]]:

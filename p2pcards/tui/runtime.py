@@ -14,24 +14,33 @@ and anything the screen asks of trio goes through :meth:`LocalTable.soon` (the t
 * :class:`LocalTable` is ``p2pcards play``: the person and the computer players as separate
   peers of the mental-deck protocol, each its own node joined to the others by in-memory
   streams, so every deal is shuffled, dealt and audited exactly as on a LAN.
+
+Hints (``h``) and a forced rest of a deal (``f``; :mod:`p2pcards.core.hints`) are computed
+by :class:`ScreenTable` from the person's own :class:`~p2pcards.core.view.SeatView` (a copy
+of it), in a worker thread as the searching computer players think, so the screen stays
+live; a hint that comes back after the person decided is dropped.  A hint shown is
+recorded in the history database (and, once the person decides, whether it was followed).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import math
 import os
 import random
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.core import PLAY, Decision, GameRegistry, GameSpec, SeatView
+from p2pcards.core.hints import HINT_MS, Hint, frozen_view, rest_is_forced, suggest
 from p2pcards.core.players import TABLE_LEVEL, Player, bot_budget, make_player
 from p2pcards.history.db import Recorder
 from p2pcards.identity import Identity
@@ -97,19 +106,47 @@ class PersonPlayer:
         self.model = model
         self._answer: trio.Event | None = None
         self._choice: Any = None
+        #: the decision the person is asked now, with the view it was asked in (None: none)
+        self.pending: tuple[SeatView, Decision] | None = None
+        #: called (in trio) with the view and the decision each time the person is asked
+        self.on_ask: Callable[[SeatView, Decision], None] = lambda view, decision: None
+        #: ``f`` was pressed: forced decisions are answered at once until the deal ends
+        self.finishing = False
+        #: the deal of the decision asked last, and which of the person's decisions in it
+        #: that was (from 0)
+        self.deal = -1
+        self.at = -1
 
     def observe(self, table: Any) -> None:
         """Called by the node after every change of the person's replica."""
         if self.model is not None:
+            self.model.hints_allowed = bool(getattr(getattr(table, "genesis", None), "hints", True))
             self.model.update(snapshot_of(table))
 
     async def achoose(self, view: SeatView, decision: Decision) -> Any:
-        """Show the decision on the screen and wait for the person's answer."""
+        """Show the decision on the screen and wait for the person's answer; while the
+        person finishes a forced deal (``f``), a decision with one choice is answered at
+        once, and one with more is asked as usual (and ends the finishing)."""
         assert self.model is not None, "the person's screen is set before the table runs"
+        deal = self.model.snap.deal
+        self.at = self.at + 1 if deal == self.deal else 0
+        self.deal = deal
+        legal = view.legal
+        if self.finishing:
+            if decision.pick is None and len(legal) == 1:
+                await trio.lowlevel.checkpoint()
+                return legal[0]
+            self.finishing = False
+            self.model.finish_stopped()
         self._answer = trio.Event()
-        self.model.ask(decision, view.legal)
-        await self._answer.wait()
-        self._answer = None
+        self.pending = (view, decision)
+        self.model.ask(decision, legal)
+        self.on_ask(view, decision)
+        try:
+            await self._answer.wait()
+        finally:
+            self._answer = None
+            self.pending = None
         return self._choice
 
     def choose(self, view: SeatView, decision: Decision) -> Any:
@@ -172,6 +209,21 @@ def _seeded_identity(seed: int, seat: int, name: str) -> Identity:
                     X25519PrivateKey.from_private_bytes(_derive(seed, "seal", seat)), name)
 
 
+#: A hint or a forced-rest check runs only while at most this many cards are in any hand
+#: (and the stock is empty): past that, the rest of a deal is never forced in practice.
+FORCED_HAND: Final = 3
+
+
+@dataclass(frozen=True)
+class Hinted:
+    """A hint shown for the person's ``asked``-th decision, the ``at``-th of deal ``deal``."""
+
+    asked: int
+    deal: int
+    at: int
+    hint: Hint
+
+
 #: Seconds the peers of a table that is over may still take (hanging up, marking their
 #: manifest finished) once the screen closes; a table not over is left at once.
 FINISH_GRACE = 5.0
@@ -195,7 +247,12 @@ class ScreenTable:
         self.outcome = "running"
         self._token: trio.lowlevel.TrioToken | None = None
         self._scope: trio.CancelScope | None = None
-        #: records the person's seat's deals and the table's end in the history database
+        #: where hints and forced-rest checks run (set by ``run``; None: not running)
+        self._tasks: trio.Nursery | None = None
+        #: the hint shown for the decision pending now
+        self._hinted: Hinted | None = None
+        #: records the person's hints in the history database (the deals and the table's
+        #: end are recorded by the peers' nodes, :class:`~p2pcards.net.node.Node`)
         self.history = Recorder()
 
     def refused(self, seat: int, blame: int | None) -> None:
@@ -205,11 +262,97 @@ class ScreenTable:
             self.model.refused(blame)
 
     def _attach(self, model: TableModel) -> None:
-        """The person's screen: choices go to the person's seat, "continue" opens the gate."""
-        model.on_choice = lambda choice: self.soon(self.person.deliver, choice)
+        """The person's screen: choices go to the person's seat, "continue" opens the gate,
+        ``h`` and ``f`` to the hints (module docstring)."""
+        model.on_choice = lambda choice: self.soon(self._chosen, choice)
         model.on_continue = lambda: self.soon(self.gate.open)
+        model.on_hint = lambda: self.soon(self._ask_hint)
+        model.on_finish = lambda: self.soon(self._finish)
+        self.person.on_ask = self._asked
         self.person.model = model
         self.model = model
+
+    def pace(self, speed: float) -> float:
+        """The computer players' pause: none while the person finishes a forced deal."""
+        return 0.0 if self.model is not None and self.model.finishing else speed
+
+    # ------------------------------------------------------------------ hints (in trio)
+    def _where(self) -> tuple[Path | None, bytes | str | None]:
+        return getattr(self, "data_dir", None), getattr(self, "table_id", None)
+
+    def _chosen(self, choice: Any) -> None:
+        """The person decided: whether a hint shown for this decision was followed goes to
+        the history, then the choice to the person's seat."""
+        hinted, self._hinted = self._hinted, None
+        if hinted is not None and self.model is not None and hinted.asked == self.model.asked:
+            self.history.record_hint(*self._where(), self.seat, hinted.deal, hinted.at, hinted.hint.code,
+                                     choice == hinted.hint.choice)
+        self.person.deliver(choice)
+
+    def _ask_hint(self) -> None:
+        """``h``: compute a hint for the pending decision in the background."""
+        model, pending = self.model, self.person.pending
+        if model is None:
+            return
+        if pending is None or not model.hints_allowed:
+            model.show_hint(None, -1)  # nothing to hint at any more: dropped
+            return
+        view, decision = pending
+        if not self._spawn(self._hint, view, decision, model.asked, self.person.deal, self.person.at):
+            model.show_hint(None, model.asked)  # "no hint"
+
+    def _spawn(self, fn: Callable[..., Any], *args: Any) -> bool:
+        """Start ``fn(*args)`` among the table's tasks; False when they are over."""
+        if self._tasks is None:
+            return False
+        try:
+            self._tasks.start_soon(fn, *args)
+        except RuntimeError:  # the nursery is closed: the table is over
+            self._tasks = None
+            return False
+        return True
+
+    async def _hint(self, view: SeatView, decision: Decision, asked: int, deal: int, at: int) -> None:
+        model = self.model
+        assert model is not None
+        hint: Hint | None = None
+        try:
+            spec = model.game.spec
+            if spec is None:
+                raise ValueError(f"{model.game.name}: the game's rules are not known here")
+            frozen = frozen_view(view)
+            hint = await trio.to_thread.run_sync(functools.partial(suggest, spec, frozen, decision, think_ms=HINT_MS))
+        except Exception:  # noqa: BLE001 -- a hint never takes the table down: "no hint"
+            log.exception("no hint: the search failed")
+        if model.show_hint(hint, asked) and hint is not None:
+            self._hinted = Hinted(asked, deal, at, hint)
+            self.history.record_hint(*self._where(), self.seat, deal, at, hint.code)
+
+    def _asked(self, view: SeatView, decision: Decision) -> None:
+        """The person is asked: near a deal's end, look (in the background) whether the rest
+        of it is forced, to offer ``f``."""
+        model = self.model
+        if model is None or self._tasks is None or model.finish_offered or model.game.spec is None:
+            return
+        if view.stock_count or len(view.hand) < 2 or max(view.hand_size(s) for s in range(view.seats)) > FORCED_HAND:
+            return
+        self._spawn(self._check_forced, model.game.spec, view, model.asked)
+
+    async def _check_forced(self, spec: GameSpec, view: SeatView, asked: int) -> None:
+        model = self.model
+        assert model is not None
+        try:
+            frozen = frozen_view(view)
+            forced = await trio.to_thread.run_sync(rest_is_forced, spec, frozen)
+        except Exception:  # noqa: BLE001 -- an offer never takes the table down
+            log.exception("could not tell whether the rest of the deal is forced")
+            return
+        if forced and model.asked == asked and model.decision is not None:
+            model.offer_finish()
+
+    def _finish(self) -> None:
+        """``f``: the person's forced decisions are answered at once until the deal ends."""
+        self.person.finishing = True
 
     # ------------------------------------------------------------------ from the screen
     def soon(self, fn: Callable[..., object], *args: Any) -> None:
@@ -240,12 +383,11 @@ class ScreenTable:
         if event["type"] == "deal":
             if not event.get("match_over"):
                 self.gate.close()
+            self.person.finishing = False
             self.model.deal_over(event)
         elif event["type"] == "final":
             self.outcome = "over"
             self.model.table_over(event)
-        # the table's files are kept (a data directory): the match goes into the history too
-        self.history.record(getattr(self, "data_dir", None), getattr(self, "table_id", None), seat, event)
 
 
 class LocalTable(ScreenTable):
@@ -332,7 +474,7 @@ class LocalTable(ScreenTable):
         return self
 
     def _pace(self, player: Player) -> PacedBot:
-        return PacedBot(player, lambda: self.model.speed, self.gate)
+        return PacedBot(player, lambda: self.pace(self.model.speed), self.gate)
 
     def _setup(self, spec: GameSpec, genesis: bytes, seats: list[LocalSeat], *, me: Identity, text: Text,
                speed: float, data_dir: Path | None) -> None:
@@ -365,6 +507,7 @@ class LocalTable(ScreenTable):
             try:
                 with single_error():
                     async with trio.open_nursery() as nursery:
+                        self._tasks = nursery
                         for node in nodes:
                             nursery.start_soon(node.run)
             except NetError as exc:
