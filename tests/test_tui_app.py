@@ -465,7 +465,7 @@ def test_start_screen_plays_a_game_and_comes_back(tmp_path, monkeypatch):
 
             table.lobby.listeners.append(read_error)
             code = run_lan_table(table, input=kw["input"], output=kw["output"])
-            inp.send_text("6")  # back at the menu: quit
+            inp.send_text("q")  # back at the menu: quit
             return code
 
         with socket.socket() as s:  # a port nobody listens on
@@ -517,7 +517,7 @@ def test_start_screen_lists_saved_tables_and_takes_an_unfinished_one_up_again(tm
 
     def run_local(t: Any, **kw: Any) -> int:
         resumed.append(t)
-        inp.send_text("6")  # back at the menu: quit
+        inp.send_text("q")  # back at the menu: quit
         return 130
 
     monkeypatch.setattr(app_module, "run_local_table", run_local)

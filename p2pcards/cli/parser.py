@@ -26,7 +26,7 @@ from p2pcards.cli.help import (
 from p2pcards.cli.network import cmd_host, cmd_join, cmd_tables
 from p2pcards.cli.offline import cmd_arena, cmd_bench, cmd_duel, cmd_engine, cmd_games
 from p2pcards.cli.play import cmd_play
-from p2pcards.cli.records import cmd_export, cmd_history, cmd_stats
+from p2pcards.cli.records import cmd_export, cmd_history, cmd_replay, cmd_stats
 from p2pcards.cli.resume import cmd_resume
 from p2pcards.core.players import PLAYER_LEVELS, TABLE_LEVEL
 
@@ -191,6 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
     lan.add_argument("--port", type=int, default=0, metavar="P", help="with --host: TCP port (default any free port)")
     lan.add_argument("--bind", default="0.0.0.0", metavar="ADDR",
                      help="with --host: address to listen on (default 0.0.0.0: every interface)")
+    lan.add_argument("--no-hints", action="store_true",
+                     help="with --host: forbid hints at this table (h answers that the host turned them off on "
+                          "every screen; the table's genesis says so)")
     lan.add_argument("--timeout", type=float, default=300.0, metavar="S",
                      help="with --host: seconds a seat may stay silent before it is voted out (default 300, "
                           "where `p2pcards host` has 60: at this table you, a person, hold a seat, and people "
@@ -230,6 +233,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--linger", type=float, default=30.0, metavar="S",
                    help="seconds to stay once the table is over when a player is missing, so that it can come "
                         "back and learn the outcome (default 30; 0: leave at once)")
+    p.add_argument("--no-hints", action="store_true",
+                   help="forbid hints at this table: people who join with `p2pcards play --join` cannot ask the "
+                        "computer for a suggestion (h on the table screen); the table's genesis says so")
     p.add_argument("--json", action="store_true", help="print JSON lines (format below)")
     p.add_argument("-v", "--verbose", action="store_true", help="log connections and seating to standard error")
     p.add_argument("--table-name", metavar="NAME", help="the table's name on the LAN (default GAME-HOST-XXXX)")
@@ -320,6 +326,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("logfile", metavar="LOGFILE", help="a transcript log, e.g. DATA/tables/TABLE/seat0.log")
     p.add_argument("--json", action="store_true", help="one JSON object per deal, then a summary (format below)")
     p.set_defaults(func=cmd_export)
+
+    from p2pcards.tui.replay import REPLAY_EPILOG
+
+    p = sub.add_parser("replay", help="step through a saved table on the full-screen table",
+                       epilog=REPLAY_EPILOG, formatter_class=raw,
+                       description="A finished or interrupted table, deal by deal and trick by trick, with every "
+                       "hand once its audit opened it, each deal's verdict and who ran each seat.")
+    p.add_argument("logfile", metavar="LOGFILE", help="a transcript log, e.g. DATA/tables/TABLE/seat0.log")
+    p.add_argument("--seat", type=int, metavar="N", default=None,
+                   help="the seat whose cards are at the bottom, counted from 1 (default: the log's own seat)")
+    p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("history", help="the matches played here, from the history database",
                        epilog=HISTORY_EPILOG + JSON_NUMBERING, formatter_class=raw,

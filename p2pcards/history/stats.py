@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -14,7 +14,17 @@ from p2pcards.history import HistoryError
 from p2pcards.history.charts import form_line, points_chart
 from p2pcards.history.db import History, db_path, rebuild
 
-__all__ = ["FORM_MATCHES", "HISTORY_EPILOG", "STATS_EPILOG", "compute_stats", "run_history", "run_stats"]
+__all__ = [
+    "FORM_MATCHES",
+    "HISTORY_EPILOG",
+    "STATS_EPILOG",
+    "STATS_WORDS",
+    "compute_stats",
+    "describe_stats",
+    "run_history",
+    "run_stats",
+    "side_names",
+]
 
 #: How many of the last matches a form line shows.
 FORM_MATCHES = 10
@@ -37,6 +47,7 @@ JSON output (--json): one object
      "winner": SIDE or null, "totals": [...], "transcript_hash": HEX or null,
      "seats": [{"seat": SEAT, "side": SIDE, "name": TEXT, "fingerprint": TEXT,
                 "kind": "person"|"bot", "level": LEVEL or null}],
+     "hints": [N per seat, in seat order: the hints that seat asked for on the table screen],
      "deals": [{"deal": N, "dealer": SEAT, "trump": SUIT-LETTER or null, "result": RESULT or null,
                 "verdict": "clean"|"renuncia"|"fault"|"vote-out"|"void", "verdict_seat": SEAT or null,
                 "verdict_kind": TEXT or null, "verdict_reason": TEXT or null,
@@ -93,18 +104,19 @@ def _public(match: dict[str, Any]) -> dict[str, Any]:
         "table": match["table_id"], "game": match["game"], "options": match["options"], "started": match["started"],
         "deals_planned": match["deals_planned"], "ended": match["ended"], "winner": match["winner"],
         "totals": match["totals"], "transcript_hash": match["transcript_hash"], "seats": match["seats"],
+        "hints": match.get("hints", []),
         "deals": [{k: d[k] for k in ("deal", "dealer", "trump", "result", "verdict", "verdict_seat", "verdict_kind",
                                      "verdict_reason", "winner", "capote", "renuncia", "points", "totals")}
                   for d in match["deal_list"]],
     }
 
 
-def side_names(match: dict[str, Any]) -> list[str]:
-    """Each side of a match for people: its seats' names ("Zé and Rui")."""
+def side_names(match: dict[str, Any], joiner: str = " and ") -> list[str]:
+    """Each side of a match for people: its seats' names ("Zé and Rui"; ``joiner`` between them)."""
     sides: dict[int, list[str]] = {}
     for s in match["seats"]:
         sides.setdefault(s["side"], []).append(s["name"])
-    return [" and ".join(sides[k]) for k in sorted(sides)]
+    return [joiner.join(sides[k]) for k in sorted(sides)]
 
 
 def run_history(data_dir: Path, game: str | None, player: str | None, json_out: bool, rebuild_first: bool,
@@ -246,46 +258,88 @@ def run_stats(data_dir: Path, json_out: bool, out: TextIO, registry: GameRegistr
     return 0
 
 
-def describe_stats(stats: dict[str, Any], registry: GameRegistry) -> list[str]:
+#: The words of :func:`describe_stats`, as ``p2pcards stats`` prints them (``str.format``
+#: templates; the start screen passes its own, in its language, with the same fields).
+STATS_WORDS: dict[str, str] = {
+    "none": "no matches recorded yet: play a table, or run `p2pcards history --rebuild`",
+    "player": "{name} ({fingerprint})",
+    "game": "  {game}: {matches} match(es), {won} won; {deals_won} of {deals} deals won; {average}; "
+            "{capotes} capote(s), {renuncias} renúncia(s), {cheating} cheating verdict(s)",
+    "average": "{value} {label} a deal{lower}",
+    "no_average": "no {label} yet",
+    "lower": " (lower is better)",
+    "form": "    form {form}  (last {n}, oldest first: █ won, ▁ lost)",
+    "partners": "partners:",
+    "pair": "  {game}: {a} with {b}: {won} of {matches} match(es) won",
+    "computer": "the computer ({level})",
+    "bots": "computer players, by level:",
+    "bot": "  {game} {level}: {won} of {matches} match(es) won; {deals_won} of {deals} deals won{average}",
+    "bot_average": "; {value} {label} a deal",
+    "last": "last match ({game}, table {table}): {label} per deal{lower}",
+    "points": "points",
+}
+
+
+def describe_stats(stats: dict[str, Any], registry: GameRegistry, words: Mapping[str, str] | None = None, *,
+                   game_name: Callable[[str], str] | None = None, level_name: Callable[[str], str] | None = None,
+                   measure_name: Callable[[str], str] | None = None,
+                   last_names: Sequence[str] | None = None) -> list[str]:
     """``stats`` (:func:`compute_stats`) for people, with a form line per player and game
-    and a chart of the last match."""
+    and a chart of the last match.
+
+    ``words`` are the templates (default :data:`STATS_WORDS`: the words of ``p2pcards
+    stats``); ``game_name``, ``level_name`` and ``measure_name`` say a game, a computer
+    player's level and a game's measure (``value_label``) in them (default: as they are);
+    ``last_names`` names the sides of the last match (default: ``stats``' own names)."""
+    say = {**STATS_WORDS, **(words or {})}
+    game_of = game_name or (lambda name: name)
+    level_of = level_name or (lambda level: level)
+    measure_of = measure_name or (lambda label: label)
 
     def measure(game: str) -> tuple[str, bool]:
         spec = registry.games.get(game)
         if spec is None or not spec.match_class.value_label:
-            return "points", False
-        return spec.match_class.value_label, spec.match_class.lower_is_better
+            return say["points"], False
+        return measure_of(spec.match_class.value_label), spec.match_class.lower_is_better
+
+    def who(player: str, name: str) -> str:
+        return say["computer"].format(level=level_of(player[4:])) if player.startswith("bot:") else name
 
     if not stats["players"] and not stats["bots"]:
-        return ["no matches recorded yet: play a table, or run `p2pcards history --rebuild`"]
+        return [say["none"]]
     lines: list[str] = []
     for p in stats["players"]:
-        lines.append(f"{p['name']} ({p['fingerprint']})")
+        lines.append(say["player"].format(name=p["name"], fingerprint=p["fingerprint"]))
         for game, e in p["games"].items():
             label, lower = measure(game)
-            avg = f"{e['average_points']:g} {label} a deal{' (lower is better)' if lower else ''}" \
-                if e["average_points"] is not None else f"no {label} yet"
-            lines.append(f"  {game}: {e['matches']} match(es), {e['won']} won; {e['deals_won']} of {e['deals']} "
-                         f"deals won; {avg}; {e['capotes']} capote(s), {e['renuncias']} renúncia(s), "
-                         f"{e['cheating']} cheating verdict(s)")
-            lines.append(f"    form {form_line(e['form'])}  (last {len(e['form'])}, oldest first: █ won, ▁ lost)")
+            avg = say["average"].format(value=f"{e['average_points']:g}", label=label,
+                                        lower=say["lower"] if lower else "") \
+                if e["average_points"] is not None else say["no_average"].format(label=label)
+            lines.append(say["game"].format(game=game_of(game), matches=e["matches"], won=e["won"],
+                                            deals_won=e["deals_won"], deals=e["deals"], average=avg,
+                                            capotes=e["capotes"], renuncias=e["renuncias"], cheating=e["cheating"]))
+            lines.append(say["form"].format(form=form_line(e["form"]), n=len(e["form"])))
     if stats["partnerships"]:
-        lines.append("partners:")
+        lines.append(say["partners"])
         for pair in stats["partnerships"]:
-            lines.append(f"  {pair['game']}: {pair['names'][0]} with {pair['names'][1]}: {pair['won']} of "
-                         f"{pair['matches']} match(es) won")
+            lines.append(say["pair"].format(game=game_of(pair["game"]), a=who(pair["players"][0], pair["names"][0]),
+                                            b=who(pair["players"][1], pair["names"][1]), won=pair["won"],
+                                            matches=pair["matches"]))
     if stats["bots"]:
-        lines.append("computer players, by level:")
+        lines.append(say["bots"])
         for b in stats["bots"]:
             label, _ = measure(b["game"])
-            avg = f"; {b['average_points']:g} {label} a deal" if b["average_points"] is not None else ""
-            lines.append(f"  {b['game']} {b['level']}: {b['won']} of {b['matches']} match(es) won; "
-                         f"{b['deals_won']} of {b['deals']} deals won{avg}")
+            avg = say["bot_average"].format(value=f"{b['average_points']:g}", label=label) \
+                if b["average_points"] is not None else ""
+            lines.append(say["bot"].format(game=game_of(b["game"]), level=level_of(b["level"]), won=b["won"],
+                                           matches=b["matches"], deals_won=b["deals_won"], deals=b["deals"],
+                                           average=avg))
     last = stats["last_match"]
     if last is not None:
         label, lower = measure(last["game"])
-        lines.append(f"last match ({last['game']}, table {last['table'][:8]}): {label} per deal"
-                     + (" (lower is better)" if lower else ""))
-        series = [[d[side] if side < len(d) else None for d in last["points"]] for side in range(len(last["names"]))]
-        lines += ["  " + line for line in points_chart(last["names"], series)]
+        lines.append(say["last"].format(game=game_of(last["game"]), table=last["table"][:8], label=label,
+                                        lower=say["lower"] if lower else ""))
+        names = list(last_names) if last_names is not None else last["names"]
+        series = [[d[side] if side < len(d) else None for d in last["points"]] for side in range(len(names))]
+        lines += ["  " + line for line in points_chart(names, series)]
     return lines

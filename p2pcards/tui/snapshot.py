@@ -4,14 +4,15 @@ of the live :class:`~p2pcards.table.table.Table` by :func:`snapshot_of` whenever
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from p2pcards.core import Card, Decision, GameSpec, Line
+from p2pcards.core import Card, DealState, Decision, GameSpec, Line
+from p2pcards.core.view import SeatView
 from p2pcards.tui.words import game_word
 
-__all__ = ["GameInfo", "SeatLabel", "Snapshot", "snapshot_of"]
+__all__ = ["GameInfo", "SeatLabel", "Snapshot", "replay_snapshot", "snapshot_of"]
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,25 @@ def snapshot_of(table: Any) -> Snapshot:
     if game is None or view is None:
         return Snapshot(**base)
     base["dummy_hands"] = {s: tuple(c for c in game.deck.hand_cards(s) if c is not None) for s in dummies}
+    return _in_deal(game, view, base, ask=True)
+
+
+def replay_snapshot(game: DealState, seat: int, *, deal: int, totals: Sequence[int], open_hands: bool) -> Snapshot:
+    """What ``seat`` saw of ``game`` (a deal being replayed from a transcript) at this
+    point: its own cards where they are known, and with ``open_hands`` every other seat's
+    cards face up (the audit opened the deck).  No decision is asked of anybody."""
+    base: dict[str, Any] = {"deal": deal, "stage": "over" if game.over else "play", "phase": "deal",
+                            "totals": tuple(totals)}
+    view = SeatView(game, seat, totals)
+    if open_hands:
+        base["dummy_hands"] = {s: tuple(c for c in game.deck.hand_cards(s) if c is not None)
+                               for s in range(game.seats) if s != seat}
+    return _in_deal(game, view, base, ask=False)
+
+
+def _in_deal(game: DealState, view: SeatView, base: dict[str, Any], *, ask: bool) -> Snapshot:
+    """The snapshot of a deal in progress for ``view``'s seat; ``ask``: fill in the dialog
+    of the seat's pending decision (a live table), else leave it out (a replay)."""
     step = game.step()
     deciding: tuple[int, ...] = ()
     kind = None
@@ -158,7 +178,7 @@ def snapshot_of(table: Any) -> Snapshot:
     me = view.seat
     dialog: tuple[Line, ...] = ()
     choices: tuple[tuple[Any, Line | None], ...] = ()
-    if me in deciding:
+    if ask and me in deciding:
         dialog = tuple(game.decision_lines(me))
         choices = tuple((c, game.choice_line(me, c)) for c in view.legal if not isinstance(c, int))
     return Snapshot(
@@ -166,7 +186,7 @@ def snapshot_of(table: Any) -> Snapshot:
         deciding=deciding,
         decision_kind=kind,
         dealer=view.dealer,
-        hand=tuple(view.hand),
+        hand=tuple((p, c) for p, c in view.hand if c is not None),
         trick=tuple(view.trick),
         last_trick=last,
         tricks_played=len(tricks),

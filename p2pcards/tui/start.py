@@ -6,12 +6,14 @@ running as a guest of the screen's asyncio loop, as the table screen does
 (:func:`p2pcards.tui.app.run_with_trio`).  Playing against the computer, hosting a LAN table
 with the person at it, joining one (from the list or by address) or taking up a saved
 table again opens the table screen (:mod:`p2pcards.tui.lan` for the LAN) and comes back
-here when it ends.
+here when it ends; a past game chosen from "Past games" is replayed
+(:mod:`p2pcards.tui.replay`, read-only) and the list comes back afterwards.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from prompt_toolkit.application import Application
+from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
@@ -37,7 +39,7 @@ from p2pcards.tui.app import play_local, run_with_trio
 from p2pcards.tui.i18n import Text
 from p2pcards.tui.lan import HostPlan, JoinPlan, ResumePlan, hosting_announcer, net_failure, play_lan
 from p2pcards.tui.logfile import screen_logging
-from p2pcards.tui.start_model import MENU, LanEntry, SavedEntry, StartChoice, StartModel
+from p2pcards.tui.start_model import MENU, MENU_KEYS, LanEntry, SavedEntry, StartChoice, StartModel
 
 __all__ = ["build_start_app", "run_start_screen", "saved_tables", "start_fragments", "lan_entry"]
 
@@ -87,9 +89,12 @@ def lan_entry(table: Any, reason: str | None) -> LanEntry:
     )
 
 
-def start_fragments(model: StartModel) -> StyleAndTextTuples:
-    """The body of the start screen for the current view."""
+def start_fragments(model: StartModel, rows: int | None = None, columns: int | None = None) -> StyleAndTextTuples:
+    """The body of the start screen for the current view (on a screen of ``rows`` by
+    ``columns``, when known: the past games and the statistics show a page of what fits)."""
     t = model.text
+    if rows is not None and columns is not None:
+        model.fit(rows, columns)
     out: StyleAndTextTuples = []
     view = model.view
 
@@ -102,7 +107,8 @@ def start_fragments(model: StartModel) -> StyleAndTextTuples:
 
     if view == "menu":
         labels = {"play": t("start_play"), "host": t("start_host"), "lan": t("start_lan"),
-                  "join": t("start_join"), "saved": t("start_saved"), "quit": t("start_quit")}
+                  "join": t("start_join"), "saved": t("start_saved"), "past": t("start_past"),
+                  "stats": t("start_stats"), "quit": t("start_quit")}
         for i, item in enumerate(MENU):
             style = "class:item.cursor" if i == model.cursor else "class:item"
 
@@ -110,7 +116,7 @@ def start_fragments(model: StartModel) -> StyleAndTextTuples:
                 model.cursor = i
                 model.enter()
 
-            line(style, f"  {i + 1}. {labels[item]}  ", choose)
+            line(style, f"  {MENU_KEYS[item]}. {labels[item]}  ", choose)
     elif view in ("play", "host"):
         form = model.active_form
         for i, row in enumerate(form.rows()):
@@ -125,7 +131,8 @@ def start_fragments(model: StartModel) -> StyleAndTextTuples:
                 line(style, f"  [ {t('start_open' if view == 'host' else 'start_go')} ]  ", start)
                 continue
             spec = form.spec
-            fixed = {"game": t("start_game"), "level": t("start_level"), "remote": t("start_remote")}
+            fixed = {"game": t("start_game"), "level": t("start_level"), "remote": t("start_remote"),
+                     "hints": t("start_hints")}
             label = fixed[row] if row in fixed else spec.text(t.lang, f"option.{row}")
 
             def bump(i: int = i) -> None:
@@ -135,6 +142,8 @@ def start_fragments(model: StartModel) -> StyleAndTextTuples:
             value = form.label(row, t.lang)  # the game's words: its title, its option values' labels
             if row == "level" and f"level_{value}" in t:  # the choice stays the CLI's word; the screen translates it
                 value = t(f"level_{value}")
+            elif row == "hints":
+                value = t(f"start_hints_{value}")
             out.append((style, f"  {label:<18}", _click(bump)))
             out.append(("class:value", f" ◀ {value} ▶", _click(bump)))
             helps = [spec.text(t.lang, f"option.{o.name}.help") for o in spec.options if o.name == row]
@@ -169,6 +178,28 @@ def start_fragments(model: StartModel) -> StyleAndTextTuples:
                 model.enter()
 
             line(style, f"  {model.game_title(sv.game)} {sv.table[:8]} ({where}): {t('saved_' + sv.state)}", pick)
+    elif view == "past":
+        shown = model.past_window()
+        if not model.past:
+            line("class:help", "  " + t("past_none"))
+        else:
+            where = t("past_position", first=shown.start + 1, last=shown.stop, n=len(model.past))
+            line("class:help", f"  {t('past_help')} · {where}")
+        for i in shown:
+
+            def replay(i: int = i) -> None:
+                model.past_cursor = i
+                model.enter()
+
+            style = "class:item.cursor" if i == model.past_cursor else (
+                "class:item" if model.past[i].path is not None else "class:help")  # unreadable: not offered
+            line(style, f"  {model.past_line(model.past[i])}", replay)
+    elif view == "stats":
+        page, top, total = model.stats_window()
+        if total > len(page):
+            line("class:help", "  " + t("past_position", first=top + 1, last=top + len(page), n=total))
+        for text in page:
+            line("class:item", f"  {text}")
     elif view == "join":
         line("", f"  {t('start_address')}: ")
         line("class:value", f"  {model.address}█")
@@ -191,7 +222,8 @@ def create_start_key_bindings(model: StartModel) -> KeyBindings:
         model.type(event.data)
 
     for key, action in (("up", model.up), ("down", model.down), ("left", model.left), ("right", model.right),
-                        ("enter", model.enter), ("backspace", model.backspace), ("q", model.quit)):
+                        ("enter", model.enter), ("backspace", model.backspace), ("q", model.quit),
+                        ("pageup", model.page_up), ("pagedown", model.page_down)):
         kb.add(key)(lambda event, action=action: action())
 
     @kb.add("escape", eager=True)
@@ -202,13 +234,19 @@ def create_start_key_bindings(model: StartModel) -> KeyBindings:
     def _quit(event: KeyPressEvent) -> None:
         model.on_exit(None)
 
-    for d in range(1, len(MENU) + 1):
-        @kb.add(str(d), filter=Condition(lambda: model.view == "menu"))
-        def _digit(event: KeyPressEvent, d: int = d) -> None:
-            model.cursor = d - 1
+    for item, digit in MENU_KEYS.items():
+        @kb.add(digit, filter=Condition(lambda: model.view == "menu"))
+        def _digit(event: KeyPressEvent, at: int = MENU.index(item)) -> None:
+            model.cursor = at
             model.enter()
 
     return kb
+
+
+def _size() -> tuple[int, int]:
+    """The running screen's rows and columns."""
+    size = get_app().output.get_size()
+    return size.rows, size.columns
 
 
 def build_start_app(model: StartModel, *, input: Input | None = None,
@@ -217,7 +255,7 @@ def build_start_app(model: StartModel, *, input: Input | None = None,
     t = model.text
     title = Window(FormattedTextControl(lambda: [("class:title", f" {t('start_title')} ")]), height=1,
                    style="class:title")
-    body = Window(FormattedTextControl(lambda: start_fragments(model)), style="class:body")
+    body = Window(FormattedTextControl(lambda: start_fragments(model, *_size())), style="class:body")
     keys = Window(FormattedTextControl(lambda: [("class:keys", f" {t('start_keys')} ")]), height=1, style="class:keys")
     app: Application[StartChoice | None] = Application(
         layout=Layout(HSplit([title, Window(height=1), body, keys])),
@@ -357,6 +395,27 @@ def _resume_chosen(registry: GameRegistry, choice: StartChoice, *, me: Identity,
     return ""
 
 
+def _replay_chosen(registry: GameRegistry, choice: StartChoice, *, lang: str, data_dir: Path | None,
+                   input: Input | None, output: Output | None) -> str:
+    """Replay the past game whose transcript is ``choice.path`` (read-only); returns a
+    message for the start screen when it cannot be ('' otherwise)."""
+    from p2pcards.history import HistoryError
+
+    assert choice.path is not None
+    text = Text(lang)
+    try:
+        replay = importlib.import_module("p2pcards.tui.replay")  # looked up when used: a screen of its own
+    except ModuleNotFoundError as exc:
+        if exc.name != "p2pcards.tui.replay":
+            raise
+        return text("past_no_replay")
+    try:
+        replay.run_replay(choice.path, lang=lang, registry=registry, data_dir=data_dir, input=input, output=output)
+    except HistoryError as exc:
+        return text("past_failed", error=str(exc))
+    return ""
+
+
 def run_start_screen(
     registry: GameRegistry,
     *,
@@ -379,12 +438,17 @@ def run_start_screen(
     opener = (open_disco if open_disco is not None else default_open) if lan else None
     judge = make_judge(registry, text)
     pending = ""
+    past_at: int | None = None  # back from a replay: the past games again, at that row
     while True:
         model = StartModel(list(registry.games.values()), text, discovery=opener is not None)
         model.saved = saved_tables(data_dir, me)
+        model.history_from(data_dir)
         if pending:
             model.show(pending)
             pending = ""
+        elif past_at is not None:
+            model.reopen_past(past_at)
+        past_at = None
         app = build_start_app(model, input=input, output=output)
         browser = _Browser(model, opener, judge)
         with screen_logging(data_dir):
@@ -401,7 +465,8 @@ def run_start_screen(
             options = spec.resolve_options({k: str(v) for k, v in choice.options.items()})
             seats = [SeatSpec("me")] + [SeatSpec("remote")] * choice.remote
             seats += [SeatSpec("bot", choice.level)] * (spec.seats - len(seats))
-            plan = HostPlan(spec, options, seats, announce=hosting_announcer(spec, options, seats, me))
+            plan = HostPlan(spec, options, seats, announce=hosting_announcer(spec, options, seats, me),
+                            hints=choice.hints)
             play_lan(registry, plan, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input, output=output)
         elif choice.kind == "join" and (back := _joined_before(data_dir, me, choice.host, choice.port)):
             pending = _resume_chosen(registry, StartChoice("resume", path=back), me=me, lang=lang, speed=speed,
@@ -412,3 +477,6 @@ def run_start_screen(
         elif choice.kind == "resume":
             pending = _resume_chosen(registry, choice, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input,
                                      output=output)
+        elif choice.kind == "replay":
+            pending = _replay_chosen(registry, choice, lang=lang, data_dir=data_dir, input=input, output=output)
+            past_at = model.past_cursor

@@ -7,27 +7,47 @@ with how many seats are for players on the LAN; the person takes seat 0, LAN pla
 next seats, computer players run by this machine the rest), ``lan`` (tables seen by
 discovery, live), ``join`` (an address typed in), ``saved`` (the tables this identity
 played here, as ``p2pcards resume --list`` lists them: an unfinished one is taken up
-again, an ended one says how it ended), ``message`` (a paragraph and a key to go back).  Keys
-arrive as method calls; the screen ends through ``on_exit(result)`` with a
-:class:`StartChoice` (or None to quit).
+again, an ended one says how it ended), ``past`` (the matches this machine knows, newest
+first, from the history database or else from the transcripts: Enter replays one),
+``stats`` (what ``p2pcards stats`` says, scrolled a page at a time), ``message`` (a
+paragraph and a key to go back).  Keys arrive as method calls; the screen ends through
+``on_exit(result)`` with a :class:`StartChoice` (or None to quit).  The lists of ``past``
+and ``stats`` are read when their view opens (:meth:`StartModel.history_from` says from
+where).
 """
 
 from __future__ import annotations
 
+import textwrap
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from p2pcards.core import GameSpec
+from p2pcards.core import GameRegistry, GameSpec
 from p2pcards.core.players import PLAYER_LEVELS, TABLE_LEVEL
+from p2pcards.history import HistoryError
 from p2pcards.tui.i18n import Text
 
-__all__ = ["MENU", "LanEntry", "PlayForm", "SavedEntry", "StartChoice", "StartModel", "parse_address"]
+__all__ = [
+    "MENU",
+    "MENU_KEYS",
+    "LanEntry",
+    "PastEntry",
+    "PlayForm",
+    "SavedEntry",
+    "StartChoice",
+    "StartModel",
+    "parse_address",
+    "past_games",
+    "stats_lines",
+]
 
 #: The menu, top to bottom.
-MENU = ("play", "host", "lan", "join", "saved", "quit")
-
+MENU = ("play", "host", "lan", "join", "saved", "past", "stats", "quit")
+#: The digit that chooses each menu entry, in the menu's order (``q`` quits too).
+MENU_KEYS = {name: str(i + 1) for i, name in enumerate(MENU)}
 
 
 def parse_address(text: str) -> tuple[str, int] | None:
@@ -45,8 +65,8 @@ def parse_address(text: str) -> tuple[str, int] | None:
 class StartChoice:
     """What the person chose: ``play`` (game, options, level), ``host`` (the same and how
     many ``remote`` seats), ``join`` (host, port, and the announced host's fingerprint
-    when the table was picked from the LAN list) or ``resume`` (``path``: the saved
-    table's manifest)."""
+    when the table was picked from the LAN list), ``resume`` (``path``: the saved
+    table's manifest) or ``replay`` (``path``: a past game's transcript log)."""
 
     kind: str
     game: str = ""
@@ -57,6 +77,8 @@ class StartChoice:
     remote: int = 0
     fingerprint: str | None = None
     path: Path | None = None
+    #: ``host``: whether the people at the table may ask for hints
+    hints: bool = True
 
 
 @dataclass
@@ -71,6 +93,8 @@ class PlayForm:
     level: int = PLAYER_LEVELS.index(TABLE_LEVEL)
     hosting: bool = False
     remote: int = 0
+    #: hosting: whether hints are allowed at the table (the ``hints`` row)
+    hints: bool = True
 
     @property
     def spec(self) -> GameSpec:
@@ -83,8 +107,10 @@ class PlayForm:
         return most if not 0 < self.remote <= most else self.remote
 
     def rows(self) -> list[str]:
-        """Row names: ``game``, one per option of the game, ``remote`` (hosting), ``level``, ``start``."""
-        return ["game", *(o.name for o in self.spec.options), *(["remote"] if self.hosting else []), "level", "start"]
+        """Row names: ``game``, one per option of the game, ``hints`` and ``remote`` (hosting),
+        ``level``, ``start``."""
+        return ["game", *(o.name for o in self.spec.options), *(["hints", "remote"] if self.hosting else []), "level",
+                "start"]
 
     def value(self, row: str) -> str:
         if row == "game":
@@ -93,6 +119,8 @@ class PlayForm:
             return PLAYER_LEVELS[self.level]
         if row == "remote":
             return str(self.remotes)
+        if row == "hints":
+            return "allowed" if self.hints else "forbidden"
         for o in self.spec.options:
             if o.name == row:
                 return str(o.allowed[self.values.get(row, 0)])
@@ -118,6 +146,8 @@ class PlayForm:
             self.remote = (self.remotes - 1 + step) % most + 1
         elif row == "level":
             self.level = (self.level + step) % len(PLAYER_LEVELS)
+        elif row == "hints":
+            self.hints = not self.hints
         else:
             for o in self.spec.options:
                 if o.name == row:
@@ -160,6 +190,124 @@ class SavedEntry:
     person: bool = True
 
 
+@dataclass(frozen=True)
+class PastEntry:
+    """A match this machine knows: its table id (hex), game, when it started (unix
+    seconds), its seats' names, how it ended (``finished``, ``abandoned``, ``voided``,
+    ``unfinished``; ``unknown`` when only its transcript is here; ``unreadable`` when no
+    transcript of it can be read), the names of the side that won it, its deals (None: not
+    known) and the transcript a replay reads (None: not offered)."""
+
+    table: str
+    game: str
+    started: int
+    names: tuple[str, ...]
+    ended: str
+    winners: tuple[str, ...] = ()
+    deals: int | None = None
+    path: Path | None = None
+
+
+def _genesis_of(path: Path) -> Any:
+    """The :class:`~p2pcards.table.transcript.Genesis` at the head of the log at ``path``,
+    reading no more than its first message; None when the file does not start with one."""
+    from p2pcards.table.transcript import Genesis, TranscriptError, parse_message
+    from p2pcards.table.wire import MAX_FRAME, FrameDecoder, FrameError
+
+    decoder = FrameDecoder()
+    try:
+        with path.open("rb") as f:
+            while True:
+                chunk = f.read(64 * 1024)
+                frames = decoder.feed(chunk)
+                if frames:
+                    env = parse_message(frames[0], None)
+                    return Genesis.from_body(env.body) if env.kind == "genesis" else None
+                if not chunk or decoder.pending > MAX_FRAME + 4:
+                    return None
+    except (OSError, FrameError, TranscriptError, ValueError, TypeError, KeyError):
+        return None
+
+
+def _readable_log(directory: Path) -> tuple[Path, Any] | None:
+    """The largest log of a table's directory that starts with a genesis, and that genesis."""
+    try:
+        logs = sorted(directory.glob("*.log"), key=lambda p: (-p.stat().st_size, p.name))
+    except OSError:
+        return None
+    for path in logs:
+        genesis = _genesis_of(path)
+        if genesis is not None:
+            return path, genesis
+    return None
+
+
+def past_games(data_dir: Path | None) -> list[PastEntry]:
+    """The matches of ``data_dir``, newest first: those of the history database (when there
+    is one that can be read) and every other table with a transcript under
+    ``DATA/tables``, known from its genesis alone (how it ended: ``unknown``).  A table
+    whose logs cannot be read is listed as ``unreadable``, with no path."""
+    from p2pcards.history.db import History, db_path, table_started
+
+    if data_dir is None:
+        return []
+    root = data_dir / "tables"
+    try:
+        directories = sorted(p for p in root.iterdir() if p.is_dir() and any(p.glob("*.log"))) if root.is_dir() \
+            else []
+    except OSError:
+        directories = []
+    logs = {d.name: _readable_log(d) for d in directories}
+    out: list[PastEntry] = []
+    matches: list[dict[str, Any]] = []
+    if db_path(data_dir).is_file():
+        try:
+            with History(db_path(data_dir)) as history:
+                matches = history.matches()
+        except HistoryError:
+            matches = []  # the transcripts still say which tables were played
+    for m in matches:
+        found = logs.pop(m["table_id"], None)
+        winners = tuple(s["name"] for s in m["seats"] if m["winner"] is not None and s["side"] == m["winner"])
+        out.append(PastEntry(m["table_id"], m["game"], int(m["started"]), tuple(s["name"] for s in m["seats"]),
+                             m["ended"] if found is not None else "unreadable", winners, m["deals"],
+                             found[0] if found is not None else None))
+    for table, found in logs.items():
+        started = table_started(root / table)
+        if found is None:
+            out.append(PastEntry(table, "", started, (), "unreadable"))
+        else:
+            path, genesis = found
+            out.append(PastEntry(table, genesis.game, started, tuple(s.name for s in genesis.seats), "unknown",
+                                 path=path))
+    return sorted(out, key=lambda e: (-e.started, e.table))
+
+
+def stats_lines(data_dir: Path | None, games: Sequence[GameSpec], text: Text,
+                title: Callable[[str], str] | None = None) -> list[str]:
+    """What ``p2pcards stats`` says about ``data_dir``'s history, in ``text``'s language
+    (``title``: a game's name for people); a line saying none is recorded yet when there
+    is no database.  Raises :class:`HistoryError` for a database that cannot be read."""
+    from p2pcards.history.db import History, db_path
+    from p2pcards.history.stats import STATS_WORDS, compute_stats, describe_stats, side_names
+
+    if data_dir is None or not db_path(data_dir).is_file():
+        return [text("stats_none")]
+    with History(db_path(data_dir)) as history:
+        matches = history.matches()
+    stats = compute_stats(matches)
+    last = next((m for m in reversed(matches) if m["deal_list"]), None)
+
+    def word(prefix: str, name: str) -> str:
+        return text(prefix + name) if prefix + name in text else name
+
+    return describe_stats(stats, GameRegistry(games={s.name: s for s in games}),
+                          {k: text(f"stats_{k}") for k in STATS_WORDS}, game_name=title,
+                          level_name=lambda level: word("level_", level),
+                          measure_name=lambda label: word("stats_measure_", label),
+                          last_names=side_names(last, text("past_and")) if last is not None else None)
+
+
 class StartModel:
     """Everything on the start screen (module docstring)."""
 
@@ -182,6 +330,17 @@ class StartModel:
         #: the saved tables (set by the runner from the data directory)
         self.saved: list[SavedEntry] = []
         self.saved_cursor = 0
+        #: the past matches and the statistics' lines, read when their view opens
+        self.past: list[PastEntry] = []
+        self.past_cursor = 0
+        self.past_top = 0
+        self.stats: list[str] = []
+        self.stats_top = 0
+        self.past_source: Callable[[], list[PastEntry]] = list
+        self.stats_source: Callable[[], list[str]] = lambda: [self.text("stats_none")]
+        #: rows of a list shown at once, and the width its lines are wrapped to (:meth:`fit`)
+        self.page = 10
+        self.width = 100
         self.error = ""
         self.message = ""
         self.on_exit: Callable[[StartChoice | None], None] = lambda choice: None
@@ -217,6 +376,76 @@ class StartModel:
     def tables(self) -> list[LanEntry]:
         return sorted(self.lan.values(), key=lambda e: (e.name.lower(), e.service))
 
+    def history_from(self, data_dir: Path | None) -> None:
+        """Read the past games and the statistics from ``data_dir`` (:func:`past_games`,
+        :func:`stats_lines`) when their views open."""
+        self.past_source = lambda: past_games(data_dir)
+        self.stats_source = lambda: stats_lines(data_dir, self.form.games, self.text, self.game_title)
+
+    def fit(self, rows: int, columns: int) -> None:
+        """The screen is ``rows`` by ``columns``: a list shows what fits under its header line
+        (and the room for an error) between the title and the keys."""
+        self.page = max(rows - 6, 3)
+        self.width = max(columns - 4, 20)
+
+    def past_line(self, entry: PastEntry) -> str:
+        """A past match in one line: when, game, who, how it ended, how many deals."""
+        t = self.text
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.started))
+        if entry.winners and entry.ended in ("finished", "unfinished"):
+            outcome = t("past_won_by", names=t("past_and").join(entry.winners))
+        else:
+            outcome = t(f"past_{entry.ended}")
+        deals = t.plural("past_deals", entry.deals) if entry.deals is not None and entry.ended != "unreadable" else ""
+        return t("past_row", when=when, game=self.game_title(entry.game) if entry.game else entry.table[:8],
+                 names=", ".join(entry.names), outcome=outcome, deals=deals)
+
+    def past_window(self) -> range:
+        """The rows of the past list on screen: a page of them, the cursor among them."""
+        n = len(self.past)
+        top = max(min(self.past_top, self.past_cursor), self.past_cursor - self.page + 1)
+        self.past_top = max(min(top, n - self.page), 0)
+        return range(self.past_top, min(self.past_top + self.page, n))
+
+    def stats_wrapped(self) -> list[str]:
+        """The statistics' lines wrapped to the screen's width (a wrapped line goes on
+        further indented than its start)."""
+        out: list[str] = []
+        for line in self.stats:
+            indent = " " * (len(line) - len(line.lstrip(" ")) + 4)
+            out += textwrap.wrap(line, self.width, subsequent_indent=indent, drop_whitespace=False) or [""]
+        return [line.rstrip() for line in out]
+
+    def stats_window(self) -> tuple[list[str], int, int]:
+        """The statistics' lines on screen, the first one's index and how many there are."""
+        lines = self.stats_wrapped()
+        self.stats_top = max(min(self.stats_top, len(lines) - self.page), 0)
+        return lines[self.stats_top:self.stats_top + self.page], self.stats_top, len(lines)
+
+    def reopen_past(self, cursor: int) -> None:
+        """Back from a replay: the past games again, the cursor where it was."""
+        self._open_past()
+        if self.view == "past":
+            self.past_cursor = min(max(cursor, 0), max(len(self.past) - 1, 0))
+
+    def _open_past(self) -> None:
+        try:
+            self.past = self.past_source()
+        except (HistoryError, OSError) as exc:
+            self._say(self.text("past_failed", error=str(exc)))
+            return
+        self.view = "past"
+        self.past_cursor = self.past_top = 0
+
+    def _open_stats(self) -> None:
+        try:
+            self.stats = self.stats_source()
+        except (HistoryError, OSError) as exc:
+            self._say(self.text("stats_failed", error=str(exc)))
+            return
+        self.view = "stats"
+        self.stats_top = 0
+
     @property
     def active_form(self) -> PlayForm:
         """The form of the ``play`` or ``host`` view."""
@@ -238,6 +467,27 @@ class StartModel:
             self.lan_cursor = (self.lan_cursor + step) % len(self.lan)
         elif self.view == "saved" and self.saved:
             self.saved_cursor = (self.saved_cursor + step) % len(self.saved)
+        elif self.view == "past" and self.past:
+            self.past_cursor = (self.past_cursor + step) % len(self.past)
+        elif self.view == "stats":
+            self._scroll(step)
+
+    def page_up(self) -> None:
+        self._page(-1)
+
+    def page_down(self) -> None:
+        self._page(+1)
+
+    def _page(self, step: int) -> None:
+        """PgUp/PgDn: a page of the past list (the cursor stops at either end) or of the statistics."""
+        if self.view == "past" and self.past:
+            self.past_cursor = min(max(self.past_cursor + step * self.page, 0), len(self.past) - 1)
+        elif self.view == "stats":
+            self._scroll(step * self.page)
+
+    def _scroll(self, step: int) -> None:
+        """Move the statistics ``step`` lines, between the first page and the last."""
+        self.stats_top = max(min(self.stats_top + step, len(self.stats_wrapped()) - self.page), 0)
 
     def left(self) -> None:
         self._change(-1)
@@ -259,6 +509,12 @@ class StartModel:
             item = MENU[self.cursor]
             if item == "quit":
                 self.on_exit(None)
+            elif item == "past":
+                self.error = ""
+                self._open_past()
+            elif item == "stats":
+                self.error = ""
+                self._open_stats()
             else:
                 self.view = item
                 self.error = ""
@@ -268,7 +524,8 @@ class StartModel:
             rows = form.rows()
             if rows[self.row] == "start":
                 self.on_exit(StartChoice(view, form.spec.name, form.options(), form.value("level"),
-                                         remote=form.remotes if view == "host" else 0))
+                                         remote=form.remotes if view == "host" else 0,
+                                         hints=form.hints or view != "host"))
             else:
                 form.change(rows[self.row], +1)
                 self.row = min(self.row, len(form.rows()) - 1)
@@ -292,6 +549,13 @@ class StartModel:
                 self.error = self.text("saved_no_person", prefix=saved.table[:8])
             else:
                 self.on_exit(StartChoice("resume", game=saved.game, path=saved.path))
+        elif view == "past" and self.past:
+            past = self.past[self.past_cursor]
+            if past.path is None:
+                self.error = self.text("past_cannot")
+            else:
+                self.error = ""
+                self.on_exit(StartChoice("replay", game=past.game, path=past.path))
         elif view == "message":
             self.view = "menu"
 
