@@ -119,6 +119,30 @@ def test_an_interrupted_log_shows_only_the_cards_played(logs):
     assert model.frames[-1][1] >= 0  # no result, no end of the match
 
 
+def test_a_log_that_stops_before_any_card_is_dealt_says_so(logs):
+    messages, _ = read_transcript(logs["bisca"])
+    match = follow(messages[:3], REGISTRY)  # the genesis and the first shuffle steps
+    assert match.deals == [] and match.final is None and match.error is None
+    t = Text("en")
+    model = ReplayModel(match, t)
+    assert model.frames == [] and model.status() == t("replay_empty")
+    assert t("replay_stops") in model.notices()
+    for key in (model.next_trick, model.previous_trick, model.next_step, model.last_of_deal, model.next_deal,
+                model.previous_deal, model.turn):
+        key()  # nothing to step through: nothing breaks
+    assert model.chart_lines() == [t("replay_no_deal")]
+    assert model.extra_window("deals") == ([t("replay_no_deal")], t("replay_deals_keys"))
+    # a table that ended there (abandoned while it waited): its end, and nothing else, is shown
+    match.final = {"type": "final", "winner": None, "totals": [0, 0], "deals": 0, "abandoned": 1}
+    model = ReplayModel(match, t)
+    assert model.frames == [(-1, FINAL)] and model.overlay == "final" and model.final_lines()
+    assert model.status() == t("replay_empty")
+    model.first_of_deal()
+    model.last_of_deal()
+    model.next_deal()
+    assert model.frame == (-1, FINAL)
+
+
 def test_a_broken_log_replays_up_to_the_message_that_breaks_it(logs, tmp_path):
     data = logs["sueca"].read_bytes()
     messages, _ = read_transcript(logs["sueca"])

@@ -373,6 +373,23 @@ JSON_NUMBERING = ("Numbering: --json counts seats, deals, matches and teams from
 
 _LABEL = re.compile(r"[A-Z][A-Za-z ]*(\([^)]*\))?:(\s|$)")
 
+REPLAY_EPILOG = """\
+Reads a transcript log (DATA/tables/TABLE/seatN.log, or a copy from another machine),
+follows it as `p2pcards audit` does, and shows it on the full-screen table, one step at a
+time, seen from one seat (--seat; default the seat the log is named after, else seat 1).
+A deal the audit opened is shown with every hand face up; a deal it never opened (voided,
+forfeited, or the one a log stops in) only with the cards as they were played.
+
+Keys:  ->/<- the next/previous trick   ./, one decision   Home/End the deal's start/end
+       PgDn/PgUp the next/previous deal   d the deals and their verdicts   c the points
+       chart   s the next seat at the bottom   ? help   q leave (Esc closes a window)
+
+A replay only reads the log: it sends nothing and writes nothing.  It needs a terminal
+(`p2pcards export LOGFILE` prints the deals as text).
+Exit status: 0 after the replay; 2 for a file that is not a transcript, a game not
+installed here, a bad --seat, or no terminal.
+"""
+
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Descriptions and epilogs wrapped to the terminal, their layout kept.

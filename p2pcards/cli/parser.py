@@ -19,6 +19,7 @@ from p2pcards.cli.help import (
     HOST_EPILOG,
     JOIN_EPILOG,
     JSON_NUMBERING,
+    REPLAY_EPILOG,
     RESUME_EPILOG,
     TOP_EPILOG,
     _HelpFormatter,
@@ -326,8 +327,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("logfile", metavar="LOGFILE", help="a transcript log, e.g. DATA/tables/TABLE/seat0.log")
     p.add_argument("--json", action="store_true", help="one JSON object per deal, then a summary (format below)")
     p.set_defaults(func=cmd_export)
-
-    from p2pcards.tui.replay import REPLAY_EPILOG
 
     p = sub.add_parser("replay", help="step through a saved table on the full-screen table",
                        epilog=REPLAY_EPILOG, formatter_class=raw,

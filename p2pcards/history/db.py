@@ -434,16 +434,22 @@ class Recorder:
         if data_dir in self._broken:
             return
         try:
-            tid = table_id.hex() if isinstance(table_id, bytes) else table_id
-            db = self._dbs.get(data_dir)
-            if db is None:
-                db = self._dbs[data_dir] = History(db_path(data_dir))
-            facts = self._facts.get((data_dir, tid))
-            if facts is None:
-                facts = self._facts[(data_dir, tid)] = self._facts_of(data_dir, tid, seat)
+            db, facts = self._open(data_dir, table_id, seat)
             db.record(facts, event)
         except Exception as exc:  # noqa: BLE001 -- the history must never stop a table
             self._failed(data_dir, table_id, exc)
+
+    def _open(self, data_dir: Path, table_id: bytes | str, seat: int) -> tuple[History, TableFacts]:
+        """The history database of ``data_dir`` and the facts of table ``table_id`` (each
+        opened or read once, then kept)."""
+        tid = table_id.hex() if isinstance(table_id, bytes) else table_id
+        db = self._dbs.get(data_dir)
+        if db is None:
+            db = self._dbs[data_dir] = History(db_path(data_dir))
+        facts = self._facts.get((data_dir, tid))
+        if facts is None:
+            facts = self._facts[(data_dir, tid)] = self._facts_of(data_dir, tid, seat)
+        return db, facts
 
     def _facts_of(self, data_dir: Path, tid: str, seat: int) -> TableFacts:
         from p2pcards.net.store import log_path, read_log
@@ -462,13 +468,7 @@ class Recorder:
         if data_dir is None or table_id is None or seat is None or data_dir in self._broken:
             return
         try:
-            tid = table_id.hex() if isinstance(table_id, bytes) else table_id
-            db = self._dbs.get(data_dir)
-            if db is None:
-                db = self._dbs[data_dir] = History(db_path(data_dir))
-            facts = self._facts.get((data_dir, tid))
-            if facts is None:
-                facts = self._facts[(data_dir, tid)] = self._facts_of(data_dir, tid, seat)
+            db, facts = self._open(data_dir, table_id, seat)
             db.record_hint(facts, deal, seat, at, suggestion, followed)
         except Exception as exc:  # noqa: BLE001 -- the history must never stop a table
             self._failed(data_dir, table_id, exc)

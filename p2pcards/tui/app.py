@@ -24,6 +24,7 @@ from typing import Any
 import trio
 from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.output import Output
 
 from p2pcards.core import GameSpec
@@ -40,14 +41,17 @@ from p2pcards.tui.style import build_style
 __all__ = ["build_app", "run_with_trio", "play_local", "run_local_table"]
 
 
-def build_app(model: TableModel, *, input: Input | None = None, output: Output | None = None) -> Application[Any]:
-    """The full-screen table application for ``model``; exits when the model asks to leave."""
+def build_app(model: TableModel, *, input: Input | None = None, output: Output | None = None,
+              key_bindings: KeyBindings | None = None, mouse: bool = True) -> Application[Any]:
+    """The full-screen table application for ``model``; exits when the model asks to leave.
+    ``key_bindings``: the keys (default: a table's, :func:`create_key_bindings`; a replay
+    has its own); ``mouse``: whether clicks reach the model."""
     app: Application[Any] = Application(
         layout=build_layout(model),
-        key_bindings=create_key_bindings(model),
+        key_bindings=key_bindings if key_bindings is not None else create_key_bindings(model),
         style=build_style(),
         full_screen=True,
-        mouse_support=True,
+        mouse_support=mouse,
         input=input,
         output=output,
     )

@@ -33,32 +33,15 @@ from prompt_toolkit.output import Output
 from p2pcards.core import PLAY, GameRegistry, pretty
 from p2pcards.history.charts import points_chart
 from p2pcards.history.replay import DealSteps, MatchSteps, follow_log
+from p2pcards.tui.app import build_app
 from p2pcards.tui.i18n import Text
-from p2pcards.tui.layout import build_layout
 from p2pcards.tui.model import SeatPanel, TableModel
 from p2pcards.tui.snapshot import GameInfo, SeatLabel, Snapshot, replay_snapshot
-from p2pcards.tui.style import build_style
 from p2pcards.tui.words import card_label
 
-__all__ = ["FINAL", "REPLAY_EPILOG", "SUMMARY", "ReplayModel", "build_replay_app", "replay_match", "run_replay",
+__all__ = ["FINAL", "SUMMARY", "ReplayModel", "build_replay_app", "replay_match", "run_replay",
            "seat_of_log"]
 
-REPLAY_EPILOG = """\
-Reads a transcript log (DATA/tables/TABLE/seatN.log, or a copy from another machine),
-follows it as `p2pcards audit` does, and shows it on the full-screen table, one step at a
-time, seen from one seat (--seat; default the seat the log is named after, else seat 1).
-A deal the audit opened is shown with every hand face up; a deal it never opened (voided,
-forfeited, or the one a log stops in) only with the cards as they were played.
-
-Keys:  ->/<- the next/previous trick   ./, one decision   Home/End the deal's start/end
-       PgDn/PgUp the next/previous deal   d the deals and their verdicts   c the points
-       chart   s the next seat at the bottom   ? help   q leave (Esc closes a window)
-
-A replay only reads the log: it sends nothing and writes nothing.  It needs a terminal
-(`p2pcards export LOGFILE` prints the deals as text).
-Exit status: 0 after the replay; 2 for a file that is not a transcript, a game not
-installed here, a bad --seat, or no terminal.
-"""
 
 #: Frames that are not a step of a deal: a deal's result, the match's end.
 SUMMARY = -1
@@ -115,6 +98,13 @@ class ReplayModel(TableModel):
             self.update(Snapshot(stage="setup"))
             return
         i, k = frame
+        if i < 0:  # the table ended before any deal was dealt (e.g. abandoned while it waited)
+            self.history = []
+            self.final = self.match.final
+            self.finished = True
+            self.modal = ["final"]
+            self.update(Snapshot(stage="over"))
+            return
         deal = self.match.deals[i]
         done = self.match.deals[:i] if k >= 0 else self.match.deals[: i + 1]
         self.history = [d.event for d in done if d.event is not None]
@@ -171,8 +161,9 @@ class ReplayModel(TableModel):
 
     def last_of_deal(self) -> None:
         frame = self.frame
-        if frame is not None:
-            self.go([a for a in self._deal_frames(frame[0]) if self.frames[a][1] != FINAL][-1])
+        ends = [a for a in self._deal_frames(frame[0]) if self.frames[a][1] != FINAL] if frame is not None else []
+        if ends:
+            self.go(ends[-1])
 
     def to_deal(self, i: int) -> None:
         """The first step of the deal at index ``i`` of the match (clamped)."""
@@ -368,7 +359,7 @@ class ReplayModel(TableModel):
         out = []
         deal = self.deal
         frame = self.frame
-        last = frame is not None and frame == self.frames[-1]
+        last = frame is None or frame == self.frames[-1]
         if deal is not None and not deal.opened:
             out.append(t("replay_hidden"))
         if last and self.match.error is not None:
@@ -441,24 +432,8 @@ def create_replay_key_bindings(model: ReplayModel) -> KeyBindings:
 
 def build_replay_app(model: ReplayModel, *, input: Input | None = None,
                      output: Output | None = None) -> Application[Any]:
-    """The full-screen replay of ``model``; exits on ``q``."""
-    app: Application[Any] = Application(
-        layout=build_layout(model),
-        key_bindings=create_replay_key_bindings(model),
-        style=build_style(),
-        full_screen=True,
-        mouse_support=False,
-        input=input,
-        output=output,
-    )
-
-    def leave() -> None:
-        if app.future is not None and not app.future.done():
-            app.exit()
-
-    model.on_exit = leave
-    model.listeners.append(app.invalidate)
-    return app
+    """The full-screen replay of ``model``: the table screen with the replay's keys; exits on ``q``."""
+    return build_app(model, input=input, output=output, key_bindings=create_replay_key_bindings(model), mouse=False)
 
 
 def run_replay(path: Path, *, lang: str, seat: int | None = None, registry: GameRegistry | None = None,
