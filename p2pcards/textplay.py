@@ -3,7 +3,12 @@
 The person sits in the first seat; computer players fill the other seats.  Every decision
 of every game is asked as a line of text; nothing illegal is ever accepted.  Everything
 that happens -- a card played, a trick taken, trumps turned up -- is printed as soon as it
-happens, before the next question and before the deal's summary.
+happens, before the next question and before the deal's summary.  What the full-screen
+table shows of a game besides the cards is told too, as it changes: the deal's public facts
+(:meth:`~p2pcards.core.game.DealState.facts`, on the screen's top line) as one line, the
+person's notes (:meth:`~p2pcards.core.game.DealState.notes`) as indented lines.  A game's own
+event kinds read in the game's words (its ``event.KIND`` texts; see "How a game reaches the
+screens" in :mod:`p2pcards.core.game`), or else as a plain line, "Seat 2: KIND CHOICE".
 
 People see seats and deals numbered from 1 ("seat 2", "deal 1") and their own seat as
 "you"; every line comes from :mod:`p2pcards.tui.i18n` (the ``text_`` keys) in the language
@@ -31,7 +36,7 @@ from typing import Any, TextIO
 from p2pcards.core import PLAY, DealState, Decision, End, GameSpec, Line, SeatView, pretty
 from p2pcards.core.players import bot_budget, make_player
 from p2pcards.tui.i18n import Text
-from p2pcards.tui.words import line_text, summary_text
+from p2pcards.tui.words import game_word, line_text, summary_text
 
 __all__ = ["play_text", "Quit"]
 
@@ -282,7 +287,7 @@ def play_text(
             views = [SeatView(deal, s, match.totals) for s in range(spec.seats)]
             told = _Told()
             while True:
-                _narrate(person, deal, told)  # what just happened, before anything is asked
+                _narrate(person, deal, views[ME], told)  # what just happened, before anything is asked
                 step = deal.step()
                 if isinstance(step, End):
                     break
@@ -304,48 +309,146 @@ def play_text(
 
 
 class _Told:
-    """How much of a deal's events and tricks the person has been told."""
+    """How much of a deal's events and tricks the person has been told, and the game's
+    facts and notes as last printed."""
 
     def __init__(self) -> None:
         self.events = 0
         self.tricks = 0
+        self.facts: list[str] = []
+        self.notes: list[str] = []
 
 
-def _narrate(person: _Person, deal: DealState, told: _Told) -> None:
+#: Event kinds of the core that text mode keeps quiet about (a draw shows in the hand).
+_QUIET = ("draw",)
+
+
+def _narrate(person: _Person, deal: DealState, view: SeatView, told: _Told) -> None:
     """Print what happened in ``deal`` since the last call: its new events, then whoever
-    took a trick that was completed (called after every step, so at most one)."""
+    took a trick that was completed (called after every step, so at most one), then the
+    game's facts and the person's notes when they changed (while the deal goes on).  An
+    event of a kind text mode does not know is told as the person's seat may know it
+    (``view``: without another seat's private cards)."""
     w = person.w
-    for ev in deal.events[told.events:]:
-        seat = ev["seat"]
-        who = _cap(w.who(seat))
-        kind = ev["type"]
-        if kind == "play":
-            person.say("  " + w("text_played", who=who, card=pretty(ev["card"])))
-        elif kind == "trump" and ev.get("card"):
-            person.say("  " + w("text_turned", who=who, card=pretty(ev["card"]), suit=w.suit(ev["card"][1])))
-        elif kind == "trump":
-            choice = ev.get("choice")
-            suit = w.suit(choice) if choice in _ORDER else str(choice)
-            person.say("  " + w("text_chose_trump", who=who, suit=suit))
-        elif kind == "go_in" and not ev["plays"]:
-            person.say("  " + w("text_sat_out", who=who))
-        elif kind == "go_in":
-            n = int(ev.get("exchange", 0))
-            person.say("  " + (w.count("text_went_in_exchanging", n, who=who) if n else w("text_went_in", who=who)))
-        elif kind == "swap":
-            person.say("  " + w("text_swapped", who=who, card=pretty(ev["card"]), took=pretty(ev["took"])))
-        elif kind == "pass":
-            to = ev["to"]
-            cards = list(ev.get("cards") or [])
-            if to == ME:
-                person.say("  " + w("text_passed_you", who=who, cards=" ".join(map(pretty, cards))))
-            else:  # the cards are the person's to see only when the person passed them
-                shown = " ".join(map(pretty, cards)) if seat == ME else w.count("text_cards", len(cards))
-                person.say("  " + w("text_passed", who=who, cards=shown, to=w.who(to)))
+    for ev, public in zip(deal.events[told.events:], view.events[told.events:]):
+        line = _event_line(person, ev, public)
+        if line:
+            person.say("  " + line)
     told.events = len(deal.events)
     for trick in deal.tricks[told.tricks:]:
         person.say("  " + w("text_took_trick", who=_cap(w.who(trick.winner))))
     told.tricks = len(deal.tricks)
+    if deal.over:
+        return
+    facts = [w.game(line) for line in deal.facts()]
+    if facts != told.facts and facts:  # facts that are gone are not announced
+        person.say("  " + w("text_facts", facts=" · ".join(facts)))
+    told.facts = facts
+    notes = [w.game(line) for line in deal.notes(ME)]
+    if notes != told.notes:
+        for note in notes:
+            person.say("    " + note)
+    told.notes = notes
+
+
+def _event_line(person: _Person, ev: Mapping[str, Any], public: Mapping[str, Any]) -> str | None:
+    """One event in words (None: nothing to say).  The kinds text mode knows read in its
+    own words (from the whole event ``ev``: they show private cards only to whom they
+    belong); any other kind, or a known kind with fields it cannot read, in the game's
+    words or as a plain line, from the event as the person knows it (``public``)."""
+    try:
+        known = _known_event(person.w, ev)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        known = ""
+    return _own_event(person.w, public) if known == "" else known
+
+
+def _known_event(w: _Words, ev: Mapping[str, Any]) -> str | None:
+    """An event of a kind text mode knows in its words; None to keep quiet, "" for a kind
+    it does not know."""
+    seat = ev["seat"]
+    who = _cap(w.who(seat))
+    kind = ev["type"]
+    if kind == "play":
+        return w("text_played", who=who, card=pretty(ev["card"]))
+    if kind == "trump" and ev.get("card"):
+        return w("text_turned", who=who, card=pretty(ev["card"]), suit=w.suit(ev["card"][1]))
+    if kind == "trump":
+        choice = ev.get("choice")
+        suit = w.suit(choice) if choice in _ORDER else str(choice)
+        return w("text_chose_trump", who=who, suit=suit)
+    if kind == "go_in" and not ev["plays"]:
+        return w("text_sat_out", who=who)
+    if kind == "go_in":
+        n = int(ev.get("exchange", 0))
+        return w.count("text_went_in_exchanging", n, who=who) if n else w("text_went_in", who=who)
+    if kind == "swap":
+        return w("text_swapped", who=who, card=pretty(ev["card"]), took=pretty(ev["took"]))
+    if kind == "pass":
+        to = ev["to"]
+        cards = list(ev.get("cards") or [])
+        if to == ME:
+            return w("text_passed_you", who=who, cards=" ".join(map(pretty, cards)))
+        # the cards are the person's to see only when the person passed them
+        shown = " ".join(map(pretty, cards)) if seat == ME else w.count("text_cards", len(cards))
+        return w("text_passed", who=who, cards=shown, to=w.who(to))
+    if kind in _QUIET:
+        return None
+    return ""
+
+
+class _Fields(dict[str, str]):
+    """An event's fields for a game's words: a field the event lacks reads "?"."""
+
+    def __missing__(self, key: str) -> str:
+        return "?"
+
+
+def _own_event(w: _Words, ev: Mapping[str, Any]) -> str:
+    """An event of a kind text mode does not know, in the game's words for it
+    (``event.KIND.CHOICE``, else ``event.KIND``), or else "Seat 2: KIND CHOICE" with
+    whatever the event carries; never an error, whatever its fields."""
+    kind = str(ev.get("type", "?"))
+    deck = set(w.spec.deck)
+    fields = _Fields({str(k): _readable(v, deck) for k, v in ev.items()})
+    fields["kind"] = kind
+    choice = ev.get("choice")
+    keys = [f"event.{kind}.{choice}"] if isinstance(choice, str) else []
+    for key in [*keys, f"event.{kind}"]:
+        template = game_word(w.spec, w.t.lang, key)
+        if template is None:
+            continue
+        # the seats an event names, as people name them ("You" opening the sentence)
+        fields["who"] = fields["seat"] = _seat(w, ev.get("seat"), template.startswith(("{who}", "{seat}")))
+        if "to" in ev:
+            fields["to"] = _seat(w, ev.get("to"), template.startswith("{to}"))
+        try:
+            return template.format_map(fields)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+            break  # words the event cannot fill: the plain line
+    what = next((fields[k] for k in ("choice", "card", "cards") if fields.get(k)), "")
+    return w("text_event", who=_seat(w, ev.get("seat"), True), kind=kind, choice=what).rstrip()
+
+
+def _seat(w: _Words, seat: object, first: bool) -> str:
+    """A seat an event names, as people name it ("?" for anything that is no seat)."""
+    if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < w.spec.seats:
+        return w.seat_name(seat, first)
+    return "?"
+
+
+def _readable(value: object, deck: set[str]) -> str:
+    """An event's field as people read it: a card "7♥", cards "7♥ A♠", a list "a, b",
+    nothing (None) as ""."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return pretty(value) if value in deck else value
+    if isinstance(value, (list, tuple)):
+        if value and all(isinstance(v, str) and v in deck for v in value):
+            return " ".join(pretty(v) for v in value)
+        return ", ".join(_readable(v, deck) for v in value)
+    return str(value)
 
 
 def _summary(person: _Person, number: int, res: Mapping[str, Any]) -> None:

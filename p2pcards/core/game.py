@@ -52,7 +52,19 @@ screens never name a game nor apply a game's rule.  A plugin supplies:
   is, and why it must or may be taken), :meth:`DealState.choice_line` (the label of a
   choice that is not a card), the dialog's title and buttons as the text keys
   ``decision.KIND.title``, ``decision.KIND.confirm``, ``decision.KIND.decline``;
-* public facts and notes for the table: :meth:`DealState.facts`, :meth:`DealState.notes`.
+* public facts and notes for the table: :meth:`DealState.facts`, :meth:`DealState.notes`
+  (text mode prints them whenever they change);
+* the words of its own event kinds (``DealState._event(KIND, seat, **fields)``, a kind
+  other than the core's ``play`` and ``draw`` and the built-in ``trump``, ``go_in``,
+  ``swap``, ``pass``), which text mode tells as they happen: the text key
+  ``event.KIND.CHOICE`` when the event's ``choice`` is that word, else ``event.KIND``, a
+  ``str.format`` template with the fields ``{who}`` (the event's seat, as the screen names
+  it; ``{seat}`` too) and every field of the event as the person may know it (another
+  seat's private cards are left out): a card or a list of cards as people read them
+  (``7♥ A♠``), ``{to}`` a seat named like ``{who}``, ``{kind}`` the kind, a field the event
+  lacks as ``?``.  Without such words, or with words the event cannot fill, the line is
+  "Seat 2: KIND CHOICE" with whatever the event carries (its ``choice``, ``card`` or
+  ``cards``).
 
 Words reach a screen as :class:`Line` values: a text key of the game and the values of its
 fields, seats apart (each screen names a seat its own way: "you", "seat 2", a name).

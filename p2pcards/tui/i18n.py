@@ -259,7 +259,9 @@ EN: dict[str, str] = {
                   "is recorded as it is played; `p2pcards history --rebuild` reads the ones played before.",
     "stats_player": "{name} ({fingerprint})",
     "stats_game": "  {game}: {matches} match(es), {won} won; {deals_won} of {deals} deals won; {average}; "
-                  "{capotes} capote(s), {renuncias} renúncia(s), {cheating} cheating verdict(s)",
+                  "{capotes} capote(s), {renuncias} renúncia(s), {cheating} cheating verdict(s){hints}",
+    "stats_hints": "; {n} hint(s) asked",
+    "stats_decimal": ".",
     "stats_average": "{value} {label} a deal{lower}",
     "stats_no_average": "no {label} yet",
     "stats_lower": " (lower is better)",
@@ -384,6 +386,9 @@ EN: dict[str, str] = {
     "text_no_winner_one": "The table stops here after 1 deal, before the match's end: no winner.",
     "text_no_winner_other": "The table stops here after {n} deals, before the match's end: no winner.",
     "text_left": "You left the table.",
+    # text mode: plugin events
+    "text_facts": "At the table: {facts}",
+    "text_event": "{who}: {kind} {choice}",
     # hints
     "hint_thinking": "hint: thinking…",
     "hint_off": "the host turned hints off at this table",
@@ -649,7 +654,9 @@ PT: dict[str, str] = {
                   "fica registada à medida que se joga; `p2pcards history --rebuild` lê as que se jogaram antes.",
     "stats_player": "{name} ({fingerprint})",
     "stats_game": "  {game}: {matches} partida(s), {won} ganha(s); {deals_won} de {deals} mãos ganhas; {average}; "
-                  "{capotes} capote(s), {renuncias} renúncia(s), {cheating} veredicto(s) de batota",
+                  "{capotes} capote(s), {renuncias} renúncia(s), {cheating} veredicto(s) de batota{hints}",
+    "stats_hints": "; {n} dica(s) pedida(s)",
+    "stats_decimal": ",",
     "stats_average": "{value} {label} por mão{lower}",
     "stats_no_average": "ainda sem {label}",
     "stats_lower": " (menos é melhor)",
@@ -775,6 +782,9 @@ PT: dict[str, str] = {
     "text_no_winner_one": "A mesa acaba aqui, ao fim de 1 mão, antes do fim da partida: sem vencedor.",
     "text_no_winner_other": "A mesa acaba aqui, ao fim de {n} mãos, antes do fim da partida: sem vencedor.",
     "text_left": "Saiu da mesa.",
+    # text mode: plugin events
+    "text_facts": "Na mesa: {facts}",
+    "text_event": "{who}: {kind} {choice}",
     # hints
     "hint_thinking": "dica: a pensar…",
     "hint_off": "o anfitrião desligou as dicas nesta mesa",

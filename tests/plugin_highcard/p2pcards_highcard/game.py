@@ -150,6 +150,10 @@ TEXTS = {
         "lead.lead": "I lead",
         "lead.pass": "{name} leads",
         "note.passed": "{name} lets you lead the first trick",
+        # the dealer's choice as text mode tells it: event.KIND, or event.KIND.CHOICE
+        "event.lead": "{who} chose who leads the first trick",
+        "event.lead.lead": "{who} chose to lead the first trick",
+        "event.lead.pass": "{who} let the other player lead the first trick",
     },
     "pt": {
         "title": "Carta Alta",
@@ -172,6 +176,9 @@ TEXTS = {
         "lead.lead": "Abro eu",
         "lead.pass": "Abre {name}",
         "note.passed": "{name} deixa-o abrir a primeira vaza",
+        "event.lead": "{who} escolheu quem abre a primeira vaza",
+        "event.lead.lead": "{who} escolheu abrir a primeira vaza",
+        "event.lead.pass": "{who} deixou o outro jogador abrir a primeira vaza",
     },
 }
 
