@@ -251,3 +251,18 @@ def test_play_host_no_hints_reaches_the_host_plan_and_is_refused_elsewhere(home,
         with pytest.raises(SystemExit) as stop:
             cli(*argv)
         assert stop.value.code == 2 and "--no-hints is for a table you host" in capsys.readouterr().err
+
+
+def test_host_json_table_says_whether_hints_are_allowed(home, cli):
+    from p2pcards.cli.help import HOST_EPILOG
+
+    said = {}
+    for flag in ([], ["--no-hints"]):
+        code, out = cli("host", "sueca", "--seats", "bot:random,bot:random,bot:random,bot:random", "--deals", "1",
+                        "--json", "--no-announce", "--bind", "127.0.0.1", "--linger", "0", *flag)
+        assert code == 0
+        table = json.loads(out.splitlines()[1])
+        assert table["type"] == "table"
+        said[bool(flag)] = table["hints"]
+    assert said == {False: True, True: False}
+    assert '"hints": BOOL (false: the host forbade hints' in HOST_EPILOG  # the --json contract says so

@@ -319,7 +319,7 @@ def test_statistics_per_player_partnership_and_level(tmp_path):
     assert set(by_name) == {"Zé", "Rui"}
     ze = by_name["Zé"]["games"]["sueca"]
     assert ze == {"matches": 2, "won": 1, "deals": 3, "deals_won": 2, "capotes": 1, "renuncias": 0, "cheating": 1,
-                  "average_points": round((120 + 30 + 40) / 3, 2), "form": ["W", "-"]}
+                  "hints": 0, "average_points": round((120 + 30 + 40) / 3, 2), "form": ["W", "-"]}
     rui = by_name["Rui"]["games"]["sueca"]
     assert rui["matches"] == 2 and rui["won"] == 1 and rui["deals_won"] == 3 and rui["form"] == ["W", "-"]
     pairs = {tuple(p["names"]): p for p in stats["partnerships"]}
@@ -425,3 +425,31 @@ def test_a_history_that_cannot_be_written_is_said_once_and_the_table_plays_on(tm
     assert len(said) == 1, [r.getMessage() for r in caplog.records]
     message = said[0].getMessage()
     assert "01010101" in message and "--rebuild" in message and said[0].exc_info is None
+
+
+def test_statistics_count_the_hints_each_person_asked_for(tmp_path):
+    with History(db_path(tmp_path)) as h:
+        # Zé (seat 0) asks twice in match 1 and once in match 2; Rui (seat 2) never asks
+        for n in (1, 2):
+            table = _sueca_table(n, ["Zé", "Ana", "Rui", "Inês"], [None, "heuristic", None, "heuristic"])
+            h.record(table, _deal(0, [70, 50], [6, 4], [1, 0], over=True, winner=0))
+            h.record(table, {"type": "final", "winner": 0, "totals": [1, 0], "deals": 1, "transcript_hash": "ab",
+                             "abandoned": None, "voted_out": False})
+            h.record_hint(table, 0, 0, 0, "7H", True)
+            if n == 1:
+                h.record_hint(table, 0, 0, 3, "AS", False)
+        matches = h.matches()
+    stats = compute_stats(matches)
+    by_name = {p["name"]: p for p in stats["players"]}
+    assert by_name["Zé"]["games"]["sueca"]["hints"] == 3 and by_name["Rui"]["games"]["sueca"]["hints"] == 0
+    assert all("hints" not in b for b in stats["bots"])  # the computer asks no one
+    out = io.StringIO()
+    assert run_stats(tmp_path, False, out, REGISTRY) == 0
+    lines = out.getvalue().splitlines()
+    ze, rui = (next(line for line in lines[lines.index(who) + 1:] if line.startswith("  sueca:"))
+               for who in ("Zé (fp-zé)", "Rui (fp-rui)"))
+    assert ze.endswith("cheating verdict(s); 3 hint(s) asked")
+    assert rui.endswith("0 cheating verdict(s)")  # none asked: nothing said
+    js = io.StringIO()
+    run_stats(tmp_path, True, js, REGISTRY)
+    assert json.loads(js.getvalue())["players"][1]["games"]["sueca"]["hints"] == 3

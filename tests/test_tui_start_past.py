@@ -206,7 +206,7 @@ def test_the_statistics_page_shows_the_numbers_of_stats_json(recorded):
         average = t("stats_average", value=f"{e['average_points']:g}", label=label, lower="")
         expected.append(t("stats_game", game=REGISTRY.get(game).title, matches=e["matches"], won=e["won"],
                           deals_won=e["deals_won"], deals=e["deals"], average=average, capotes=e["capotes"],
-                          renuncias=e["renuncias"], cheating=e["cheating"]))
+                          renuncias=e["renuncias"], cheating=e["cheating"], hints=""))
     for b in stats["bots"]:
         label = t(f"stats_measure_{REGISTRY.get(b['game']).match_class.value_label}")
         average = t("stats_bot_average", value=f"{b['average_points']:g}", label=label)
@@ -320,3 +320,26 @@ def test_without_the_replay_screen_the_start_screen_says_so(tmp_path, monkeypatc
     said = _replay_chosen(REGISTRY, StartChoice("replay", path=tmp_path / "seat0.log"), lang="pt", data_dir=tmp_path,
                           input=None, output=None)
     assert said == Text("pt")("past_no_replay")
+
+
+def test_the_portuguese_statistics_page_writes_decimals_with_a_comma(tmp_path):
+    with History(db_path(tmp_path)) as h:
+        # Zé's side: (120 + 30 + 29) / 3 = 59.67 card points a deal; the bots' side: (0 + 90 + 91) / 3 = 60.33
+        table = _sueca_table(1, ["Zé", "Ana", "Rui", "Inês"], [None, "heuristic", None, "heuristic"])
+        for n, points in enumerate(([120, 0], [30, 90], [29, 91])):
+            h.record(table, _deal(n, points, [5, 5], [n, 0]))
+        h.record_hint(table, 0, 0, 0, "7H")
+    out = io.StringIO()
+    assert run_stats(tmp_path, False, out, REGISTRY) == 0
+    said = out.getvalue()  # `p2pcards stats` is English, with a point, for people and for other tools
+    assert "59.67 card points a deal" in said and "60.33 card points a deal" in said and "59,67" not in said
+    english, _ = _model(tmp_path)
+    _open(english, "stats")
+    assert any("59.67 card points a deal" in line for line in english.stats)
+    assert not any("59,67" in line or "60,33" in line for line in english.stats)
+    pt, _ = _model(tmp_path, "pt")
+    _open(pt, "stats")
+    drawn = _drawn(pt, rows=200, columns=200)
+    assert "59,67 pontos das cartas por mão" in drawn and "; 60,33 pontos das cartas por mão" in drawn
+    assert "59.67" not in drawn and "60.33" not in drawn
+    assert "; 1 dica(s) pedida(s)" in drawn and english_in(drawn) == set()

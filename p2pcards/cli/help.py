@@ -117,7 +117,9 @@ JSON output (--json): one object per line.  First
   {"type": "listening", "address": ADDR, "port": PORT, "game": NAME}
 then, once every seat is taken,
   {"type": "table", "table": HEX, "game": NAME, "rules_version": V, "options": {...},
-   "deals": N or null, "timeout": SECONDS, "host": {"name": ..., "fingerprint": ...},
+   "deals": N or null, "timeout": SECONDS,
+   "hints": BOOL (false: the host forbade hints, --no-hints; nobody may ask for one),
+   "host": {"name": ..., "fingerprint": ...},
    "seats": [{"seat": I, "name": ..., "fingerprint": ..., "bot": LEVEL or null,
               "runs_on": FINGERPRINT or null}, ...],
    "local_seats": [I, ...]}

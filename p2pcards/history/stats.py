@@ -64,16 +64,18 @@ the people who played here, by fingerprint and shown by their latest name, per g
 matches played and won, deals won of those scored, the average of the game's measure per
 deal (card points in Sueca and Bisca, penalty points in Copas, what a deal adds in Sobe e
 Desce: lower is better in those two), capotes (a side took every trick), renúncias and
-other cheating verdicts of the audit, and a form line over the last {FORM_MATCHES} matches
-(█ won, ▁ lost, · neither, oldest first).  Then who wins with whom in games of teams (the
-computer's seats by level), the computer players' record by level (each seat it ran counts
+other cheating verdicts of the audit, the hints asked for on the table screen (said only
+when there were some), and a form line over the last {FORM_MATCHES} matches (█ won, ▁ lost,
+· neither, oldest first).  Then who wins with whom in games of teams (the computer's seats
+by level), the computer players' record by level (each seat it ran counts
 once), and a chart of the points of each deal of the last match.
 
 JSON output (--json): one object
   {{"players": [{{"fingerprint": TEXT, "name": TEXT,
                  "games": {{GAME: {{"matches": N, "won": N, "deals": N, "deals_won": N,
                                  "average_points": X or null, "capotes": N, "renuncias": N,
-                                 "cheating": N, "form": ["W"|"L"|"-", ...: oldest first]}}}}}}],
+                                 "cheating": N, "hints": N (hints asked in those matches),
+                                 "form": ["W"|"L"|"-", ...: oldest first]}}}}}}],
    "partnerships": [{{"game": GAME, "players": [ID, ID], "names": [TEXT, TEXT], "matches": N,
                      "won": N}}],
    "bots": [{{"game": GAME, "level": LEVEL, "matches": N, "won": N, "deals": N, "deals_won": N,
@@ -164,12 +166,14 @@ def run_history(data_dir: Path, game: str | None, player: str | None, json_out: 
 # ---------------------------------------------------------------------- statistics
 def _blank() -> dict[str, Any]:
     return {"matches": 0, "won": 0, "deals": 0, "deals_won": 0, "_points": [], "capotes": 0, "renuncias": 0,
-            "cheating": 0, "_form": []}
+            "cheating": 0, "hints": 0, "_form": []}
 
 
-def _tally(entry: dict[str, Any], match: dict[str, Any], seat: dict[str, Any]) -> None:
+def _tally(entry: dict[str, Any], match: dict[str, Any], seat: dict[str, Any], hints: int = 0) -> None:
+    """Add ``match``, as ``seat`` played it (having asked for ``hints`` hints), to ``entry``."""
     side = seat["side"]
     entry["matches"] += 1
+    entry["hints"] += hints
     won = match["winner"] is not None and match["winner"] == side
     entry["won"] += int(won)
     entry["_form"].append("W" if won else "L" if match["winner"] is not None else "-")
@@ -201,11 +205,12 @@ def compute_stats(matches: Sequence[dict[str, Any]]) -> dict[str, Any]:
     pairs: dict[tuple[str, str, str], dict[str, Any]] = {}
     bots: dict[tuple[str, str], dict[str, Any]] = {}
     for m in matches:
-        for seat in m["seats"]:
+        asked = m.get("hints") or []  # per seat, in the order of m["seats"]
+        for i, seat in enumerate(m["seats"]):
             if seat["kind"] == "person":
                 p = players.setdefault(seat["fingerprint"], {"fingerprint": seat["fingerprint"], "games": {}})
                 p["name"] = seat["name"]  # the latest name: matches come oldest first
-                _tally(p["games"].setdefault(m["game"], _blank()), m, seat)
+                _tally(p["games"].setdefault(m["game"], _blank()), m, seat, asked[i] if i < len(asked) else 0)
             else:
                 b = bots.setdefault((m["game"], seat["level"] or "?"), _blank())
                 _tally(b, m, seat)
@@ -260,11 +265,14 @@ def run_stats(data_dir: Path, json_out: bool, out: TextIO, registry: GameRegistr
 
 #: The words of :func:`describe_stats`, as ``p2pcards stats`` prints them (``str.format``
 #: templates; the start screen passes its own, in its language, with the same fields).
+#: ``decimal`` is no template: the mark between the units and the decimals of an average.
 STATS_WORDS: dict[str, str] = {
     "none": "no matches recorded yet: play a table, or run `p2pcards history --rebuild`",
     "player": "{name} ({fingerprint})",
     "game": "  {game}: {matches} match(es), {won} won; {deals_won} of {deals} deals won; {average}; "
-            "{capotes} capote(s), {renuncias} renúncia(s), {cheating} cheating verdict(s)",
+            "{capotes} capote(s), {renuncias} renúncia(s), {cheating} cheating verdict(s){hints}",
+    "hints": "; {n} hint(s) asked",
+    "decimal": ".",
     "average": "{value} {label} a deal{lower}",
     "no_average": "no {label} yet",
     "lower": " (lower is better)",
@@ -288,8 +296,9 @@ def describe_stats(stats: dict[str, Any], registry: GameRegistry, words: Mapping
     and a chart of the last match.
 
     ``words`` are the templates (default :data:`STATS_WORDS`: the words of ``p2pcards
-    stats``); ``game_name``, ``level_name`` and ``measure_name`` say a game, a computer
-    player's level and a game's measure (``value_label``) in them (default: as they are);
+    stats``, averages with a decimal point); ``game_name``, ``level_name`` and
+    ``measure_name`` say a game, a computer player's level and a game's measure
+    (``value_label``) in them (default: as they are);
     ``last_names`` names the sides of the last match (default: ``stats``' own names)."""
     say = {**STATS_WORDS, **(words or {})}
     game_of = game_name or (lambda name: name)
@@ -305,6 +314,9 @@ def describe_stats(stats: dict[str, Any], registry: GameRegistry, words: Mapping
     def who(player: str, name: str) -> str:
         return say["computer"].format(level=level_of(player[4:])) if player.startswith("bot:") else name
 
+    def number(value: float) -> str:
+        return f"{value:g}".replace(".", say["decimal"])
+
     if not stats["players"] and not stats["bots"]:
         return [say["none"]]
     lines: list[str] = []
@@ -312,12 +324,13 @@ def describe_stats(stats: dict[str, Any], registry: GameRegistry, words: Mapping
         lines.append(say["player"].format(name=p["name"], fingerprint=p["fingerprint"]))
         for game, e in p["games"].items():
             label, lower = measure(game)
-            avg = say["average"].format(value=f"{e['average_points']:g}", label=label,
+            avg = say["average"].format(value=number(e["average_points"]), label=label,
                                         lower=say["lower"] if lower else "") \
                 if e["average_points"] is not None else say["no_average"].format(label=label)
             lines.append(say["game"].format(game=game_of(game), matches=e["matches"], won=e["won"],
                                             deals_won=e["deals_won"], deals=e["deals"], average=avg,
-                                            capotes=e["capotes"], renuncias=e["renuncias"], cheating=e["cheating"]))
+                                            capotes=e["capotes"], renuncias=e["renuncias"], cheating=e["cheating"],
+                                            hints=say["hints"].format(n=e["hints"]) if e.get("hints") else ""))
             lines.append(say["form"].format(form=form_line(e["form"]), n=len(e["form"])))
     if stats["partnerships"]:
         lines.append(say["partners"])
@@ -329,7 +342,7 @@ def describe_stats(stats: dict[str, Any], registry: GameRegistry, words: Mapping
         lines.append(say["bots"])
         for b in stats["bots"]:
             label, _ = measure(b["game"])
-            avg = say["bot_average"].format(value=f"{b['average_points']:g}", label=label) \
+            avg = say["bot_average"].format(value=number(b["average_points"]), label=label) \
                 if b["average_points"] is not None else ""
             lines.append(say["bot"].format(game=game_of(b["game"]), level=level_of(b["level"]), won=b["won"],
                                            matches=b["matches"], deals_won=b["deals_won"], deals=b["deals"],

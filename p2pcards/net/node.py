@@ -1083,7 +1083,8 @@ def _recorder(spec: GameSpec) -> Recorder:
 
 
 def describe_table(genesis: Genesis, local_seats: Sequence[int]) -> dict[str, Any]:
-    """The ``table`` object of the ``--json`` output: the genesis in plain values."""
+    """The ``table`` object of the ``--json`` output: the genesis in plain values
+    (``hints``: False when the host forbade the people at the table to ask for hints)."""
     return {
         "type": "table",
         "table": genesis.table_id.hex(),
@@ -1092,6 +1093,7 @@ def describe_table(genesis: Genesis, local_seats: Sequence[int]) -> dict[str, An
         "options": dict(genesis.options),
         "deals": genesis.deals,
         "timeout": genesis.timeout,
+        "hints": genesis.hints,
         "host": {"name": genesis.host_name, "fingerprint": fingerprint(genesis.host_signing)},
         "seats": [
             {"seat": i, "name": s.name, "fingerprint": s.fingerprint, "bot": s.bot, "runs_on": s.runs_on}

@@ -286,8 +286,9 @@ def past_games(data_dir: Path | None) -> list[PastEntry]:
 def stats_lines(data_dir: Path | None, games: Sequence[GameSpec], text: Text,
                 title: Callable[[str], str] | None = None) -> list[str]:
     """What ``p2pcards stats`` says about ``data_dir``'s history, in ``text``'s language
-    (``title``: a game's name for people); a line saying none is recorded yet when there
-    is no database.  Raises :class:`HistoryError` for a database that cannot be read."""
+    (its words, and its decimal mark in the averages: "59,67" in Portuguese; ``title``: a
+    game's name for people); a line saying none is recorded yet when there is no
+    database.  Raises :class:`HistoryError` for a database that cannot be read."""
     from p2pcards.history.db import History, db_path
     from p2pcards.history.stats import STATS_WORDS, compute_stats, describe_stats, side_names
 
