@@ -43,6 +43,27 @@ def test_games_json_lists_every_builtin_with_options(cli):
     assert code == 0 and "-o target=4|8" in text
 
 
+def test_games_json_carries_each_games_words_in_every_language(cli):
+    """Tools that show the games (a launcher, a web page) read their words in English and
+    Portuguese from games --json, the same words `--lang pt games` prints."""
+    code, out = cli("games", "--json")
+    games = {g["name"]: g for g in json.loads(out)["games"]}
+    code, listing = cli("--lang", "pt", "games")
+    for name, game in games.items():
+        assert set(game["texts"]) == {"en", "pt"}
+        en, pt = game["texts"]["en"], game["texts"]["pt"]
+        assert en["title"] == game["title"] and en["description"] == game["description"]
+        assert f"{name:<14} {pt['title']} — " in listing
+        assert set(pt["options"]) == {o["name"] for o in game["options"]}
+        for option in game["options"]:
+            words = pt["options"][option["name"]]
+            assert set(words["values"]) == {str(v) for v in option["allowed"]}
+            assert words["help"] in listing and words["label"]
+    sueca = games["sueca"]["texts"]
+    assert sueca["pt"]["options"]["trump_card"]["values"] == {"last": "a última", "first": "a primeira"}
+    assert sueca["en"]["options"]["trump_card"]["values"]["last"] != "a última"
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

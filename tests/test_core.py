@@ -120,3 +120,17 @@ def test_decisions_fulfil_deck_steps_between_decisions_until_the_end():
         deal.apply(seat, deal.legal(seat)[0])
         seen += 1
     assert deal.over and seen == len(deal.tricks) * 2 >= 2  # every card played was a decision of its own
+
+
+def test_a_view_hides_the_cards_of_an_event_that_names_no_seat():
+    """A game's event with cards but no seat (nobody's to see) never breaks a view."""
+    from p2pcards.core import SeatView, load_games
+
+    spec = load_games().get("sueca")
+    deal = spec.new_match(spec.resolve_options(), 1).new_deal(list(spec.deck))
+    deal.events.append({"type": "burn", "cards": ["7H", "AS"]})
+    deal.events.append({"type": "pass", "seat": 2, "to": 0, "cards": ["2C"]})
+    for seat in range(4):
+        burn, passed = SeatView(deal, seat).events[-2:]
+        assert burn == {"type": "burn"}
+        assert ("cards" in passed) == (seat in (0, 2))

@@ -15,8 +15,13 @@ JSON output (--json): one object
                            "help": "..."}, ...]}, ...],
    "problems": [{"plugin": "...", "error": "..."}, ...]}
 "problems" lists plugins that failed to load; they are skipped.
+Each game also carries its words in every language the screens speak:
+  "texts": {"en": WORDS, "pt": WORDS}, WORDS = {"title": TEXT, "description": TEXT,
+           "options": {NAME: {"label": TEXT, "help": TEXT, "values": {VALUE: TEXT}}}}
+(the plugin's translation where it gives one, else its English words; VALUE as typed
+after -o).  The other fields stay as the plugin registers them, in English.
 `p2pcards --lang pt games` words the list in Portuguese (the games' titles, descriptions and
-options as each plugin translates them); without --lang, and with --json, it stays in English.
+options as each plugin translates them); without --lang it stays in English.
 """
 
 ARENA_EPILOG = """\

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 from p2pcards.cli.common import CliError, _game, _load, _parse_options
 from p2pcards.cli.printer import _describe, _describe_duel
@@ -41,6 +41,7 @@ def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
                     {"name": o.name, "default": o.default, "allowed": list(o.allowed), "help": o.help}
                     for o in s.options
                 ],
+                "texts": {lang: _game_words(s, lang) for lang in GAMES_WORDS},
             }
             for s in sorted(registry.games.values(), key=lambda s: s.name)
         ]
@@ -60,6 +61,23 @@ def cmd_games(args: argparse.Namespace, out: TextIO) -> int:
             print(words["option"].format(flag=flag, label=s.text(lang, f"option.{o.name}"), default=default,
                                          help=s.text(lang, f"option.{o.name}.help")), file=out)
     return 0
+
+
+def _game_words(spec: GameSpec, lang: str) -> dict[str, Any]:
+    """What ``games --json`` says of a game in ``lang`` (see GAMES_EPILOG): its title,
+    description, and each option's label, help and value labels, in the game's words."""
+    return {
+        "title": spec.text(lang, "title"),
+        "description": spec.text(lang, "description"),
+        "options": {
+            o.name: {
+                "label": spec.text(lang, f"option.{o.name}"),
+                "help": spec.text(lang, f"option.{o.name}.help"),
+                "values": {str(v): spec.text(lang, f"option.{o.name}.{v}") for v in o.allowed},
+            }
+            for o in spec.options
+        },
+    }
 
 
 def _about(spec: GameSpec, lang: str = "en") -> str:

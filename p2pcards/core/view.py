@@ -165,7 +165,7 @@ class SeatView:
         me = self.seat
         dummy = self.dummy
         for ev in self._state.events:
-            if "cards" in ev and (dummy or (ev["seat"] != me and ev.get("to") != me)):
+            if "cards" in ev and (dummy or (ev.get("seat") != me and ev.get("to") != me)):
                 ev = {k: v for k, v in ev.items() if k != "cards"}
             out.append(ev)
         return out

@@ -62,8 +62,8 @@ STATS_EPILOG = f"""\
 What the history database (DATA/history.sqlite; see `p2pcards history --help`) says about
 the people who played here, by fingerprint and shown by their latest name, per game:
 matches played and won, deals won of those scored, the average of the game's measure per
-deal (card points in Sueca and Bisca, penalty points in Copas, what a deal adds in Sobe e
-Desce: lower is better in those two), capotes (a side took every trick), renúncias and
+deal (card points in Sueca and Bisca, penalty points in Copas, what a deal adds in
+Sobe e Desce: lower is better in those two), capotes (a side took every trick), renúncias and
 other cheating verdicts of the audit, the hints asked for on the table screen (said only
 when there were some), and a form line over the last {FORM_MATCHES} matches (█ won, ▁ lost,
 · neither, oldest first).  Then who wins with whom in games of teams (the computer's seats
