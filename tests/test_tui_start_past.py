@@ -5,13 +5,10 @@ a time, in the screen's language."""
 
 from __future__ import annotations
 
-import importlib
 import io
 import json
 import random
 import sqlite3
-import sys
-import types
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +21,7 @@ from p2pcards.core.players import make_player
 from p2pcards.history import HistoryError
 from p2pcards.history.db import History, db_path
 from p2pcards.history.stats import run_stats
+from p2pcards.tui import replay as replay_screen
 from p2pcards.tui.i18n import Text
 from p2pcards.tui.runtime import LocalTable
 from p2pcards.tui.start import start_fragments
@@ -258,16 +256,6 @@ def test_a_database_that_cannot_be_read_is_said_not_raised(tmp_path):
 
 
 # ---------------------------------------------------------------------- the whole screen
-def _replay_module(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
-    """``p2pcards.tui.replay``, or a stand-in while it is not there."""
-    try:
-        return importlib.import_module("p2pcards.tui.replay")
-    except ModuleNotFoundError:
-        module = types.ModuleType("p2pcards.tui.replay")
-        monkeypatch.setitem(sys.modules, "p2pcards.tui.replay", module)
-        return module
-
-
 def test_the_start_screen_reaches_statistics_and_past_games_and_comes_back_from_a_replay(recorded, monkeypatch):
     """By keys through a pipe: Statistics (7), back (q), Past games (6), Enter replays the
     newest; the screen comes back on the list; the next one is not a transcript: the
@@ -286,7 +274,7 @@ def test_the_start_screen_reaches_statistics_and_past_games_and_comes_back_from_
         inp.send_text(DOWN + "\r")  # back on the list: the next game
         return 0
 
-    monkeypatch.setattr(_replay_module(monkeypatch), "run_replay", run_replay, raising=False)
+    monkeypatch.setattr(replay_screen, "run_replay", run_replay)
     real_build = start_module.build_start_app
 
     def build(model: StartModel, **kw: Any) -> Any:
@@ -306,20 +294,11 @@ def test_the_start_screen_reaches_statistics_and_past_games_and_comes_back_from_
                                              lan=False)
     assert code == 0 and steps == []
     assert [p.parent.name for p, _ in replayed] == [sueca.table_id.hex(), bisca.table_id.hex()]
-    assert all(kw["lang"] == "en" and kw["data_dir"] == home and kw["input"] is inp for _, kw in replayed)
+    assert all(kw["lang"] == "en" and kw["input"] is inp for _, kw in replayed)
     drawn = out.drawn()
     assert "Zé (" in drawn and "Computer players, by level:" in drawn  # the statistics page
     assert "Sueca  Zé, Ana, Rui, Inês" in drawn and "won by" in drawn  # the past games
     assert "Could not replay the game: " in drawn and "Traceback" not in drawn
-
-
-def test_without_the_replay_screen_the_start_screen_says_so(tmp_path, monkeypatch):
-    from p2pcards.tui.start import _replay_chosen
-
-    monkeypatch.setitem(sys.modules, "p2pcards.tui.replay", None)  # importing it fails as if it were not there
-    said = _replay_chosen(REGISTRY, StartChoice("replay", path=tmp_path / "seat0.log"), lang="pt", data_dir=tmp_path,
-                          input=None, output=None)
-    assert said == Text("pt")("past_no_replay")
 
 
 def test_the_portuguese_statistics_page_writes_decimals_with_a_comma(tmp_path):

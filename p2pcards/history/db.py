@@ -23,7 +23,7 @@
 A deal is written in one transaction (its rows, its sides and the match's totals), so a
 process that dies mid-write leaves the deal wholly there or not at all.  Rows come from a
 table's ``deal`` and ``final`` events: live, from a local peer (:class:`Recorder`, which
-the table screens call), or from the transcripts on disk (:func:`rebuild`); both give the
+each peer's node calls), or from the transcripts on disk (:func:`rebuild`); both give the
 same rows, since an observer following a transcript emits the very events its peers did.
 """
 

@@ -90,10 +90,6 @@ class MatchSteps:
     def seats(self) -> tuple[SeatInfo, ...]:
         return self.genesis.seats
 
-    @property
-    def table_id(self) -> bytes:
-        return self.genesis.table_id
-
 
 def _advance(deal: DealState) -> None:
     """Carry out the steps that need nobody's decision, up to the next decision or the end."""

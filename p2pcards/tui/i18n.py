@@ -253,7 +253,6 @@ EN: dict[str, str] = {
     "past_position": "{first}–{last} of {n}",
     "past_cannot": "The transcript of that game cannot be read here: it cannot be replayed.",
     "past_failed": "Could not replay the game: {error}",
-    "past_no_replay": "Replaying a game is not available in this version of p2pcards yet.",
     "stats_failed": "Could not read the statistics: {error}",
     "stats_none": "No games are recorded yet. Every table played here (against the computer or on the LAN) "
                   "is recorded as it is played; `p2pcards history --rebuild` reads the ones played before.",
@@ -648,7 +647,6 @@ PT: dict[str, str] = {
     "past_position": "{first}–{last} de {n}",
     "past_cannot": "A transcrição desse jogo não se consegue ler aqui: não pode ser revista.",
     "past_failed": "Não foi possível rever o jogo: {error}",
-    "past_no_replay": "Rever um jogo ainda não é possível nesta versão do p2pcards.",
     "stats_failed": "Não foi possível ler as estatísticas: {error}",
     "stats_none": "Ainda não há jogos registados. Cada mesa jogada aqui (contra o computador ou na rede local) "
                   "fica registada à medida que se joga; `p2pcards history --rebuild` lê as que se jogaram antes.",

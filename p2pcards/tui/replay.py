@@ -437,14 +437,12 @@ def build_replay_app(model: ReplayModel, *, input: Input | None = None,
 
 
 def run_replay(path: Path, *, lang: str, seat: int | None = None, registry: GameRegistry | None = None,
-               data_dir: Path | None = None, here: str | None = None, input: Input | None = None,
-               output: Output | None = None) -> int:
+               here: str | None = None, input: Input | None = None, output: Output | None = None) -> int:
     """Replay the transcript log at ``path`` on the full-screen table until the person
     leaves (exit status 0).  ``seat`` is the seat at the bottom (None: the seat whose log
     it is when the file is named ``seatN.log``, else the first).  Raises
     :class:`~p2pcards.history.HistoryError` for a file that is not a transcript or a game
-    not installed here.  ``data_dir`` is accepted for the callers' convenience (a replay
-    writes nothing)."""
+    not installed here.  A replay reads the log and writes nothing."""
     match = follow_log(path, registry)
     return replay_match(match, lang=lang, seat=seat_of_log(Path(path)) if seat is None else seat, here=here,
                         input=input, output=output)

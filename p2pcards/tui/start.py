@@ -13,7 +13,6 @@ here when it ends; a past game chosen from "Past games" is replayed
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
@@ -395,24 +394,18 @@ def _resume_chosen(registry: GameRegistry, choice: StartChoice, *, me: Identity,
     return ""
 
 
-def _replay_chosen(registry: GameRegistry, choice: StartChoice, *, lang: str, data_dir: Path | None,
-                   input: Input | None, output: Output | None) -> str:
+def _replay_chosen(registry: GameRegistry, choice: StartChoice, *, lang: str, input: Input | None,
+                   output: Output | None) -> str:
     """Replay the past game whose transcript is ``choice.path`` (read-only); returns a
     message for the start screen when it cannot be ('' otherwise)."""
     from p2pcards.history import HistoryError
+    from p2pcards.tui.replay import run_replay  # here: a screen of its own, loaded when used
 
     assert choice.path is not None
-    text = Text(lang)
     try:
-        replay = importlib.import_module("p2pcards.tui.replay")  # looked up when used: a screen of its own
-    except ModuleNotFoundError as exc:
-        if exc.name != "p2pcards.tui.replay":
-            raise
-        return text("past_no_replay")
-    try:
-        replay.run_replay(choice.path, lang=lang, registry=registry, data_dir=data_dir, input=input, output=output)
+        run_replay(choice.path, lang=lang, registry=registry, input=input, output=output)
     except HistoryError as exc:
-        return text("past_failed", error=str(exc))
+        return Text(lang)("past_failed", error=str(exc))
     return ""
 
 
@@ -478,5 +471,5 @@ def run_start_screen(
             pending = _resume_chosen(registry, choice, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input,
                                      output=output)
         elif choice.kind == "replay":
-            pending = _replay_chosen(registry, choice, lang=lang, data_dir=data_dir, input=input, output=output)
+            pending = _replay_chosen(registry, choice, lang=lang, input=input, output=output)
             past_at = model.past_cursor
