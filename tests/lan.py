@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from tests.procs import ctrl_c_works
+
 ROOT = Path(__file__).resolve().parent.parent
 _PREFIX = "p2pclan"
 _IP_TIMEOUT = 10
@@ -93,7 +95,7 @@ class Proc:
     def __init__(self, args: Sequence[str], env: dict[str, str]) -> None:
         self.args = list(args)
         self.popen = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                                      cwd=ROOT, start_new_session=True)
+                                      cwd=ROOT, start_new_session=True, preexec_fn=ctrl_c_works)
         self.lines: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self.out: list[str] = []
         self.err: list[str] = []

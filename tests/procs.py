@@ -20,6 +20,13 @@ ROOT = Path(__file__).resolve().parent.parent
 LOOPBACK = "127.0.0.1"
 
 
+def ctrl_c_works() -> None:
+    """``preexec_fn`` for a process a test may interrupt: SIGINT back to its default, so
+    that the child's Python turns it into KeyboardInterrupt even when the suite itself was
+    started with SIGINT ignored (``pytest &`` from a script), which children inherit."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Proc:
     """``python -m MODULE ARGS`` (``p2pcards`` by default) whose standard output and error
     go to files, with ``P2PCARDS_HOME=home``."""
@@ -31,7 +38,7 @@ class Proc:
         env = {**os.environ, "P2PCARDS_HOME": str(home), "PYTHONUNBUFFERED": "1"}
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.proc = subprocess.Popen([sys.executable, "-m", module, *args], stdout=out, stderr=err, env=env,
-                                         cwd=ROOT)
+                                         cwd=ROOT, preexec_fn=ctrl_c_works)
 
     def lines(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.out_path.read_text().splitlines() if line.endswith("}")]

@@ -19,6 +19,7 @@ from p2pcards.core import duel as duel_module
 from p2pcards.core import load_games
 from p2pcards.core.duel import PairResult, percentile, play_pair, run_duel, summarize, wilson_interval
 from p2pcards.core.players import RandomPlayer
+from tests.procs import ctrl_c_works
 
 GAMES = ["sueca", "bisca", "copas", "sobe-e-desce"]
 REGISTRY = load_games()
@@ -257,34 +258,68 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
-def test_ctrl_c_stops_the_workers_and_exits_130():
+def _start_duel() -> tuple[subprocess.Popen[str], set[int]]:
+    """``p2pcards duel`` with two workers, in a process group of its own, SIGINT at its
+    default whatever the suite was started with; returns it once its workers run."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "p2pcards", "duel", "sueca", "--a", "heuristic", "--b", "heuristic",
          "--pairs", "1000000", "--jobs", "2"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=ctrl_c_works,
     )
+    deadline = time.monotonic() + 60
+    workers: set[int] = set()
+    # two workers, the forkserver they are forked from and the resource tracker
+    while time.monotonic() < deadline and len(workers) < 4 and proc.poll() is None:
+        time.sleep(0.2)
+        workers = _descendants(proc.pid)
+    return proc, workers
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    """Whatever is left of the duel's process group, killed (its pipes close with it)."""
     try:
-        deadline = time.monotonic() + 30
-        workers: set[int] = set()
-        # two workers, the forkserver they are forked from and the resource tracker
-        while time.monotonic() < deadline and len(workers) < 4:
-            time.sleep(0.2)
-            workers = _descendants(proc.pid)
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.communicate()
+
+
+def _until_gone(pids: set[int], timeout: float = 15.0) -> set[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(_alive(p) for p in pids):
+        time.sleep(0.1)
+    return {p for p in pids if _alive(p)}
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_ctrl_c_stops_the_workers_and_exits_130():
+    proc, workers = _start_duel()
+    try:
         assert len(workers) >= 4, "the workers did not start"
         time.sleep(1.5)  # let them play
         os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C on a terminal does: the whole group
-        out, err = proc.communicate(timeout=30)
+        out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+            _kill_group(proc)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and any(_alive(p) for p in workers):
-        time.sleep(0.1)
-    assert not any(_alive(p) for p in workers)
+    assert not _until_gone(workers)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_a_killed_duel_takes_its_workers_with_it():
+    """``kill -9`` gives the command no chance to clean up: its workers still end, because
+    each asked to die with the process it was forked from (p2pcards.lifeline)."""
+    proc, workers = _start_duel()
+    try:
+        assert len(workers) >= 4, "the workers did not start"
+        os.kill(proc.pid, signal.SIGKILL)  # the command alone, not its group
+        proc.wait(30)
+        left = _until_gone(workers)
+        assert not left, f"processes of the duel still run after it was killed: {sorted(left)}"
+    finally:
+        _kill_group(proc)
 
 
 # ---------------------------------------------------------------------- a plugin's own measure

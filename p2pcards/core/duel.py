@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import os
 import random
 import signal
 import time
@@ -57,6 +58,7 @@ from p2pcards.core.arena import play_deal
 from p2pcards.core.game import Choice, Decision, GameSpec
 from p2pcards.core.players import PLAYER_LEVELS, Player, make_player
 from p2pcards.core.view import SeatView
+from p2pcards.lifeline import die_with
 
 __all__ = [
     "measure_for",
@@ -252,9 +254,11 @@ def _play_share(spec: GameSpec, task: _Task) -> _Share:
     return share
 
 
-def _worker_init() -> None:
-    """Workers leave Ctrl-C to the parent, which terminates them."""
+def _worker_init(command: int) -> None:
+    """Workers leave Ctrl-C to the parent, which terminates them, and die with the
+    ``command``'s process, so that not even a ``kill -9`` of it leaves them running."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with(command)
 
 
 def _work(task: _Task) -> _Share:
@@ -408,7 +412,7 @@ def run_duel(
 def _run_pool(tasks: Sequence[_Task]) -> list[_Share]:
     """Play ``tasks`` on one worker process each; on any exception (Ctrl-C included) the
     workers are terminated before it propagates."""
-    pool = _context().Pool(len(tasks), initializer=_worker_init)
+    pool = _context().Pool(len(tasks), initializer=_worker_init, initargs=(os.getpid(),))
     try:
         pending = pool.map_async(_work, tasks, chunksize=1)
         while not pending.ready():

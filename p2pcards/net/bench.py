@@ -27,6 +27,7 @@ from typing import Any, Final
 from p2pcards.core import load_games
 from p2pcards.core.players import RandomPlayer
 from p2pcards.identity import Identity
+from p2pcards.lifeline import child_preexec
 from p2pcards.table.local import run_local
 from p2pcards.table.table import Table
 from p2pcards.table.transcript import Genesis, SeatInfo, make_genesis, parse_message
@@ -105,7 +106,7 @@ def run_table_bench(deals: int = 3) -> dict[str, Any]:
         host = subprocess.Popen(
             [*base, "host", "sueca", "--bind", "127.0.0.1", "--port", "0", "--seats", "bot:random,remote,remote,remote",
              "--deals", str(deals), "--json", *(f"-o{k}={v}" for k, v in OPTIONS.items())],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, preexec_fn=child_preexec(),
         )
         procs: list[subprocess.Popen[Any]] = [host]
         try:
@@ -115,7 +116,8 @@ def run_table_bench(deals: int = 3) -> dict[str, Any]:
             for j in range(3):
                 jenv = {**os.environ, "P2PCARDS_HOME": str(Path(tmp) / f"join{j}")}
                 procs.append(subprocess.Popen([*base, "join", f"127.0.0.1:{port}", "--bot", "random", "--json"],
-                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=jenv))
+                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=jenv,
+                                              preexec_fn=child_preexec()))
             started = None
             times: list[float] = []
             final: dict[str, Any] = {}
