@@ -37,7 +37,8 @@ def _prctl() -> Callable[..., int] | None:
     if os.uname().sysname != "Linux":
         return None
     try:
-        return ctypes.CDLL(None, use_errno=True).prctl  # type: ignore[no-any-return]
+        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+        return prctl
     except (OSError, AttributeError):
         return None
 

@@ -73,8 +73,9 @@ from p2pcards.core import GameRegistry, GameSpec
 from p2pcards.core.players import Player
 from p2pcards.identity import Identity, fingerprint
 from p2pcards.net.errors import MeshError, NetError, PeerSilent, ResumeError, single_error
-from p2pcards.net.link import Link, LinkClosed
+from p2pcards.net.link import Link
 from p2pcards.net.lobby import SYNC_BATCH, LobbyProtocolError, Sync, make_sync, make_synced, parse_control
+from p2pcards.net.sender import LinkSender
 from p2pcards.net.store import (
     FrameFile,
     Manifest,
@@ -360,11 +361,11 @@ class Node:
         self.started = trio.Event()
         self._nursery: trio.Nursery | None = None
         self._last_tick: float | None = None  # trio time of the heartbeat's last tick (_was_away)
-        self._answering: set[Link] = set()
+        #: each link's sender: its queue of frames and the task that sends them
+        #: (:mod:`p2pcards.net.sender`), so that one slow link delays no other
+        self.senders: dict[Link, LinkSender] = {}
         #: links whose last sync answer reached the end of what this process had written
         self._whole: set[Link] = set()
-        #: sync requests that came while an answer was going out on their link
-        self._asked: dict[Link, int] = {}
         #: True once every local Table has finished (the node only lingers, answering syncs)
         self._over = False
         self._buckets: dict[Link, _Bucket] = {}
@@ -526,7 +527,7 @@ class Node:
             return True
         for lk, _ in old:
             self._nursery.start_soon(lk.aclose, "replaced by a new connection")
-        self._nursery.start_soon(self._dispatch, link, frozenset(seats))
+        self._start_link(self._nursery, link, frozenset(seats))
         self.request_sync(self._sync_start(), [(link, frozenset(seats))])
         log.info("seat(s) %s: link replaced by a new connection (%s)", sorted(seats), link.name)
         self._tell_link(frozenset(seats), True)
@@ -565,8 +566,8 @@ class Node:
             return
         payload = make_sync(self.table_id, max(0, start))
         for link, seats in list(self.links if links is None else links):
-            if seats and link.reason is None:
-                self._nursery.start_soon(self._send_control, link, payload)
+            if seats:
+                self._send(link, payload)
 
     def _sync_from(self, link: Link | None, start: int) -> None:
         """Ask one link (rate-limited: once a second) for what it holds from ``start``."""
@@ -578,12 +579,11 @@ class Node:
         if fresh:
             self.request_sync(start, fresh)
 
-    async def _send_control(self, link: Link, payload: bytes) -> None:
-        with trio.move_on_after(self.timeout):
-            try:
-                await link.send(payload)
-            except LinkClosed:
-                pass
+    def _send(self, link: Link, payload: bytes) -> None:
+        """Queue ``payload`` on ``link``'s sender (nothing if the link has none, or is closed)."""
+        sender = self.senders.get(link)
+        if sender is not None:
+            sender.put(payload)
 
     def _control(self, link: Link, seats: frozenset[int], obj: dict[str, Any]) -> None:
         """A ``sync`` or ``synced`` frame from a process with seats (TRANSPORT.md, "Sync")."""
@@ -592,43 +592,29 @@ class Node:
         except LobbyProtocolError as exc:
             log.warning("link %s: bad control frame: %s", link.name, exc)
             return
-        assert self._nursery is not None
         if isinstance(msg, Sync):
-            if link in self._answering:  # one answer at a time per link: the latest request waits its turn
-                self._asked[link] = min(msg.start, self._asked.get(link, msg.start))
-            else:
-                self._answering.add(link)
-                self._nursery.start_soon(self._answer_sync, link, msg.start)
+            self._answer_sync(link, msg.start)
         elif msg.count >= SYNC_BATCH and msg.start + msg.count < msg.seq:
             self.request_sync(msg.start + msg.count, [(link, seats)])
 
-    async def _answer_sync(self, link: Link, start: int) -> None:
-        """Send our transcript from ``start`` (what is on disk), then the side messages of
-        the place we are at (seeds, votes), then ``synced``."""
-        try:
-            best = max(self.peers.values(), key=lambda p: p.written)
-            written = best.written
-            batch = best.table.log[start:written][:SYNC_BATCH] if start < written else []
-            whole = start + len(batch) >= written
-            if whole:
-                self._whole.add(link)
-            else:
-                self._whole.discard(link)
-            side = best.table.side_messages() if whole else []
-            with trio.move_on_after(self.timeout):
-                for raw in [*batch, *side]:
-                    await link.send(raw)
-                await link.send(make_synced(self.table_id, start, len(batch), written))
-                if whole and self._over:  # a process that came back after the end has it all now
-                    await link.send_eof()
-        except LinkClosed:
-            pass
-        finally:
-            self._answering.discard(link)
-            again = self._asked.pop(link, None)
-            if again is not None and self._nursery is not None and link.reason is None:
-                self._answering.add(link)
-                self._nursery.start_soon(self._answer_sync, link, again)
+    def _answer_sync(self, link: Link, start: int) -> None:
+        """Queue our transcript from ``start`` (what is on disk), then the side messages of
+        the place we are at (seeds, votes), then ``synced`` -- and the end of the stream
+        when the table is over and that was all of it (a process that came back after the
+        end has it all now)."""
+        best = max(self.peers.values(), key=lambda p: p.written)
+        written = best.written
+        batch = best.table.log[start:written][:SYNC_BATCH] if start < written else []
+        whole = start + len(batch) >= written
+        if whole:
+            self._whole.add(link)
+        else:
+            self._whole.discard(link)
+        side = best.table.side_messages() if whole else []
+        for raw in [*batch, *side, make_synced(self.table_id, start, len(batch), written)]:
+            self._send(link, raw)
+        if whole and self._over:
+            self.senders[link].put_eof()
 
     # ------------------------------------------------------------------ running
     async def run(self) -> None:
@@ -641,7 +627,7 @@ class Node:
                     for link, seats in list(self.links):
                         if not link.running:
                             await nursery.start(link.run)
-                        nursery.start_soon(self._dispatch, link, seats)
+                        self._start_link(nursery, link, seats)
                     now = trio.current_time()
                     for peer in self.peers.values():
                         peer.clock = _Clock(now)
@@ -737,6 +723,12 @@ class Node:
         except OSError as exc:
             raise NetError(f"cannot write the table log: {exc}") from None
 
+    def _start_link(self, nursery: trio.Nursery, link: Link, seats: frozenset[int]) -> None:
+        """Start ``link``'s dispatcher and its sender."""
+        sender = self.senders[link] = LinkSender(link, self.timeout)
+        nursery.start_soon(sender.run)
+        nursery.start_soon(self._dispatch, link, seats)
+
     async def _dispatch(self, link: Link, seats: frozenset[int]) -> None:
         """Hand every table message from ``link`` to every unfinished local peer; answer
         control frames (``sync``) from processes with seats."""
@@ -829,7 +821,7 @@ class Node:
             now = trio.current_time()
             moved = table.head != written_head  # (a vote of our own is no progress of the table)
             if moved or peer.out or table.own_side:
-                await self._commit(peer)
+                self._commit(peer)
                 written_head = table.head
                 if observe is not None:
                     try:
@@ -986,9 +978,9 @@ class Node:
         log.log(level, "seat %d rejected a message (seq %s; %s): %s", peer.seat, "?" if seq is None else seq, blame,
                 exc.reason, extra={REFUSED_RECORD: (peer.seat, exc.blame)})
 
-    async def _commit(self, peer: _Peer) -> None:
+    def _commit(self, peer: _Peer) -> None:
         """Log what the Table accepted or wrote (fsync), and its own votes and nays, then
-        send what it wrote."""
+        send what it wrote (queued on each link: nobody waits for a slow one)."""
         table = peer.table
         rewound = table.take_rewind()
         superseded = table.take_superseded()
@@ -1009,23 +1001,15 @@ class Node:
             peer.side_file.append(own)
         out, peer.out = peer.out, []
         for raw in out:
-            await self._broadcast(peer.seat, raw)
+            self._broadcast(peer.seat, raw)
 
-    async def _broadcast(self, author: int, raw: bytes) -> None:
+    def _broadcast(self, author: int, raw: bytes) -> None:
         for other in self.peers.values():
             if other.seat != author and not other.table.finished:
                 other.inbox.put_local(raw)
         for link, seats in list(self.links):
-            if not seats or link.reason is not None:
-                continue
-            with trio.move_on_after(self.timeout) as scope:
-                try:
-                    await link.send(raw)
-                except LinkClosed as exc:
-                    log.warning("seat %d cannot send to %s: %s", author, link.name, exc)
-            if scope.cancelled_caught:
-                log.warning("link %s took more than %g s to accept a message; closing it", link.name, self.timeout)
-                await link.aclose("stopped reading")
+            if seats:
+                self._send(link, raw)
 
     async def _hang_up(self) -> None:
         """Half-close every link, then wait (bounded) until the processes with seats hang up
@@ -1039,7 +1023,7 @@ class Node:
             if self._catching_up(link, seats, missing):
                 held.add(link)  # its last sync answer (``_answer_sync``) ends with the end of the link
             else:
-                await link.send_eof()
+                self._end(link)
         if missing and self.linger > 0:
             log.info("seat(s) %s missing: waiting up to %g s for them to come back and learn the outcome",
                      sorted(missing), self.linger)
@@ -1059,15 +1043,25 @@ class Node:
                 await trio.sleep(HEARTBEAT)  # (a link adopted meanwhile gets the end after its sync)
                 for link in [lk for lk in held if lk.clean_eof]:  # it hung up first: it had it all
                     held.discard(link)
-                    await link.send_eof()
+                    self._end(link)
+        with trio.move_on_after(self.timeout):  # what is queued leaves before the links close
+            for link, _ in list(self.links):
+                self._end(link)
+                sender = self.senders.get(link)
+                if sender is not None and not sender.finished:
+                    await sender.done.wait()
+
+    def _end(self, link: Link) -> None:
+        """Queue the end of ``link``'s stream after what waits on it."""
+        sender = self.senders.get(link)
+        if sender is not None:
+            sender.put_eof()
 
     def _catching_up(self, link: Link, seats: frozenset[int], missing: set[int]) -> bool:
         """Whether ``link`` is a sync in progress the end must not cut: a process that came
         back (or fell behind) and has not yet been answered up to this process's end."""
         if link.reason is not None or link.clean_eof or not seats:
             return False
-        if link in self._answering or link in self._asked:
-            return True
         return bool(seats & missing) and link.rejoined and link not in self._whole
 
     def _peer_is_dummy(self, seat: int) -> bool:
