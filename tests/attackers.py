@@ -18,8 +18,9 @@ from p2pcards.mental.kdf import hpke_info
 from p2pcards.mental.messages import Kind
 from p2pcards.mental.seal import KeyEntry, SealedPayload, hpke_seal, sign_payload
 from p2pcards.table.audit import first_dealer
+from p2pcards.table.events import Output
 from p2pcards.table.table import Table
-from p2pcards.table.transcript import TABLE, make_certificate, sign_message
+from p2pcards.table.transcript import TABLE, Decoded, make_certificate, sign_message
 from p2pcards.table.wire import pack, unpack
 
 __all__ = [
@@ -55,6 +56,14 @@ class Attacker(Table):
         super()._adopt(fresh)
         self.__dict__.update(kept)
 
+    @property
+    def authors(self) -> list[int]:
+        return self.chain.authors
+
+    @property
+    def deals(self) -> list[int]:
+        return self.chain.deals
+
     def sign(self, kind: str, body: dict[str, Any], *, seq: int, prev: bytes, deal: int) -> bytes:
         assert self.me is not None and self.seat is not None
         return sign_message(self.me, table=self.table_id, deal=deal, seq=seq, prev=prev, author=self.seat, kind=kind,
@@ -71,17 +80,17 @@ class RetroVoter(Attacker):
     that seat wrote), and sends a certificate of its own vote alone, to make the table go
     back and undo scored history."""
 
-    def decide(self, choice: Any) -> list[bytes]:
+    def decide(self, choice: Any) -> Output:
         out = super().decide(choice)
         if self.deal_no >= 1 and not self.tried:
             target = self.victim()
-            k = next(i for i in range(1, self.deal_start) if self._authors[i] == target and self._deals[i] == 0)
+            k = next(i for i in range(1, self.deal_start) if self.authors[i] == target and self.deals[i] == 0)
             vote = self.sign("vote", {"against": target}, seq=k, prev=self.hashes[k - 1], deal=0)
             others = [s for s in range(self.n) if s != target]
             cert = make_certificate(table=self.table_id, deal=0, seq=k, prev=self.hashes[k - 1], kind="outvote",
                                     body={"against": target, "voters": others}, proof=[vote])
             self.tried.append(f"vote against seat {target} at seq {k}")
-            out = [*out, vote, cert]
+            out.send += [vote, cert]
         return out
 
 
@@ -89,23 +98,25 @@ class InstantVoter(Attacker):
     """Votes against every other seat as soon as it is due, without waiting; and sends a
     certificate of its lone vote."""
 
-    def receive(self, raw: bytes) -> list[bytes]:
+    def receive(self, raw: bytes | Decoded) -> Output:
         out = super().receive(raw)
         for x in sorted(self.may_vote()):
             if len(self.tried) < 5:
                 votes = self.vote(x)
                 cert = make_certificate(table=self.table_id, deal=self.deal_no, seq=self.seq, prev=self.head,
                                         kind="outvote", body={"against": x, "voters": [self.seat]},
-                                        proof=votes[:1])
+                                        proof=votes.send[:1])
                 self.tried.append(f"instant vote against seat {x} at seq {self.seq}")
-                out = [*out, *votes, cert]
+                out.signed += votes.signed
+                out.events += votes.events
+                out.send += [*votes.send, cert]
         return out
 
 
 class LoneVoter(Attacker):
     """In a two-seat game: votes the other seat out the moment it is due, alone."""
 
-    def receive(self, raw: bytes) -> list[bytes]:
+    def receive(self, raw: bytes | Decoded) -> Output:
         out = super().receive(raw)
         x = self.victim()
         if x in self.due() and len(self.tried) < 3:
@@ -113,7 +124,7 @@ class LoneVoter(Attacker):
             cert = make_certificate(table=self.table_id, deal=self.deal_no, seq=self.seq, prev=self.head,
                                     kind="outvote", body={"against": x, "voters": [self.seat]}, proof=[vote])
             self.tried.append(f"lone vote against seat {x} at seq {self.seq}")
-            out = [*out, vote, cert]
+            out.send += [vote, cert]
         return out
 
 
@@ -123,7 +134,7 @@ class Equivocator(Attacker):
 
     second: bytes | None = None
 
-    def decide(self, choice: Any) -> list[bytes]:
+    def decide(self, choice: Any) -> Output:
         if self.second is None and self.deal_no == 0:
             view = self.view()
             decision = self.decision()
@@ -132,7 +143,7 @@ class Equivocator(Attacker):
                 if others:  # an honest twin of this replica, there, plays another card
                     twin = Table(self.log[0], self.spec, self.me, self._secret, self.group)
                     twin.restore(self.log)
-                    self.second = twin.decide(others[0])[0]
+                    self.second = twin.decide(others[0]).send[0]
                     self.tried.append(f"two plays for seq {self.seq}")
         return super().decide(choice)
 
@@ -153,7 +164,7 @@ class CrossWaitEquivocator(Attacker):
         twin.restore(self.log)
         return twin
 
-    def decide(self, choice: Any) -> list[bytes]:
+    def decide(self, choice: Any) -> Output:
         view, decision = self.view(), self.decision()
         if (self.second is None and self.deal_no == 0 and view is not None and decision is not None
                 and decision.kind == "play" and len(view.trick) == len(view.active) - 1):
@@ -165,7 +176,7 @@ class CrossWaitEquivocator(Attacker):
             first = next((c for c in view.legal if leads[c] in self.b_side), None)
             second = next((c for c in view.legal if leads[c] == self.seat), None)
             if first is not None and second is not None:
-                self.second = self._twin().decide(second)[0]
+                self.second = self._twin().decide(second).send[0]
                 self.tried.append(f"two last cards of a trick for seq {self.seq}")
                 choice = first
         return super().decide(choice)
@@ -186,7 +197,7 @@ def _corrupt_sealed(table: Attacker, how: str) -> None:
     """Make ``table``'s party seal its first keys of deal 0 to its victim badly."""
     party = table.party
     honest = party._sealed
-    victim = table._pi.get(table.victim())
+    victim = table.run.pi.get(table.victim())
 
     def sealed(step: int, kind: Kind, to: int, positions: tuple[int, ...], entries: tuple[KeyEntry, ...]) -> Any:
         wire = honest(step, kind, to, positions, entries)
@@ -266,7 +277,7 @@ class Copier(Attacker):
 
     def _start_deal(self) -> None:
         super()._start_deal()
-        if self.observer or self.deal_no != 0 or self.seat != self._parties[-1]:
+        if self.observer or self.deal_no != 0 or self.seat != self.run.parties[-1]:
             return
         party, group = self.party, self.group
         honest_shuffle, honest_lock = party._shuffled, party._locked
@@ -308,12 +319,12 @@ class Copier(Attacker):
 class FalseDisputer(Attacker):
     """Disputes a clean deal at its first play, claiming its keys did not open."""
 
-    def decide(self, choice: Any) -> list[bytes]:
+    def decide(self, choice: Any) -> Output:
         decision = self.decision()
         if decision is not None and self.deal_no == 0 and not self.tried and decision.kind == "play":
-            self.private = UnattributedFault("made up: my cards do not open", private=True)
+            self.run.private = UnattributedFault("made up: my cards do not open", private=True)
             self.tried.append(f"a false dispute at seq {self.seq}")
-            return self._flush()
+            return self._output(self._flush)
         return super().decide(choice)
 
 
@@ -332,20 +343,20 @@ class PastClaimer(Attacker):
     """Sends cheap-to-make claims about places long past: a dispute and a fork certificate
     whose proof does not hold, for every place of the first deal it did not write."""
 
-    def decide(self, choice: Any) -> list[bytes]:
+    def decide(self, choice: Any) -> Output:
         out = super().decide(choice)
         if self.deal_no >= 1 and not self.tried:
             extra = []
             for k in range(2, self.deal_start):
-                if self._authors[k] in (self.seat, TABLE):
+                if self.authors[k] in (self.seat, TABLE):
                     continue
-                extra.append(self.sign("dispute", {"against": self._authors[k], "reason": "bogus", "evidence": None},
-                                       seq=k, prev=self.hashes[k - 1], deal=self._deals[k]))
-                extra.append(make_certificate(table=self.table_id, deal=self._deals[k], seq=k, prev=self.hashes[k - 1],
-                                              kind="fork", body={"against": self._authors[k]},
+                extra.append(self.sign("dispute", {"against": self.authors[k], "reason": "bogus", "evidence": None},
+                                       seq=k, prev=self.hashes[k - 1], deal=self.deals[k]))
+                extra.append(make_certificate(table=self.table_id, deal=self.deals[k], seq=k, prev=self.hashes[k - 1],
+                                              kind="fork", body={"against": self.authors[k]},
                                               proof=[self.log[k], self.log[k]]))
             self.tried.append(f"{len(extra)} claims about the first deal")
-            out = [*out, *extra]
+            out.send += extra
         return out
 
 
@@ -369,11 +380,11 @@ ATTACKERS: dict[str, type[Attacker]] = {
 class LoudEquivocator(Equivocator):
     """An equivocator as a process would be: it sends both of its plays to everyone."""
 
-    def decide(self, choice: Any) -> list[bytes]:
+    def decide(self, choice: Any) -> Output:
         had = self.second
         out = super().decide(choice)
         if had is None and self.second is not None:
-            out = [*out, self.second]
+            out.send.append(self.second)
         return out
 
 
@@ -414,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
 
     async def run() -> None:
         await join_table(host, int(port), me=me, registry=load_games(), data_dir=data_dir(), level="random",
-                         on_seated=line, on_table=line, on_event=lambda seat, ev: line({**ev, "seat": seat}),
+                         on_seated=line, on_table=line, on_event=lambda seat, ev: line({**ev.to_json(), "seat": seat}),
                          linger=args.linger, table_class=table_class)
 
     try:

@@ -26,11 +26,9 @@ class Net:
     tables: list[Table]
     ids: list[Identity]
     players: list[Any]
-    events: list[list[dict[str, Any]]]
     genesis: bytes
     secrets: list[bytes]
     observer: Table
-    observed: list[dict[str, Any]] = field(default_factory=list)
     rejected: list[tuple[int, Rejected]] = field(default_factory=list)
     delivered: int = 0
     mesh: LocalMesh | None = None
@@ -38,6 +36,18 @@ class Net:
     @property
     def spec(self) -> Any:
         return self.tables[0].spec
+
+    @property
+    def events(self) -> list[list[dict[str, Any]]]:
+        """What each seat's replica told in the mesh, as its JSON form."""
+        told = self.mesh.events if self.mesh is not None else {}
+        return [[e.to_json() for e in told.get(s, [])] for s in range(len(self.tables))]
+
+    @property
+    def observed(self) -> list[dict[str, Any]]:
+        """What the observer told, as its JSON form."""
+        told = self.mesh.events if self.mesh is not None else {}
+        return [e.to_json() for e in told.get(OBSERVER, [])]
 
 
 def make_net(
@@ -59,16 +69,13 @@ def make_net(
     genesis = Genesis(game, spec.rules_version, opts, seats, deals, host.signing_public, "host", os.urandom(16),
                       float(timeout))
     raw = make_genesis(host, genesis)
-    events: list[list[dict[str, Any]]] = [[] for _ in ids]
     classes = table_class or {}
     secrets = [os.urandom(32) for _ in ids]
-    tables = [classes.get(s, Table)(raw, spec, ids[s], secrets[s], on_event=events[s].append)
-              for s in range(spec.seats)]
+    tables = [classes.get(s, Table)(raw, spec, ids[s], secrets[s]) for s in range(spec.seats)]
     levels = levels or ["random"] * spec.seats
     players = [make_player(levels[s], spec, random.Random(seed * 10 + s)) for s in range(spec.seats)]
-    observed: list[dict[str, Any]] = []
-    observer = Table(raw, spec, None, on_event=observed.append)
-    return Net(tables, ids, players, events, raw, secrets, observer, observed)
+    observer = Table(raw, spec, None)
+    return Net(tables, ids, players, raw, secrets, observer)
 
 
 Tamper = Callable[[Net, int, bytes], None]
@@ -77,6 +84,8 @@ Tamper = Callable[[Net, int, bytes], None]
 def mesh_of(net: Net, route: Route | None = None, silent: set[int] | None = None) -> LocalMesh:
     mesh = LocalMesh(dict(enumerate(net.tables)), dict(enumerate(net.players)), observer=net.observer,
                      route=route, silent=set(silent or ()))
+    if net.mesh is not None:  # (a second run of the same net: what was told before stays)
+        mesh.events = net.mesh.events
     net.mesh = mesh
     return mesh
 

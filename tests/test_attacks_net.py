@@ -11,6 +11,7 @@ import trio.testing
 
 from p2pcards.net import Node, log_path
 from p2pcards.table.audit import audit_transcript
+from p2pcards.table.events import Output
 from tests import attackers
 from tests.test_voteout_net import REGISTRY, _Deaf, _frames, _run, _table, _wire
 
@@ -18,10 +19,12 @@ from tests.test_voteout_net import REGISTRY, _Deaf, _frames, _run, _table, _wire
 class _Loud(attackers.CrossWaitEquivocator):
     """Sends both of its plays; the links choose which one each process hears."""
 
-    def decide(self, choice: Any) -> list[bytes]:
+    def decide(self, choice: Any) -> Output:
         had = self.second
         out = super().decide(choice)
-        return [*out, self.second] if had is None and self.second is not None else out
+        if had is None and self.second is not None:
+            out.send.append(self.second)
+        return out
 
 
 class _OneBranch(_Deaf):

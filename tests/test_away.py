@@ -13,6 +13,7 @@ from p2pcards.core import load_games
 from p2pcards.core.players import make_player
 from p2pcards.identity import Identity
 from p2pcards.net import Link, LocalSeat, Node, make_table
+from p2pcards.table.events import TableEvent
 from p2pcards.table.transcript import SeatInfo
 
 REGISTRY = load_games()
@@ -40,7 +41,7 @@ async def test_a_process_that_was_away_does_not_vote_at_once_when_it_wakes(autoj
 
     async def watch() -> None:
         while not votes:
-            if any(1 in t._voted or t.outvotes for t in node.tables.values()):
+            if any(t.silence.voted(1) or t.outvotes for t in node.tables.values()):
                 votes.append(trio.current_time())
             await trio.sleep(0.05)
 
@@ -85,7 +86,7 @@ async def test_a_process_that_was_away_asks_for_what_it_missed_first(autojump_cl
 async def test_a_vote_comes_one_timeout_after_the_silence_began(tmp_path, autojump_clock):
     """Nobody hears seat 2 from seq 20 on: each other process votes one timeout after the
     seat's message would have come (within a heartbeat or two), not seconds late."""
-    from p2pcards.net.node import HEARTBEAT
+    from p2pcards.net.clocks import HEARTBEAT
     from tests.test_voteout_net import _Deaf, _run, _wire
 
     timeout = 4.0
@@ -93,8 +94,8 @@ async def test_a_vote_comes_one_timeout_after_the_silence_began(tmp_path, autoju
     voted: dict[int, float] = {}
     nodes = []
     for i, s in enumerate(seats):
-        def on_event(seat: int, event: dict, i: int = i) -> None:
-            if event.get("type") == "vote_out":
+        def on_event(seat: int, event: TableEvent, i: int = i) -> None:
+            if event.type == "vote_out":
                 voted.setdefault(i, trio.current_time())
 
         nodes.append(Node(raw, spec, [s], data_dir=tmp_path / f"n{i}", linger=0, on_event=on_event))
@@ -112,10 +113,10 @@ async def test_a_peer_woken_after_a_gap_before_the_heartbeat_does_not_vote(autoj
     """After a gap, whichever task looks at the time first must see it: here a peer's task,
     woken by what arrived while the process was frozen, runs before any heartbeat (the
     heartbeat is kept from looking), and still votes against nobody."""
-    from p2pcards.net.node import POKE
+    from p2pcards.net.inbox import POKE
 
     async def quiet_heartbeat(self: Node) -> None:
-        self._last_tick = trio.current_time()
+        self.away.start(trio.current_time())
         await trio.sleep_forever()
 
     monkeypatch.setattr(Node, "_heartbeat", quiet_heartbeat)
@@ -130,6 +131,6 @@ async def test_a_peer_woken_after_a_gap_before_the_heartbeat_does_not_vote(autoj
         for peer in node.peers.values():
             peer.inbox.put_local(POKE)
         await trio.sleep(1)
-        assert not any(1 in t._voted or t.outvotes for t in node.tables.values()), "a peer voted on waking"
+        assert not any(t.silence.voted(1) or t.outvotes for t in node.tables.values()), "a peer voted on waking"
         nursery.cancel_scope.cancel()
     del theirs

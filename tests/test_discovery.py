@@ -442,7 +442,7 @@ async def test_lobby_announces_seats_filling_and_joiners_find_it_by_name(tmp_pat
         await join_table(table.addresses[0], table.port, me=Identity.generate(f"j{i}"), registry=REGISTRY,
                          data_dir=tmp_path / f"j{i}", level="random", seed=i,
                          expect_host=table.announcement.host_fingerprint,
-                         on_event=lambda s, e: finals.append(e) if e["type"] == "final" else None)
+                         on_event=lambda s, e: finals.append(e.to_json()) if e.type == "final" else None)
 
     with trio.fail_after(60):
         async with trio.open_nursery() as nursery:

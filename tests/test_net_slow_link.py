@@ -90,7 +90,7 @@ async def test_a_cut_off_peer_delays_no_other_peer(autojump_clock, tmp_path):
     seats = [LocalSeat(ids[s], make_player("random", spec, random.Random(s))) for s in range(4)]
     events: list[tuple[float, int, dict[str, Any]]] = []
     nodes = [Node(raw, spec, [s], data_dir=tmp_path / f"n{i}", linger=0,
-                  on_event=lambda seat, ev: events.append((trio.current_time(), seat, ev)))
+                  on_event=lambda seat, ev: events.append((trio.current_time(), seat, ev.to_json())))
              for i, s in enumerate(seats)]
     cable = _Cable(after=40_000)
     for i in range(4):

@@ -131,7 +131,7 @@ async def test_four_processes_play_over_tcp_and_bad_clients_disturb_nothing(tmp_
             async with trio.open_nursery() as nursery:
                 _, port = await nursery.start(lambda task_status: host_table(
                     spec, seats=seats, host=host_id, data_dir=home, deals=1, timeout=20, bind=LOOPBACK,
-                    lobby_timeout=40, on_table=on_table, on_event=lambda s, e: host_events.append(e),
+                    lobby_timeout=40, on_table=on_table, on_event=lambda s, e: host_events.append(e.to_json()),
                     task_status=task_status))
                 nursery.start_soon(bad_clients, port)
                 for i in (1, 2, 3):

@@ -38,8 +38,8 @@ def test_every_deal_of_a_match_is_audited_live_as_offline(proven: list[tuple[int
     offline = replay_transcript(net.tables[0].log, REGISTRY)
     assert offline.error is None and proven and all(trusted is None and n == 0 for trusted, _, n in proven)
     for events in net.events:
-        assert [e for e in events if e["type"] == "deal"] == offline.events
-    assert offline.events == deals[0]
+        assert [e for e in events if e["type"] == "deal"] == [e.to_json() for e in offline.events]
+    assert [e.to_json() for e in offline.events] == deals[0]
 
 
 def test_the_last_lock_is_proven_by_the_openings_elsewhere(proven: list[tuple[int | None, int, int]]) -> None:

@@ -79,9 +79,10 @@ def test_a_table_of_two_seats_is_never_voted_out_and_can_be_abandoned():
     assert not t.finished and t.may_vote() == frozenset() and t.due() == frozenset({1})
     assert t.outvotes == [] and t.may_abandon()
     net.mesh.silent.clear()  # it is back, but the other has had enough
-    raw = t.abandon()[0]
+    out = t.abandon()
+    raw = out.send[0]
     assert t.finished and t.abandoned == {"by": 0, "waiting_for": [1], "deal": 0}
-    assert net.events[0][-1]["type"] == "final" and net.events[0][-1]["winner"] is None
+    assert out.events[-1].type == "final" and out.events[-1].to_json()["winner"] is None
     report = audit_transcript(t.log, REGISTRY)
     assert report["error"] is None and report["abandoned"] == t.abandoned and report["winner"] is None
     # the seat that was silent learns it: its own last message, if any, is not history
@@ -123,7 +124,7 @@ def test_a_late_message_loses_to_a_complete_vote_and_its_author_keeps_it_apart()
         pass
     assert all(silent in net.tables[s].dummies for s in (0, 1, 3))
     t = net.tables[silent]
-    late = t.decide(net.players[silent].choose(t.view(), t.decision()))
+    late = mesh.took(silent, t.decide(net.players[silent].choose(t.view(), t.decision())))
     mesh.players[silent] = net.players[silent]
     mesh.silent.clear()
     mesh.send(silent, late)
@@ -135,7 +136,7 @@ def test_a_late_message_loses_to_a_complete_vote_and_its_author_keeps_it_apart()
     log = assert_agree(net, [0, 1, 3])
     assert net.tables[silent].log == log, "the seat voted out follows the table to its end"
     assert net.tables[silent].voted_out and net.tables[silent].finished
-    superseded = net.tables[silent].take_superseded()
+    superseded = mesh.superseded[silent]
     assert superseded == late[:1] and late[0] not in log
     assert all(e[2].blame is None or e[2].blame == silent for e in mesh.rejected)
 
@@ -156,17 +157,17 @@ def test_a_late_message_wins_over_an_incomplete_vote():
     mesh.silent.add(silent)
     mesh.votes = False
     # seats 0 and 2 vote (their clocks ran out), seat 3's has not yet
-    votes = net.tables[0].vote(silent) + net.tables[2].vote(silent)
+    votes = net.tables[0].vote(silent).send + net.tables[2].vote(silent).send
     mesh.silent.clear()
     t = net.tables[silent]
-    late = t.decide(net.players[silent].choose(t.view(), t.decision()))
+    late = t.decide(net.players[silent].choose(t.view(), t.decision())).send
     mesh.players[silent] = net.players[silent]
     # the late message reaches seat 3 first, then the votes, then everyone
     for raw in late:
         net.tables[3].receive(raw)
     answers = []
     for raw in votes:
-        answers += net.tables[3].receive(raw)
+        answers += net.tables[3].receive(raw).send
     nays = [a for a in answers if parse_message(a, net.tables[3].keys).kind == "nay"]
     assert nays, "seat 3 holds the message: it answers the votes with a nay"
     mesh.send(3, answers)
@@ -187,7 +188,7 @@ def test_replicas_with_votes_are_restored_from_their_logs():
     log = assert_agree(net, [0, 2, 3])
     for s in (0, 2, 3):
         fresh = Table(net.genesis, net.spec, net.ids[s], net.secrets[s])
-        assert fresh.restore(log) == [] and fresh.finished and fresh.log == log
+        assert fresh.restore(log).send == [] and fresh.finished and fresh.log == log
         assert fresh.results == net.tables[s].results
     # the seat voted out comes back with its own log: it learns the rest as an observer
     old = Table(net.genesis, net.spec, net.ids[1], net.secrets[1])
@@ -225,7 +226,7 @@ def test_a_seat_voted_out_where_its_own_message_ended_the_deal_takes_the_vote_on
     t = net.tables[x]
     assert t.log == log, "it took the certificate in place of its own message"
     assert t.voted_out and t.finished
-    for superseded in t.take_superseded():  # its own last entry, when that was what ended the deal
+    for superseded in mesh.superseded[x]:  # its own last entry, when that was what ended the deal
         assert superseded not in log and header(superseded)["author"] == x
     deals = deals_of(net.events[0])
     assert deals[0]["audit"]["verdict"] == "vote-out" and deals[0]["audit"]["seat"] == x
@@ -250,7 +251,7 @@ def test_a_voter_cut_off_takes_the_entry_it_held_once_the_deal_closed_on_it():
     net.tables[voter].vote(late_seat)  # its clock ran out; the vote never leaves (it is cut off)
     mesh.silent.add(voter)
     t = net.tables[late_seat]
-    late = t.decide(net.players[late_seat].choose(t.view(), t.decision()))
+    late = mesh.took(late_seat, t.decide(net.players[late_seat].choose(t.view(), t.decision())))
     mesh.players[late_seat] = net.players[late_seat]
     mesh.send(late_seat, late)
     while mesh.step():
@@ -258,17 +259,17 @@ def test_a_voter_cut_off_takes_the_entry_it_held_once_the_deal_closed_on_it():
     log = assert_agree(net, [0, 1, 3])
     assert all(voter in net.tables[s].dummies for s in (0, 1, 3)) and net.tables[0].finished
     v = net.tables[voter]
-    assert v.receive(late[0]) == [late[0]] and v.holding and v.seq == k, "it voted: it holds the message aside"
+    assert v.receive(late[0]).send == [late[0]] and v.holding and v.seq == k, "it voted: it holds the message aside"
     close = next(i for i in range(k + 1, len(log)) if kinds(log)[i] == "close")
-    assert v.take_held({i: [log[i]] for i in range(k + 1, close)}) == [] and v.holding, "no close: no proof"
+    assert v.take_held({i: [log[i]] for i in range(k + 1, close)}).send == [] and v.holding, "no close: no proof"
     gap = {i: [log[i]] for i in range(k + 1, close + 1) if i != k + 2}
-    assert v.take_held(gap) == [] and v.holding, "a chain with a hole proves nothing"
+    assert v.take_held(gap).send == [] and v.holding, "a chain with a hole proves nothing"
     first, second = unpack(log[k + 1])
     changed = unpack(first)
     changed["deal"] += 1  # another statement for that place: it hashes otherwise (a signature, if any, breaks)
     forged = {i: [log[i]] for i in range(k + 1, close + 1)}
     forged[k + 1] = [pack([canonical(changed), second])]
-    assert v.take_held(forged) == [] and v.holding, "a chain with another entry in it proves nothing"
+    assert v.take_held(forged).send == [] and v.holding, "a chain with another entry in it proves nothing"
     v.take_held({i: [log[i]] for i in range(k + 1, close + 1)})
     assert not v.holding and v.seq == k + 1 and v.log == log[: k + 1]
     for raw in log[k + 1:]:

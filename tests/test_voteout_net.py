@@ -21,6 +21,7 @@ from p2pcards.identity import Identity
 from p2pcards.net import Link, LocalSeat, Node, log_path, make_table, single_error
 from p2pcards.net.store import FrameFile, side_path
 from p2pcards.table.audit import audit_transcript
+from p2pcards.table.events import Output
 from p2pcards.table.table import Table
 from p2pcards.table.transcript import SeatInfo
 from p2pcards.table.wire import FrameDecoder, frame, unpack
@@ -215,11 +216,12 @@ class _Flooder(Table):
 
     sent = 0
 
-    def decide(self, choice: Any) -> list[bytes]:
+    def decide(self, choice: Any) -> Output:
         out = super().decide(choice)
-        junk = [m[:-1] + bytes([m[-1] ^ (1 + i % 255)]) for m in out for i in range(200)]
+        junk = [m[:-1] + bytes([m[-1] ^ (1 + i % 255)]) for m in out.send for i in range(200)]
         _Flooder.sent += len(junk)
-        return [*out, *junk]
+        out.send += junk
+        return out
 
 
 async def test_a_peer_that_floods_refusals_is_throttled_and_the_table_plays_on(tmp_path, caplog):
@@ -227,7 +229,7 @@ async def test_a_peer_that_floods_refusals_is_throttled_and_the_table_plays_on(t
     sends is dropped unread (its real messages too: they come again by a sync, or its seat
     falls silent and is voted out).  The honest processes refuse a bounded number of
     messages, nobody honest is voted out, and the table ends with one transcript."""
-    from p2pcards.net.node import REFUSAL_BURST, REFUSALS_PER_SECOND
+    from p2pcards.net.inbox import REFUSAL_BURST, REFUSALS_PER_SECOND
 
     caplog.set_level(logging.WARNING, logger="p2pcards.net")
     spec, raw, seats = _table("copas", deals=2, timeout=1.0)

@@ -61,7 +61,7 @@ def cmd_host(args: argparse.Namespace, out: TextIO) -> int:
             await host_table(spec, seats=seats, host=me, data_dir=printer.data, options=options, deals=args.deals,
                              timeout=args.timeout, bind=args.bind, port=args.port, lobby_timeout=args.lobby_timeout,
                              on_event=printer.on_event, on_table=on_table, on_listening=on_listening,
-                             on_seats=lan.seats, linger=linger, hints=not args.no_hints)
+                             on_seats=lan.seats, linger=linger, hints=not args.no_hints, recorder=printer.recorder)
 
     return _run_net(main)
 
@@ -114,7 +114,7 @@ def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
         await join_table(target_host, target_port, me=me, registry=registry, data_dir=printer.data, level=args.bot,
                          name=args.name, lobby_timeout=args.lobby_timeout, on_seated=printer.seated,
                          on_table=printer.on_table, on_event=printer.on_event, expect_host=expect, linger=linger,
-                         table_name=args.address if by_name else None)
+                         table_name=args.address if by_name else None, recorder=printer.recorder)
 
     return _run_net(main)
 

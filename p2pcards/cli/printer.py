@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 from p2pcards.cli.common import _and, _count
 from p2pcards.core import GameRegistry, GameSpec
+from p2pcards.table.events import TableEvent
 
 
 def _describe_duel(report: dict[str, Any]) -> list[str]:
@@ -76,6 +77,8 @@ class _TablePrinter:
         self.voted_out = False
         #: the installed games, to name a match's winning team (None: sides are told by number)
         self.registry: GameRegistry | None = None
+        #: the history the table is recorded in (handed to the node)
+        self.recorder: Any = None
 
     def seat(self, seat: int) -> str:
         """A seat as people see it: "seat N" counted from 1, with its name once the table is known."""
@@ -126,9 +129,10 @@ class _TablePrinter:
         self.line(info, f"resuming table {info['table'][:16]} of {info['game']} (seat(s) {seats}) from its saved "
                         f"transcript of {info['seq']} messages, {info['deals_done']} deal(s) done; {state}")
 
-    def on_event(self, seat: int, event: dict[str, Any]) -> None:
+    def on_event(self, seat: int, told: TableEvent) -> None:
         if seat != self.first or self.table is None:
             return
+        event = told.to_json()
         obj = {**event, "table": self.table["table"], "seat": seat}
         kind = event["type"]
         if kind == "vote_out":
@@ -151,7 +155,7 @@ class _TablePrinter:
         if kind != "deal" and kind != "final":
             return
         if kind == "final":
-            from p2pcards.net.node import log_path
+            from p2pcards.net.store import log_path
 
             obj["log"] = str(log_path(self.data, bytes.fromhex(self.table["table"]), seat)) if self.data else None
             obj["voted_out"] = bool(event.get("voted_out")) or self.voted_out
@@ -187,6 +191,7 @@ def _network_start(args: Any, out: TextIO, registry: GameRegistry) -> tuple[floa
     logging set up, this peer's identity, and the printer that tells of the table (with
     the data directory and the games).  Returns ``(linger, identity, printer)``."""
     from p2pcards.cli.common import _check_linger, _identity, _setup_logging
+    from p2pcards.history.db import Recorder
     from p2pcards.identity import data_dir
 
     linger = _check_linger(args)
@@ -194,4 +199,5 @@ def _network_start(args: Any, out: TextIO, registry: GameRegistry) -> tuple[floa
     me = _identity()
     printer = _TablePrinter(out, args.json)
     printer.data, printer.registry = data_dir(), registry
+    printer.recorder = Recorder(registry)
     return linger, me, printer

@@ -31,7 +31,8 @@ def _resume(found: Any, me: Any, registry: GameRegistry, printer: _TablePrinter,
 
     async def main() -> None:
         await resume_table(found.path, me=me, registry=registry, data_dir=printer.data, on_resumed=printer.resumed,
-                           on_table=printer.on_table, on_event=printer.on_event, linger=linger, abandon=abandon)
+                           on_table=printer.on_table, on_event=printer.on_event, linger=linger, abandon=abandon,
+                           recorder=printer.recorder)
 
     return _run_net(main)
 

@@ -41,6 +41,12 @@ def play_deal(
 
 def deal_record(spec: GameSpec, match_index: int, index: int, deal: DealState, match: Match) -> dict[str, Any]:
     """The JSON object the arena prints for a finished deal (see ``p2pcards arena --help``)."""
+    return {**play_record(spec, match_index, index, deal), "totals": list(match.totals),
+            "match_over": match.finished, "winner": match.winner}
+
+
+def play_record(spec: GameSpec, match_index: int, index: int, deal: DealState) -> dict[str, Any]:
+    """:func:`deal_record` but the match's fields (``totals``, ``match_over``, ``winner``)."""
     cards = deal.deck.cards
     return {
         "type": "deal",
@@ -62,9 +68,6 @@ def deal_record(spec: GameSpec, match_index: int, index: int, deal: DealState, m
             for t in deal.tricks
         ],
         "result": deal.result,
-        "totals": list(match.totals),
-        "match_over": match.finished,
-        "winner": match.winner,
     }
 
 

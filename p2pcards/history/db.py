@@ -33,7 +33,7 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +42,8 @@ from typing import Any, Final
 from p2pcards.core import GameRegistry, GameSpec, load_games
 from p2pcards.history import HistoryError
 from p2pcards.history.opened import open_transcript, read_transcript
+from p2pcards.net.store import log_path, read_log
+from p2pcards.table.events import DealClosed, Ended, TableEvent
 from p2pcards.table.transcript import Genesis, parse_message
 
 __all__ = [
@@ -193,7 +195,7 @@ def table_facts(genesis: Genesis, spec: GameSpec, started: int) -> TableFacts:
     return TableFacts(genesis.table_id.hex(), spec, dict(genesis.options), started, genesis.deals, seats)
 
 
-def deal_facts(spec: GameSpec, result: dict[str, Any] | None) -> tuple[list[float | None], int | None, int | None]:
+def deal_facts(spec: GameSpec, result: Mapping[str, Any] | None) -> tuple[list[float | None], int | None, int | None]:
     """What the database reads from a deal's result: the game's measure per side
     (:meth:`~p2pcards.core.Match.deal_value` of the side's first seat), the side that won
     the deal and the side that made a capote (None: none).
@@ -425,17 +427,17 @@ class Recorder:
         #: data directories whose history could not be written: said once, then left alone
         self._broken: set[Path] = set()
 
-    def record(self, data_dir: Path | None, table_id: bytes | str | None, seat: int | None,
-               event: dict[str, Any]) -> None:
-        """Record ``event`` of seat ``seat``'s replica of table ``table_id`` (bytes or hex)
-        into ``data_dir``'s history; nothing when there is no data directory."""
-        if data_dir is None or table_id is None or seat is None or event.get("type") not in ("deal", "final"):
+    def record(self, data_dir: Path | None, table_id: bytes, seat: int | None, event: TableEvent) -> None:
+        """Record ``event`` of seat ``seat``'s replica of table ``table_id`` into
+        ``data_dir``'s history (a closed deal, the table's end; nothing else); nothing when
+        there is no data directory."""
+        if data_dir is None or seat is None or not isinstance(event, (DealClosed, Ended)):
             return
         if data_dir in self._broken:
             return
         try:
             db, facts = self._open(data_dir, table_id, seat)
-            db.record(facts, event)
+            db.record(facts, event.to_json())
         except Exception as exc:  # noqa: BLE001 -- the history must never stop a table
             self._failed(data_dir, table_id, exc)
 
@@ -452,8 +454,6 @@ class Recorder:
         return db, facts
 
     def _facts_of(self, data_dir: Path, tid: str, seat: int) -> TableFacts:
-        from p2pcards.net.store import log_path, read_log
-
         path = log_path(data_dir, bytes.fromhex(tid), seat)
         messages, _ = read_log(path)
         genesis = Genesis.from_body(parse_message(messages[0], None).body)

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from p2pcards.core import DealState, GameRegistry, GameSpec
-from p2pcards.core.arena import deal_record
+from p2pcards.core import GameRegistry, GameSpec
+from p2pcards.core.arena import play_record
 from p2pcards.history import HistoryError
 from p2pcards.table.audit import replay_transcript
-from p2pcards.table.table import Table
+from p2pcards.table.events import DealClosed, Ended, TableEvent
 from p2pcards.table.transcript import VERSION, Genesis, TranscriptError, VersionError, parse_message
 from p2pcards.table.wire import FrameDecoder, FrameError, unpack
 
@@ -93,18 +93,6 @@ class Opened:
         return self.genesis.table_id
 
 
-class _Opener(Table):
-    """An observer replica that also tells, for each deal the audit replayed, the whole
-    deal (an ``opened`` event carrying its arena record) right after the ``deal`` event."""
-
-    def _finish_deal(self, replay: DealState | None, verdict: dict[str, Any]) -> None:
-        number = self.deal_no
-        super()._finish_deal(replay, verdict)
-        if replay is not None and self.match is not None:
-            record = deal_record(self.spec, 0, number, replay, self.match)
-            self._emit({"type": "opened", "deal": number, "record": record})
-
-
 def open_transcript(messages: Sequence[bytes], registry: GameRegistry) -> Opened:
     """Follow ``messages`` (a genesis first) with an observer replica to their end or to
     the first message it refuses (``error``).  Raises :class:`HistoryError` when the
@@ -121,15 +109,17 @@ def open_transcript(messages: Sequence[bytes], registry: GameRegistry) -> Opened
         raise HistoryError(f"cannot read this table here: {exc.args[0]}") from None
     out = Opened(genesis, spec)
 
-    def on_event(event: dict[str, Any]) -> None:
-        if event["type"] == "final":
-            out.final = event
-        elif event["type"] == "opened":
-            out.records[event["deal"]] = event["record"]
+    def on_event(event: TableEvent) -> None:
+        if isinstance(event, Ended):
+            out.final = event.to_json()
+        elif isinstance(event, DealClosed) and event.replay is not None:
+            out.records[event.deal] = {**play_record(spec, 0, event.deal, event.replay),
+                                       "totals": list(event.totals), "match_over": event.match_over,
+                                       "winner": event.winner}
 
-    followed = replay_transcript(messages, registry, spec=spec, table_class=_Opener, on_event=on_event)
+    followed = replay_transcript(messages, registry, spec=spec, on_event=on_event)
     if followed.table is None:
         reason = followed.error["reason"] if followed.error else "no replica"
         raise HistoryError(f"cannot read this table here: {reason}")
-    out.events, out.error, out.count = followed.events, followed.error, followed.count
+    out.events, out.error, out.count = [e.to_json() for e in followed.events], followed.error, followed.count
     return out

@@ -19,19 +19,21 @@ another machine replays the same.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from p2pcards.core import DealState, Decision, End, GameRegistry, GameSpec, load_games
+from p2pcards.core import DealState, Decision, End, GameRegistry, GameSpec, Match, load_games
 from p2pcards.core.sampling import clone_state
 from p2pcards.history import HistoryError
 from p2pcards.history.db import deal_facts
 from p2pcards.history.opened import read_transcript
 from p2pcards.table.audit import replay_transcript
-from p2pcards.table.table import Table
-from p2pcards.table.transcript import Genesis, SeatInfo
+from p2pcards.table.events import DealClosed, Ended, Output
+from p2pcards.table.table import Stage, Table
+from p2pcards.table.transcript import Decoded, Genesis, SeatInfo
 
 __all__ = ["DealSteps", "MatchSteps", "Step", "follow", "follow_log"]
 
@@ -121,23 +123,23 @@ class _Follower(Table):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.taken: list[DealSteps] = []
         self.final: dict[str, Any] | None = None
+        #: per deal number, the match as it stood before that deal (to step an opened deal again)
+        self._before: dict[int, Match] = {}
         super().__init__(*args, **kwargs)
-        emit = self._emit
 
-        def heard(event: dict[str, Any]) -> None:
-            self._heard(event)
-            emit(event)
-
-        self._emit = heard
-
-    def _current(self) -> DealSteps:
-        if not self.taken or self.taken[-1].deal != self.deal_no or self.taken[-1].event is not None:
+    def _steps_of(self, deal: int) -> DealSteps:
+        if not self.taken or self.taken[-1].deal != deal or self.taken[-1].event is not None:
             totals = list(self.match.totals) if self.match is not None else []
-            self.taken.append(DealSteps(self.deal_no, totals))
+            self.taken.append(DealSteps(deal, totals))
         return self.taken[-1]
 
-    def receive(self, raw: bytes) -> list[bytes]:
+    def receive(self, raw: bytes | Decoded) -> Output:
         out = super().receive(raw)
+        for event in out.events:
+            if isinstance(event, DealClosed):
+                self._closed(event)
+            elif isinstance(event, Ended):
+                self.final = event.to_json()
         self._look()
         return out
 
@@ -145,9 +147,11 @@ class _Follower(Table):
         """Keep the observer's deal as it now is, if a decision was taken since last time
         (or, first, once the deal is dealt)."""
         game = self.game
-        if game is None or self.finished or self.stage == "setup":
+        if game is None or self.finished or self.stage == Stage.SETUP:
             return
-        taken = self._current()
+        taken = self._steps_of(self.deal_no)
+        if self.match is not None and self.deal_no not in self._before:
+            self._before[self.deal_no] = copy.deepcopy(self.match, {id(self.spec): self.spec})
         if taken.totals_before == [] and self.match is not None:
             taken.totals_before = list(self.match.totals)
         if taken.opened:
@@ -169,22 +173,17 @@ class _Follower(Table):
             taken.steps.append(Step(clone_state(game), seat, choice, kind,
                                     len(game.tricks) > len(before.tricks)))
 
-    def _finish_deal(self, replay: DealState | None, verdict: dict[str, Any]) -> None:
-        taken = self._current()
-        if replay is not None:
-            match = self._match()
+    def _closed(self, event: DealClosed) -> None:
+        """A deal closed: an opened one is stepped again over its cards; keep its event."""
+        taken = self._steps_of(event.deal)
+        match = self._before.pop(event.deal, None)
+        if event.replay is not None and match is not None:
             taken.totals_before = list(match.totals)
-            taken.steps = step_through(match.new_deal(list(replay.deck.cards)), self.choices)  # type: ignore[arg-type]
+            taken.steps = step_through(match.new_deal(list(event.replay.deck.cards)),  # type: ignore[arg-type]
+                                       event.choices)
             taken.opened = True
-        super()._finish_deal(replay, verdict)
-
-    def _heard(self, event: dict[str, Any]) -> None:
-        if event.get("type") == "deal" and self.taken and self.taken[-1].deal == event["deal"]:
-            taken = self.taken[-1]
-            taken.event = event
-            taken.measures = deal_facts(self.spec, event.get("result"))[0]
-        elif event.get("type") == "final":
-            self.final = event
+        taken.event = event.to_json()
+        taken.measures = deal_facts(self.spec, event.result)[0]
 
 
 def follow(messages: Sequence[bytes], registry: GameRegistry | None = None, *, torn: int = 0) -> MatchSteps:

@@ -24,8 +24,9 @@ from p2pcards.net.join import join_table
 from p2pcards.net.link import Link, LinkClosed
 from p2pcards.net.lobby import PROTO, SeatSpec, parse_seat_spec
 from p2pcards.net.memory import make_table, memory_mesh, play_in_memory
-from p2pcards.net.node import LocalSeat, Node, TableLog, describe_table, log_path
+from p2pcards.net.node import LocalSeat, Node, TableRecorder, describe_table
 from p2pcards.net.resume import Unfinished, resume_table, unfinished_tables
+from p2pcards.net.store import TableLog, log_path
 
 __all__ = [
     "PROTO",
@@ -45,6 +46,7 @@ __all__ = [
     "VotedOut",
     "SeatSpec",
     "TableLog",
+    "TableRecorder",
     "describe_table",
     "host_table",
     "join_table",

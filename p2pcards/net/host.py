@@ -45,7 +45,7 @@ from p2pcards.net.lobby import (
     parse_hello,
 )
 from p2pcards.net.memory import make_table
-from p2pcards.net.node import LINGER, EventSink, LinkSink, LocalSeat, Node, describe_table
+from p2pcards.net.node import LINGER, EventSink, LinkSink, LocalSeat, Node, TableRecorder, describe_table
 from p2pcards.net.rejoin import answer_rejoin
 from p2pcards.net.store import PERSON, Manifest, PeerEntry, peer_stem, save_identity, table_dir
 from p2pcards.table.table import Table
@@ -257,6 +257,7 @@ async def host_table(
     linger: float = LINGER,
     table_class: Callable[..., Table] = Table,
     hints: bool = True,
+    recorder: TableRecorder | None = None,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
 ) -> Node | None:
     """Host a table of ``spec`` and play its bot seats (and ``me`` seat) to the end; returns the node.
@@ -268,7 +269,7 @@ async def host_table(
     is played by ``person`` with the host's identity; ``wrap_bot(player)`` may wrap each
     bot's player (e.g. to pace it for a screen); ``on_link`` goes to the node.  With no
     local seat the host only seats the players, sends the genesis and returns None.
-    ``linger`` and ``table_class`` go to the node (:class:`~p2pcards.net.node.Node`).
+    ``linger``, ``table_class`` and ``recorder`` go to the node (:class:`~p2pcards.net.node.Node`).
     ``hints`` False writes into the genesis that the host forbids hints at the table.
     Raises :class:`ListenError`, :class:`LobbyTimeout`, or another NetError.
     """
@@ -323,7 +324,8 @@ async def host_table(
                 manifest = Manifest("host", genesis.table_id, host.fingerprint, spec.name, tuple(processes),
                                     tuple(entries), listen=(bind, actual))
                 node = Node(genesis_raw, spec, locals_, data_dir=data_dir, on_event=on_event, timeout=timeout,
-                            manifest=manifest, on_link=on_link, linger=linger, table_class=table_class)
+                            manifest=manifest, on_link=on_link, linger=linger, table_class=table_class,
+                            recorder=recorder)
                 for joiner in lobby.joiners.values():
                     node.attach(joiner.link, {joiner.seat})
                 lobby.node = node

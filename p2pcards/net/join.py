@@ -46,7 +46,7 @@ from p2pcards.net.lobby import (
     parse_seated_or_refused,
     parse_start,
 )
-from p2pcards.net.node import LINGER, EventSink, LinkSink, LocalSeat, Node, describe_table
+from p2pcards.net.node import LINGER, EventSink, LinkSink, LocalSeat, Node, TableRecorder, describe_table
 from p2pcards.net.rejoin import answer_rejoin
 from p2pcards.net.store import PERSON, Manifest, PeerEntry, peer_stem
 from p2pcards.table.table import Table
@@ -111,14 +111,15 @@ async def join_table(
     linger: float = LINGER,
     table_class: Callable[..., Table] = Table,
     table_name: str | None = None,
+    recorder: TableRecorder | None = None,
 ) -> Node:
     """Join the table at ``host:port`` as a bot peer of ``level`` and play it to the end.
 
     With ``player`` (a person's seat on a screen: an asynchronous player) the peer joins as
     a person instead (its ``hello`` names no bot level) and ``level`` is ignored.  With
     ``expect_host`` (a fingerprint, e.g. from the table's LAN announcement) the seat is
-    given up unless the host that seats this peer has that key.  ``on_link``, ``linger`` and
-    ``table_class`` go to the node (:class:`~p2pcards.net.node.Node`).  ``table_name`` (the
+    given up unless the host that seats this peer has that key.  ``on_link``, ``linger``,
+    ``table_class`` and ``recorder`` go to the node (:class:`~p2pcards.net.node.Node`).  ``table_name`` (the
     name the table was found by on the LAN) is kept in the manifest, so that joining by that
     name again takes the seat up again.
 
@@ -166,7 +167,8 @@ async def join_table(
             manifest = Manifest("join", genesis.table_id, me.fingerprint, spec.name, start.processes, (entry,),
                                 listen=(local_ip, my_port), dial=(host, port), name=table_name)
             node = Node(start.genesis, spec, [LocalSeat(me, player)], data_dir=data_dir, on_event=on_event,
-                        manifest=manifest, on_link=on_link, linger=linger, table_class=table_class)
+                        manifest=manifest, on_link=on_link, linger=linger, table_class=table_class,
+                        recorder=recorder)
             mesh.node = node
             mesh.my_seats = (seated.seat,)
             if on_table is not None:

@@ -17,6 +17,7 @@ from p2pcards.table.transcript import MAX_NAME
 from p2pcards.table.wire import FrameError, pack, unpack
 
 __all__ = [
+    "expect_fields",
     "PROTO",
     "NONCE_SIZE",
     "SeatSpec",
@@ -47,12 +48,6 @@ __all__ = [
     "parse_challenge",
     "make_proof",
     "parse_proof",
-    "Sync",
-    "Synced",
-    "SYNC_BATCH",
-    "make_sync",
-    "make_synced",
-    "parse_control",
 ]
 
 #: Version of the lobby and mesh protocol (``proto`` in ``greeting``, ``hello``, ``mesh``
@@ -136,7 +131,8 @@ def decode(payload: bytes) -> dict[str, Any]:
     return obj
 
 
-def _expect(obj: Mapping[str, Any], type_: str, keys: set[str]) -> None:
+def expect_fields(obj: Mapping[str, Any], type_: str, keys: set[str]) -> None:
+    """Check that ``obj`` is a ``type_`` message with exactly the fields ``keys``."""
     if obj.get("type") != type_:
         raise LobbyProtocolError(f"expected a {type_!r} message, got {obj.get('type')!r}")
     if set(obj) != keys | {"type"}:
@@ -175,7 +171,7 @@ def parse_greeting(obj: dict[str, Any]) -> bytes:
     if obj.get("proto") != PROTO:
         raise LobbyProtocolError(f"this peer speaks lobby protocol {PROTO}, the listener {obj.get('proto')!r}",
                                  "version")
-    _expect(obj, "greeting", {"proto", "nonce"})
+    expect_fields(obj, "greeting", {"proto", "nonce"})
     return _nonce(obj["nonce"])
 
 
@@ -270,12 +266,12 @@ def make_refused(code: str, reason: str) -> bytes:
 def parse_seated_or_refused(obj: dict[str, Any]) -> Seated | tuple[str, str]:
     """A ``seated`` message, or ``(code, reason)`` of a ``refused`` one."""
     if obj.get("type") == "refused":
-        _expect(obj, "refused", {"code", "reason"})
+        expect_fields(obj, "refused", {"code", "reason"})
         code, reason = obj["code"], obj["reason"]
         if type(code) is not str or type(reason) is not str:
             raise LobbyProtocolError("a refusal has a string code and reason")
         return code[:_MAX_TEXT], reason[:400]
-    _expect(obj, "seated", {"seat", "table"})
+    expect_fields(obj, "seated", {"seat", "table"})
     t = obj["table"]
     keys = {"game", "rules_version", "options", "seats", "deals", "timeout", "host"}
     if not isinstance(t, dict) or set(t) != keys:
@@ -321,7 +317,7 @@ def make_start(genesis: bytes, processes: Sequence[Process]) -> bytes:
 
 def parse_start(obj: dict[str, Any], seats: int) -> Start:
     """Check a ``start``: every seat appears in exactly one process; only the host has no address."""
-    _expect(obj, "start", {"genesis", "processes"})
+    expect_fields(obj, "start", {"genesis", "processes"})
     raw, procs = obj["genesis"], obj["processes"]
     if type(raw) is not bytes or not isinstance(procs, list) or not 0 < len(procs) <= seats:
         raise LobbyProtocolError("a start carries the genesis bytes and a list of processes")
@@ -385,7 +381,7 @@ def parse_mesh_hello(obj: dict[str, Any], role: str, table: bytes, keys: Sequenc
     greeting, for a dialler), is the nonce it must carry."""
     if obj.get("type") == "mesh" and obj.get("proto") != PROTO:
         raise LobbyProtocolError(f"mesh protocol {obj.get('proto')!r} is not {PROTO}", "version")
-    _expect(obj, "mesh", {"proto", "table", "seats", "nonce", "sigs"})
+    expect_fields(obj, "mesh", {"proto", "table", "seats", "nonce", "sigs"})
     if obj["table"] != table:
         raise LobbyProtocolError("a mesh hello for another table", "table")
     nonce = _nonce(obj["nonce"])
@@ -451,7 +447,7 @@ def parse_rejoin(obj: dict[str, Any], table: bytes, n_seats: int) -> Rejoin:
     """Check a ``rejoin``; the error's code is ``table`` for another table."""
     if obj.get("type") == "rejoin" and obj.get("proto") != PROTO:
         raise LobbyProtocolError(f"rejoin protocol {obj.get('proto')!r} is not {PROTO}", "version")
-    _expect(obj, "rejoin", {"proto", "table", "seats", "nonce"})
+    expect_fields(obj, "rejoin", {"proto", "table", "seats", "nonce"})
     if obj["table"] != table:
         raise LobbyProtocolError("a rejoin for another table: this process plays another one", "table")
     seats = _seat_list(obj["seats"], n_seats)
@@ -471,7 +467,7 @@ def parse_challenge(obj: dict[str, Any], table: bytes, keys: Sequence[bytes], di
                     greeted: bytes) -> Challenge:
     """Check the listener's ``challenge`` against the seats' current keys and the nonce of its
     greeting ``greeted`` (the dialler's side)."""
-    _expect(obj, "challenge", {"nonce", "seats", "sigs"})
+    expect_fields(obj, "challenge", {"nonce", "seats", "sigs"})
     nonce = _nonce(obj["nonce"])
     if nonce != greeted:
         raise LobbyProtocolError("the challenge does not carry the nonce of the listener's greeting", "signature")
@@ -498,7 +494,7 @@ def parse_proof(obj: dict[str, Any], table: bytes, rejoin: Rejoin, keys: Sequenc
     A signature by a key the seat had before a vote gave it to a bot raises the code
     ``voted-out``; any other bad signature ``signature``.
     """
-    _expect(obj, "proof", {"seats", "sigs"})
+    expect_fields(obj, "proof", {"seats", "sigs"})
     seats, sigs = _seats_and_sigs(obj, len(keys))
     if tuple(sorted(seats)) != rejoin.seats:
         raise LobbyProtocolError("the proof is not for the seats of the rejoin", "protocol")
@@ -509,51 +505,3 @@ def parse_proof(obj: dict[str, Any], table: bytes, rejoin: Rejoin, keys: Sequenc
         if any(verify(old, sig, data) for old in (former or {}).get(s, ())):
             raise LobbyProtocolError(f"seat {s} was voted out of this table: a bot plays it now", "voted-out")
         raise LobbyProtocolError(f"the proof is not signed by seat {s}", "signature")
-
-
-# ---------------------------------------------------------------------- sync
-#: The most messages a peer sends in answer to one ``sync``.
-SYNC_BATCH: Final = 256
-
-
-@dataclass(frozen=True, slots=True)
-class Sync:
-    """``sync``: send me your transcript's messages from ``start`` on."""
-
-    start: int
-
-
-@dataclass(frozen=True, slots=True)
-class Synced:
-    """``synced``: ``count`` messages from ``start`` were sent; the sender holds ``seq``."""
-
-    start: int
-    count: int
-    seq: int
-
-
-def make_sync(table: bytes, start: int) -> bytes:
-    return pack({"type": "sync", "table": table, "from": start})
-
-
-def make_synced(table: bytes, start: int, count: int, seq: int) -> bytes:
-    return pack({"type": "synced", "table": table, "from": start, "count": count, "seq": seq})
-
-
-def parse_control(obj: dict[str, Any], table: bytes) -> Sync | Synced:
-    """A control frame on a mesh link (a map with a ``type``; table messages have none)."""
-    kind = obj.get("type")
-    if kind == "sync":
-        _expect(obj, "sync", {"table", "from"})
-    elif kind == "synced":
-        _expect(obj, "synced", {"table", "from", "count", "seq"})
-    else:
-        raise LobbyProtocolError(f"unknown control frame {kind!r} on a mesh link")
-    if obj["table"] != table:
-        raise LobbyProtocolError("a control frame of another table", "table")
-    values = [obj[k] for k in ("from", "count", "seq") if k in obj]
-    if not all(type(v) is int and 0 <= v < 1 << 32 for v in values):
-        raise LobbyProtocolError("sync counters are non-negative integers")
-    if kind == "sync":
-        return Sync(obj["from"])
-    return Synced(obj["from"], obj["count"], obj["seq"])

@@ -17,7 +17,7 @@ from p2pcards.core import GameSpec
 from p2pcards.identity import Identity
 from p2pcards.net.errors import single_error
 from p2pcards.net.link import Link
-from p2pcards.net.node import EventSink, LocalSeat, Node
+from p2pcards.net.node import EventSink, LocalSeat, Node, TableRecorder
 from p2pcards.net.store import Manifest
 from p2pcards.table.table import Table
 from p2pcards.table.transcript import Genesis, SeatInfo, make_genesis
@@ -57,16 +57,19 @@ def memory_mesh(
     timeout: float | None = None,
     manifest: Manifest | None = None,
     table_class: Callable[..., Table] = Table,
+    recorder: TableRecorder | None = None,
 ) -> list[Node]:
     """One node per group of local seats, every pair of nodes joined by an in-memory link.
 
     ``manifest`` (a ``local`` table's, :mod:`p2pcards.net.store`) is kept by the first node;
-    ``table_class`` builds the replicas (see :class:`~p2pcards.net.node.Node`).
+    ``table_class`` builds the replicas and ``recorder`` keeps the history (see
+    :class:`~p2pcards.net.node.Node`; the nodes share it).
     """
     from trio.testing import memory_stream_pair  # here: trio.testing imports pytest when it is there
 
     nodes = [Node(genesis_raw, spec, g, data_dir=data_dir, on_event=on_event, timeout=timeout,
-                  manifest=manifest if i == 0 else None, table_class=table_class) for i, g in enumerate(groups)]
+                  manifest=manifest if i == 0 else None, table_class=table_class, recorder=recorder)
+             for i, g in enumerate(groups)]
     for i, a in enumerate(nodes):
         for j in range(i + 1, len(nodes)):
             b = nodes[j]

@@ -41,7 +41,7 @@ from p2pcards.identity import Identity
 from p2pcards.net.errors import ConnectError, ListenError, NetError, ResumeError, TableGone, single_error
 from p2pcards.net.link import LinkClosed, PreauthGate, open_preauth
 from p2pcards.net.lobby import NONCE_SIZE, LobbyProtocolError, decode, make_greeting, make_refused
-from p2pcards.net.node import LINGER, EventSink, LinkSink, LocalSeat, Node, describe_table
+from p2pcards.net.node import LINGER, EventSink, LinkSink, LocalSeat, Node, TableRecorder, describe_table
 from p2pcards.net.rejoin import REJOIN_TIMEOUT, answer_rejoin, dial_rejoin
 from p2pcards.net.store import (
     PERSON,
@@ -196,12 +196,13 @@ async def resume_table(
     on_link: LinkSink | None = None,
     linger: float = LINGER,
     abandon: bool = False,
+    recorder: TableRecorder | None = None,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
 ) -> Node:
     """Take this process's seats of a table again and play it to the end; returns the node.
 
     ``person`` plays a person's seat (a screen; without it a heuristic bot does);
-    ``on_link`` and ``linger`` go to the node.  With ``abandon`` the table is abandoned
+    ``on_link``, ``linger`` and ``recorder`` go to the node.  With ``abandon`` the table is abandoned
     instead (a table of two playing seats, while the other seat is due: it ends with no
     winner, recorded in the transcript and sent to the other seat if it can be reached).
 
@@ -220,9 +221,9 @@ async def resume_table(
     except StoreError as exc:
         raise ResumeError(f"cannot resume from {manifest_path.parent}: {exc}") from None
     node = Node(genesis_raw, spec, seats, data_dir=data_dir, on_event=on_event, manifest=manifest, on_link=on_link,
-                linger=linger)
+                linger=linger, recorder=recorder)
     tables = node.tables
-    lead = node._lead()
+    lead = node.lead()
     finished = all(t.finished for t in tables.values())
     if on_resumed is not None:
         on_resumed({"type": "resumed", "table": genesis.table_id.hex(), "game": genesis.game,
@@ -230,26 +231,18 @@ async def resume_table(
                     "deals_done": lead.deals_done, "finished": finished})
     if on_table is not None:
         on_table(describe_table(genesis, sorted(tables)))
-    if abandon:
-        able = [s for s, t in tables.items() if t.may_abandon()]
-        if not able or manifest.role == "local":
-            raise ResumeError(f"table {genesis.table_id.hex()[:16]} cannot be abandoned now: only a table of two "
-                              "playing seats can be, while it waits for the other seat (resume it to play on)")
-        node.peers[able[0]].out.extend(tables[able[0]].abandon())
+    if abandon and (manifest.role == "local" or not node.abandon()):
+        raise ResumeError(f"table {genesis.table_id.hex()[:16]} cannot be abandoned now: only a table of two "
+                          "playing seats can be, while it waits for the other seat (resume it to play on)")
     if finished and not abandon:  # it was killed after the end: say how it ended (history too), tidy its files
-        first = min(tables)
-        t = tables[first]
-        assert t.match is not None
-        node.tell(first, {"type": "final", "winner": t.match.winner, "totals": list(t.match.totals),
-                          "deals": t.deals_done, "transcript_hash": t.transcript_hash, "abandoned": t.abandoned,
-                          "voted_out": t.voted_out})
+        node.tell_ended()
         node.close_files(finished=True)
         return node
     away = time.time() - max(p.stat().st_mtime for p in manifest_path.parent.glob("*.log"))
     if manifest.role == "local":  # every seat is here: the peers link up in memory again
         node.close_history()  # this node only checked the logs: the mesh's nodes record from now on
         task_status.started(("", 0))
-        await _resume_local(genesis_raw, spec, seats, data_dir, on_event, manifest)
+        await _resume_local(genesis_raw, spec, seats, data_dir, on_event, manifest, recorder)
         return node
     listeners = await _listen(manifest)
     address = listeners[0].socket.getsockname()
@@ -284,7 +277,7 @@ async def resume_table(
             async with trio.open_nursery() as dials:
                 for addr, port in targets:
                     dials.start_soon(dial, addr, port, nursery)
-            if targets and len(failures) == len(targets) and not _linked(node) and not abandon:
+            if targets and len(failures) == len(targets) and not node.linked and not abandon:
                 if away > 2 * node.timeout or any(t.voted_out for t in tables.values()):
                     node.set_aside_unconfirmed()
                     _close_unknown(manifest_path, manifest)
@@ -298,14 +291,14 @@ async def resume_table(
 
 
 async def _resume_local(genesis_raw: bytes, spec: Any, seats: list[LocalSeat], data_dir: Path,
-                        on_event: EventSink | None, manifest: Manifest) -> None:
+                        on_event: EventSink | None, manifest: Manifest, recorder: TableRecorder | None) -> None:
     """Play a ``local`` table on: each seat a node of its own again (the node that checked
     the logs only did that), linked in memory; each restored node asks the others for
     what it missed (its log may end before theirs)."""
     from p2pcards.net.memory import memory_mesh
 
     nodes = memory_mesh(genesis_raw, spec, [[s] for s in seats], data_dir=data_dir, on_event=on_event,
-                        timeout=math.inf, manifest=manifest)
+                        timeout=math.inf, manifest=manifest, recorder=recorder)
     with single_error():
         async with trio.open_nursery() as nursery:
             for n in nodes:
@@ -318,10 +311,6 @@ def _close_unknown(manifest_path: Path, manifest: Manifest) -> None:
         save_manifest(manifest_path.parent.parent.parent, replace(manifest, finished=True, ended="unknown"))
     except OSError as exc:
         log.warning("cannot write the table manifest: %s", exc)
-
-
-def _linked(node: Node) -> bool:
-    return any(seats and link.reason is None for link, seats in node.links)
 
 
 async def _listen(manifest: Manifest) -> list[trio.SocketListener]:

@@ -1,111 +1,170 @@
-"""Fault claims: what a table's replicas do when a seat disputes a deal (a fault only it
-could see), when every replica sees a fault in the same message, and what the audit's
-verdict of a deal is (protocol/PROTOCOL.md, "Faults and disputes" and "Verdicts").
+"""Fault claims and verdicts: what a dispute says, what a closed deal's audit finds, and
+what its verdict is (protocol/PROTOCOL.md, "Faults and disputes" and "Verdicts").
 
-Functions over a :class:`~p2pcards.table.table.Table`, called where a dispute arrives, a
-public fault is found, or a deal's seeds are all in.
+:func:`audit_deal` is what a replica runs when a deal's seeds are in: the deck audit
+(:func:`p2pcards.mental.audit`) and then the strict replay of the deal through the rules
+with every card known; :func:`verdict` turns it, or the fault that ended the deal early,
+into the deal's verdict.  Pure functions of what the replica holds: a
+:class:`~p2pcards.table.dealrun.DealRun` gives the deal, the caller acts on the answer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from p2pcards.core.game import DealState, Locate
-from p2pcards.mental import DeckFault, MalformedMessage, RemoteError, UnattributedFault, audit, verify_evidence
-from p2pcards.table.audit import audit_deal
+from p2pcards.core import DealState, Decision, End, IllegalChoice, Match
+from p2pcards.mental import DealSetup, DeckFault, RemoteError, audit, verify_evidence
+from p2pcards.mental.party import LiveRecord
 from p2pcards.table.common import MAX_REASON, Cause, Rejected
-from p2pcards.table.transcript import Envelope, TableKind
+from p2pcards.table.dealrun import DealRun
+from p2pcards.table.transcript import TableKind
 
-if TYPE_CHECKING:
-    from p2pcards.table.table import Table
-
-
-def public_cause(t: Table, exc: RemoteError, author: int) -> Cause:
-    """The verdict of a fault every replica saw in the same message."""
-    if isinstance(exc, DeckFault):
-        return Cause(str(exc.kind), t._parties[exc.seat], exc.reason, True)
-    if isinstance(exc, UnattributedFault):
-        return Cause("unattributed", None, exc.reason, False)
-    if isinstance(exc, MalformedMessage):
-        return Cause("malformed", author, exc.reason, True)
-    return Cause("malformed", author, str(exc), True)  # pragma: no cover
+__all__ = [
+    "first_dealer", "replay_deal", "audit_deal", "Verdict", "CLEAN",
+    "check_dispute", "dispute_cause", "dispute_body", "verdict",
+]
 
 
-def on_dispute(t: Table, env: Envelope) -> None:
-    """A seat disputes the deal in its turn: a fault only it could see.  With evidence
-    of a wrong key the verdict is fixed at once; otherwise every seat reveals its seed
-    and the audit decides (the seat it names, or the accuser when it finds nothing)."""
-    body = env.body
+Verdict = dict[str, Any]
+CLEAN: Verdict = {"verdict": "clean", "seat": None, "kind": None, "reason": None}
+
+
+def first_dealer(the_deal_id: bytes, seats: int) -> int:
+    """The match's first dealer, drawn by the shuffle itself: from the first deal's id
+    (a hash of every seat's commitment), never chosen by one peer alone."""
+    return the_deal_id[0] % seats
+
+
+def replay_deal(match: Match, cards: Sequence[str], choices: Sequence[tuple[int, Any]]) -> DealState:
+    """Replay the recorded choices over the known deck; raise ``IllegalChoice`` if they
+    do not fit (a choice the rules refuse, or too few or too many choices)."""
+    deal = match.new_deal(list(cards))
+    pending = list(choices)
+    pending.reverse()
+    while True:
+        step = deal.step()
+        if isinstance(step, End):
+            break
+        if isinstance(step, Decision):
+            if not pending:
+                raise IllegalChoice("the transcript ends before the deal does")
+            seat, choice = pending.pop()
+            deal.apply(seat, choice)
+        else:
+            deal.complete()
+    if pending:
+        raise IllegalChoice(f"{len(pending)} choices recorded after the end of the deal")
+    return deal
+
+
+def audit_deal(
+    setup: DealSetup,
+    deck_msgs: Sequence[dict[str, Any]],
+    seeds: dict[int, bytes],
+    match: Match,
+    choices: Sequence[tuple[int, Any]],
+    trusted: int | None = None,
+    *,
+    live: LiveRecord | None = None,
+) -> tuple[DealState | None, Verdict]:
+    """Deck audit then rules replay: the replayed deal (None on a deck fault) and a verdict.
+
+    ``trusted``: the seat of the replica auditing its own record; ``live``: what its party
+    derived and checked while it played (see :func:`p2pcards.mental.audit`).  Both None
+    offline, where everything is checked here.
+
+    The verdict is ``clean``, ``renuncia`` (the replay found a seat breaking a play rule;
+    ``seat`` is the game seat and the deal's result carries the penalty) or ``fault`` (a
+    deck fault: ``seat`` is the deck party to blame; or, with ``seat`` None, the recorded
+    choices do not fit the cards).
+    """
+    report = audit(setup, deck_msgs, seeds, trusted, live=live)
+    if report.fault is not None:
+        f = report.fault
+        return None, {"verdict": "fault", "seat": f.seat, "kind": str(f.kind), "reason": f.reason}
+    assert report.cards is not None
+    try:
+        replay = replay_deal(match, report.cards, choices)
+    except IllegalChoice as exc:
+        return None, {"verdict": "fault", "seat": None, "kind": "replay", "reason": str(exc)}
+    if replay.renuncia is not None:
+        return replay, {
+            "verdict": "renuncia",
+            "seat": replay.renuncia,
+            "kind": "renuncia",
+            "reason": f"seat {replay.renuncia} broke a must-follow or must-trump rule",
+        }
+    return replay, dict(CLEAN)
+
+
+def check_dispute(body: Mapping[str, Any], author: int, live: list[bool]) -> tuple[int | None, bytes | None, str]:
+    """A dispute's ``(against, evidence, reason)``; :class:`Rejected` if it is malformed."""
     if set(body) != {"against", "reason", "evidence"} or type(body["reason"]) is not str or len(
         body["reason"]
     ) > MAX_REASON:
-        raise Rejected("a dispute is {against, reason, evidence}", env.author)
+        raise Rejected("a dispute is {against, reason, evidence}", author)
     against, evidence = body["against"], body["evidence"]
-    if against is not None and (type(against) is not int or not 0 <= against < t.n or not t.live[against]):
-        raise Rejected("a dispute against a seat that does not play", env.author)
+    if against is not None and (type(against) is not int or not 0 <= against < len(live) or not live[against]):
+        raise Rejected("a dispute against a seat that does not play", author)
     if evidence is not None and type(evidence) is not bytes:
-        raise Rejected("dispute evidence is bytes", env.author)
-    t._append(env)
-    t._emit({"type": "dispute", "accuser": env.author, "deal": t.deal_no, "against": against,
-                "reason": body["reason"]})
-    if against is not None and evidence is not None and t.party.deal_id is not None:
-        fault = verify_evidence(t.setup, t.deck_msgs, t._pi[against], evidence)
-        if fault is not None and fault.seat == t._pi[against]:
-            t._halt(Cause(str(fault.kind), against, f"seat {against} sealed a wrong key to seat "
-                              f"{env.author}", True))
-            return
-    t._halt(Cause("dispute", env.author, body["reason"], False))
+        raise Rejected("dispute evidence is bytes", author)
+    return against, evidence, body["reason"]
 
 
-def verdict(t: Table, seeds: dict[int, bytes]) -> None:
-    cause = t._cause
-    replay: DealState | None = None
-    if cause is None:
-        live = None
-        if t.party.failure is None and t.private is None and not t.observer:
-            live = t.party.live_record()
-        replay, verdict = audit_deal(t.setup, t.deck_msgs, seeds, t._match(), t.choices, live=live)
-        if verdict["seat"] is not None:
-            verdict["seat"] = t._parties[verdict["seat"]] if verdict["verdict"] == "fault" else verdict["seat"]
-        if verdict["verdict"] == "fault":
-            replay = None
-            if verdict["seat"] is None:  # the replay refused a choice: nobody to blame
-                verdict["verdict"] = "void"
-    elif cause.fixed:
-        kind = "vote-out" if cause.kind == "vote-out" else cause.kind
-        verdict = {"verdict": "vote-out" if cause.kind == "vote-out" else "fault", "seat": cause.seat,
-                   "kind": kind, "reason": cause.reason}
-    else:
-        report = audit(t.setup, t.deck_msgs, seeds)
-        if report.fault is not None:
-            f = report.fault
-            seat = t._parties[f.seat]
-            verdict = {"verdict": "fault", "seat": seat, "kind": str(f.kind), "reason": f.reason}
-        elif cause.kind == TableKind.DISPUTE:
-            verdict = {"verdict": "fault", "seat": cause.seat, "kind": "false-dispute",
-                       "reason": f"seat {cause.seat} disputed a deal the audit finds clean ({cause.reason})"}
-        elif cause.kind == TableKind.LOCATE and report.cards is not None:
-            holder = holder_of(t, report.cards)
-            verdict = {"verdict": "fault" if holder is not None else "void", "seat": holder, "kind": "locate",
-                       "reason": f"seat {holder} held the card it was asked to show and said it did not"}
-        else:
-            verdict = {"verdict": "void", "seat": None, "kind": cause.kind,
-                       "reason": f"{cause.reason}; the audit finds nobody to blame"}
-    t._finish_deal(replay, verdict)
+def dispute_cause(run: DealRun, accuser: int, against: int | None, evidence: bytes | None, reason: str) -> Cause:
+    """What a dispute decides: with evidence of a wrong key, a fixed verdict against the
+    accused at once; otherwise the audit decides (the seat it names, or the accuser)."""
+    if against is not None and evidence is not None and run.party.deal_id is not None:
+        fault = verify_evidence(run.setup, run.deck_msgs, run.pi[against], evidence)
+        if fault is not None and fault.seat == run.pi[against]:
+            return Cause(str(fault.kind), against, f"seat {against} sealed a wrong key to seat {accuser}", True)
+    return Cause("dispute", accuser, reason, False)
 
 
-def holder_of(t: Table, cards: Sequence[str]) -> int | None:
-    step = t._playing().step() if t.game is not None else None
-    if not isinstance(step, Locate):
-        return None
-    pos = list(cards).index(step.card)
-    owner = t._playing().deck.owner[pos]
-    return owner if owner >= 0 else None
-
-
-def dispute_body(fault: RemoteError, pi: dict[int, int]) -> dict[str, Any]:
+def dispute_body(fault: RemoteError, pi: Mapping[int, int]) -> dict[str, Any]:
+    """The body of this seat's dispute of a fault only it saw."""
     parties = {i: s for s, i in pi.items()}
     against = parties.get(fault.seat) if isinstance(fault, DeckFault) else None
     evidence = fault.evidence if isinstance(fault, DeckFault) else None
     return {"against": against, "reason": str(fault)[:MAX_REASON], "evidence": evidence}
+
+
+def verdict(run: DealRun, seeds: dict[int, bytes], match: Match, observer: bool) -> tuple[DealState | None, Verdict]:
+    """A closed deal's replay (None when it cannot be opened) and verdict, from its
+    revealed ``seeds`` (by deck party)."""
+    cause = run.cause
+    if cause is None:
+        return _audited(run, seeds, match, observer)
+    if cause.fixed:
+        kind = "vote-out" if cause.kind == "vote-out" else cause.kind
+        return None, {"verdict": "vote-out" if cause.kind == "vote-out" else "fault", "seat": cause.seat,
+                      "kind": kind, "reason": cause.reason}
+    report = audit(run.setup, run.deck_msgs, seeds)
+    if report.fault is not None:
+        f = report.fault
+        return None, {"verdict": "fault", "seat": run.parties[f.seat], "kind": str(f.kind), "reason": f.reason}
+    if cause.kind == TableKind.DISPUTE:
+        return None, {"verdict": "fault", "seat": cause.seat, "kind": "false-dispute",
+                      "reason": f"seat {cause.seat} disputed a deal the audit finds clean ({cause.reason})"}
+    if cause.kind == TableKind.LOCATE and report.cards is not None:
+        holder = run.holder_of(report.cards)
+        return None, {"verdict": "fault" if holder is not None else "void", "seat": holder, "kind": "locate",
+                      "reason": f"seat {holder} held the card it was asked to show and said it did not"}
+    return None, {"verdict": "void", "seat": None, "kind": cause.kind,
+                  "reason": f"{cause.reason}; the audit finds nobody to blame"}
+
+
+def _audited(run: DealRun, seeds: dict[int, bytes], match: Match, observer: bool) -> tuple[DealState | None, Verdict]:
+    """A deal that reached its end: the deck audit and the rules replay."""
+    live = None
+    if run.party.failure is None and run.private is None and not observer:
+        live = run.party.live_record()
+    replay, found = audit_deal(run.setup, run.deck_msgs, seeds, match, run.choices, live=live)
+    if found["seat"] is not None:
+        found["seat"] = run.parties[found["seat"]] if found["verdict"] == "fault" else found["seat"]
+    if found["verdict"] == "fault":
+        replay = None
+        if found["seat"] is None:  # the replay refused a choice: nobody to blame
+            found["verdict"] = "void"
+    return replay, found

@@ -1,11 +1,14 @@
-"""What the table's modules share: its errors, and why a deal ends early (:class:`Cause`)."""
+"""What the table's modules share: its errors, and why a deal ends early (:class:`Cause`,
+:func:`public_cause`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["TableError", "SetupError", "Rejected", "Cause", "MIN_VOTERS", "MAX_REASON"]
+from p2pcards.mental import DeckFault, MalformedMessage, RemoteError, UnattributedFault
+
+__all__ = ["TableError", "SetupError", "Rejected", "Cause", "public_cause", "MIN_VOTERS", "MAX_REASON"]
 
 #: Longest reason a dispute may give.
 MAX_REASON: Final = 200
@@ -53,3 +56,15 @@ class Cause:
     seat: int | None
     reason: str
     fixed: bool
+
+
+def public_cause(exc: RemoteError, author: int, parties: tuple[int, ...]) -> Cause:
+    """The verdict of a fault every replica saw in the same message of ``author``
+    (``parties``: the deal's playing seats, by deck party)."""
+    if isinstance(exc, DeckFault):
+        return Cause(str(exc.kind), parties[exc.seat], exc.reason, True)
+    if isinstance(exc, UnattributedFault):
+        return Cause("unattributed", None, exc.reason, False)
+    if isinstance(exc, MalformedMessage):
+        return Cause("malformed", author, exc.reason, True)
+    return Cause("malformed", author, str(exc), True)  # pragma: no cover

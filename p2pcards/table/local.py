@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from p2pcards.table.events import Output, TableEvent
 from p2pcards.table.table import Rejected, Table
 from p2pcards.table.transcript import peek
 
@@ -56,6 +57,10 @@ class LocalMesh:
     rejected: list[tuple[int, int, Rejected]] = field(default_factory=list)
     #: every message sent, ``(src, raw)``, in order
     sent: list[tuple[int, bytes]] = field(default_factory=list)
+    #: what each replica told, by destination (:data:`OBSERVER` for the observer), in order
+    events: dict[int, list[TableEvent]] = field(default_factory=dict)
+    #: each replica's own entries that the table did not accept, in order
+    superseded: dict[int, list[bytes]] = field(default_factory=dict)
     #: whether idle seats vote against silent ones
     votes: bool = True
     delivered: int = 0
@@ -74,6 +79,12 @@ class LocalMesh:
             return self.observer
         return self.tables[dst]
 
+    def took(self, dst: int, out: Output) -> list[bytes]:
+        """Keep what replica ``dst`` told in ``out``; what it sends."""
+        self.events.setdefault(dst, []).extend(out.events)
+        self.superseded.setdefault(dst, []).extend(out.superseded)
+        return out.send
+
     def send(self, src: int, msgs: Sequence[bytes]) -> None:
         """Broadcast ``msgs`` from ``src`` (unless it is silent)."""
         if src in self.silent:
@@ -86,7 +97,7 @@ class LocalMesh:
 
     def start(self) -> None:
         for s, t in self.tables.items():
-            self.send(s, t.start())
+            self.send(s, self.took(s, t.start()))
 
     def deliver(self, src: int, dst: int, raw: bytes) -> None:
         if dst in self.silent:
@@ -103,7 +114,7 @@ class LocalMesh:
         self.delivered += 1
         before = table.seq
         try:
-            out = table.receive(raw)
+            out = self.took(dst, table.receive(raw))
         except Rejected as exc:
             self.rejected.append((dst, src, exc))
             self._refused(src, dst, raw, exc)
@@ -153,7 +164,7 @@ class LocalMesh:
             if decision is not None:
                 view = t.view()
                 assert view is not None
-                self.send(s, t.decide(self.players[s].choose(view, decision)))
+                self.send(s, self.took(s, t.decide(self.players[s].choose(view, decision))))
                 return True
         if self._syncs < _MAX_SYNCS:  # nothing moves: first, as at half the timeout, ask who is further
             behind = [(src, dst) for dst in self.destinations() if dst not in self.silent
@@ -175,7 +186,7 @@ class LocalMesh:
                 if s in self.silent:
                     continue
                 for x in sorted(t.may_vote()):
-                    self.send(s, t.vote(x))
+                    self.send(s, self.took(s, t.vote(x)))
                     return True
         return False
 

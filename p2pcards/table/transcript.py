@@ -57,6 +57,8 @@ __all__ = [
     "sign_message",
     "make_certificate",
     "parse_message",
+    "decode",
+    "Decoded",
     "own_envelope",
     "peek",
 ]
@@ -372,18 +374,35 @@ def own_envelope(raw: bytes) -> Envelope:
                     hashlib.sha256(first).digest(), proof)
 
 
-def parse_message(raw: bytes, signing_keys: Sequence[bytes] | None, host_key: bytes | None = None) -> Envelope:
-    """Decode ``raw``, check its encoding, shape and (for a signed message) its signature.
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """A table message decoded once, in its one encoding, its signature not checked yet
+    (:func:`decode`): the runtime routes it by :attr:`kind` and :attr:`seq`, a replica
+    checks it (:func:`parse_message`) without decoding it again."""
 
-    ``signing_keys`` are the seats' keys (None before the genesis is known, when only a
-    genesis can be parsed, checked against its own host key or ``host_key``).  A
-    certificate's proof is not checked here (:class:`~p2pcards.table.table.Table` does).
-    Raises :class:`VersionError` for a message of another protocol version.
-    """
-    try:
-        outer = unpack(raw)
-    except FrameError as exc:
-        raise TranscriptError(str(exc)) from None
+    raw: bytes
+    first: bytes
+    second: Any
+    header: dict[str, Any]
+
+    @property
+    def kind(self) -> str:
+        return str(self.header["kind"])
+
+    @property
+    def seq(self) -> int:
+        return int(self.header["seq"])
+
+
+def decode(raw: bytes, outer: Any = None) -> Decoded:
+    """Decode ``raw`` (``outer``: its msgpack, when the caller has it already) and check its
+    encoding and fields; the signature is :func:`parse_message`'s.  Raises
+    :class:`TranscriptError` (:class:`VersionError` for another protocol version)."""
+    if outer is None:
+        try:
+            outer = unpack(raw)
+        except FrameError as exc:
+            raise TranscriptError(str(exc)) from None
     if isinstance(outer, dict) and "v" in outer and outer.get("v") != VERSION:
         raise VersionError(f"a message of protocol version {outer.get('v')!r}; this p2pcards speaks version "
                            f"{VERSION}")
@@ -403,6 +422,21 @@ def parse_message(raw: bytes, signing_keys: Sequence[bytes] | None, host_key: by
             raise TranscriptError(f"field {field} has the wrong type")
     if len(msg["prev"]) != 32 or msg["seq"] < 0 or msg["deal"] < 0:
         raise TranscriptError("malformed prev, seq or deal")
+    return Decoded(raw, first, second, msg)
+
+
+def parse_message(raw: bytes | Decoded, signing_keys: Sequence[bytes] | None,
+                  host_key: bytes | None = None) -> Envelope:
+    """Decode ``raw`` (unless it is :class:`Decoded` already), check its encoding, shape and
+    (for a signed message) its signature.
+
+    ``signing_keys`` are the seats' keys (None before the genesis is known, when only a
+    genesis can be parsed, checked against its own host key or ``host_key``).  A
+    certificate's proof is not checked here (:class:`~p2pcards.table.table.Table` does).
+    Raises :class:`VersionError` for a message of another protocol version.
+    """
+    decoded = raw if isinstance(raw, Decoded) else decode(raw)
+    first, second, msg = decoded.first, decoded.second, decoded.header
     author, kind = msg["author"], msg["kind"]
     proof: tuple[bytes, ...] = ()
     if author == TABLE:
@@ -437,5 +471,5 @@ def parse_message(raw: bytes, signing_keys: Sequence[bytes] | None, host_key: by
             key = signing_keys[author]
         if type(key) is not bytes or not verify(key, second, SIG_DOMAIN + first):
             raise TranscriptError(f"bad signature (claimed author {author})")
-    return Envelope(msg["table"], msg["deal"], msg["seq"], msg["prev"], author, kind, msg["body"], raw,
+    return Envelope(msg["table"], msg["deal"], msg["seq"], msg["prev"], author, kind, msg["body"], decoded.raw,
                     hashlib.sha256(first).digest(), proof)

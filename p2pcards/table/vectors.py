@@ -39,6 +39,7 @@ from p2pcards.core.players import RandomPlayer
 from p2pcards.identity import Identity
 from p2pcards.mental.seal import KeyEntry
 from p2pcards.table.audit import audit_transcript
+from p2pcards.table.events import Output
 from p2pcards.table.local import LocalMesh
 from p2pcards.table.table import Table
 from p2pcards.table.transcript import Genesis, SeatInfo, TableKind, make_genesis, message_hash, parse_message, peek
@@ -82,12 +83,14 @@ class _Setup:
     genesis: Genesis
     raw: bytes
     ids: list[Identity]
-    events: list[dict[str, Any]] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
 
     def table(self, s: int, cls: type[Table] = Table) -> Table:
-        """Seat ``s``'s replica (seat 0's events are kept)."""
-        return cls(self.raw, self.spec, self.ids[s], _seed(f"secret{s}"),
-                   on_event=self.events.append if s == 0 else None)
+        """Seat ``s``'s replica."""
+        table = cls(self.raw, self.spec, self.ids[s], _seed(f"secret{s}"))
+        if s == 0:
+            self.tables.append(table)
+        return table
 
     def players(self) -> list[RandomPlayer]:
         return [RandomPlayer(random.Random(s)) for s in range(self.spec.seats)]
@@ -102,7 +105,8 @@ class _Setup:
         }
 
     def deals(self) -> list[dict[str, Any]]:
-        return [e for e in self.events if e["type"] == "deal"]
+        """The deals seat 0's replica closed, as their ``deal`` events say."""
+        return [e.to_json() for e in self.tables[0].results]
 
     def vector(self, description: str, inputs: dict[str, Any], log: Sequence[bytes], **outcome: Any) -> str:
         """The JSON text of a vector: inputs, messages, ``outcome`` and the chain head."""
@@ -231,14 +235,14 @@ class TwoPlays(Table):
 
     second: bytes | None = None
 
-    def decide(self, choice: Any) -> list[bytes]:
+    def decide(self, choice: Any) -> Output:
         view, decision = self.view(), self.decision()
         if self.second is None and view is not None and decision is not None and decision.kind == "play":
             others = [p for p in view.legal if p != choice]
             if others:
                 twin = Table(self.log[0], self.spec, self.me, self._secret, self.group)
                 twin.restore(self.log)
-                self.second = twin.decide(others[0])[0]
+                self.second = twin.decide(others[0]).send[0]
         return super().decide(choice)
 
     def _adopt(self, fresh: Table) -> None:

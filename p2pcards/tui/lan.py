@@ -218,7 +218,7 @@ class LanTable(ScreenTable):
                              deals=plan.deals, timeout=plan.timeout, bind=plan.bind, port=plan.port,
                              lobby_timeout=plan.lobby_timeout, on_event=self._on_event, on_table=on_table,
                              on_listening=on_listening, on_seats=on_seats, on_link=self._on_link,
-                             person=self.person, wrap_bot=self._pace, hints=plan.hints)
+                             person=self.person, wrap_bot=self._pace, hints=plan.hints, recorder=self.history)
 
     def _line(self, obj: dict[str, Any], text: str) -> None:
         """A line of the LAN announcer (``announced``) for the lobby."""
@@ -241,7 +241,7 @@ class LanTable(ScreenTable):
         await join_table(host, port, me=self.me, registry=self.registry, data_dir=self.data_dir,
                          lobby_timeout=plan.lobby_timeout, on_seated=on_seated, on_table=self._table_started,
                          on_event=self._on_event, expect_host=expect, player=self.person, on_link=self._on_link,
-                         table_name=plan.name or None)
+                         table_name=plan.name or None, recorder=self.history)
 
 
     async def _resume(self, plan: ResumePlan) -> None:
@@ -254,7 +254,7 @@ class LanTable(ScreenTable):
 
         await resume_table(plan.path, me=self.me, registry=self.registry, data_dir=self.data_dir,
                            on_resumed=on_resumed, on_table=self._table_started, on_event=self._on_event,
-                           person=self.person, on_link=self._on_link)
+                           person=self.person, on_link=self._on_link, recorder=self.history)
 
 
 def lan_screens(table: LanTable, *, input: Input | None = None, output: Output | None = None,

@@ -45,7 +45,6 @@ from p2pcards.core.players import TABLE_LEVEL, Player, bot_budget, make_player
 from p2pcards.history.db import Recorder
 from p2pcards.identity import Identity
 from p2pcards.net import LocalSeat, NetError, ResumeError, log_path, make_table, memory_mesh, single_error
-from p2pcards.net.node import table_dir
 from p2pcards.net.resume import load_seats
 from p2pcards.net.store import (
     PERSON,
@@ -55,7 +54,9 @@ from p2pcards.net.store import (
     load_manifest,
     peer_stem,
     save_identity,
+    table_dir,
 )
+from p2pcards.table.events import DealClosed, Ended, TableEvent
 from p2pcards.table.transcript import Genesis, SeatInfo, parse_message
 from p2pcards.tui.i18n import Text
 from p2pcards.tui.model import GameInfo, SeatLabel, TableModel, snapshot_of
@@ -377,17 +378,17 @@ class ScreenTable:
             self._scope.cancel()
 
     # ------------------------------------------------------------------ in trio
-    def _on_event(self, seat: int, event: dict[str, Any]) -> None:
+    def _on_event(self, seat: int, event: TableEvent) -> None:
         if seat != self.seat or self.model is None:
             return
-        if event["type"] == "deal":
-            if not event.get("match_over"):
+        if isinstance(event, DealClosed):
+            if not event.match_over:
                 self.gate.close()
             self.person.finishing = False
-            self.model.deal_over(event)
-        elif event["type"] == "final":
+            self.model.deal_over(event.to_json())
+        elif isinstance(event, Ended):
             self.outcome = "over"
-            self.model.table_over(event)
+            self.model.table_over(event.to_json())
 
 
 class LocalTable(ScreenTable):
@@ -503,7 +504,8 @@ class LocalTable(ScreenTable):
         with trio.CancelScope() as scope:
             self._scope = scope
             nodes = memory_mesh(self.genesis, self.spec, [[s] for s in self.seats], data_dir=self.data_dir,
-                                on_event=self._on_event, timeout=math.inf, manifest=self.manifest)
+                                on_event=self._on_event, timeout=math.inf, manifest=self.manifest,
+                                recorder=self.history)
             try:
                 with single_error():
                     async with trio.open_nursery() as nursery:
