@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from p2pcards.net.errors import NetError, ResumeError
-from p2pcards.net.store import FrameFile, StoreError, TableLog, log_path, side_path
+from p2pcards.net.store import FrameFile, Manifest, StoreError, TableLog, log_path, save_manifest, side_path
 from p2pcards.table.events import Output
 
-__all__ = ["PeerFiles"]
+__all__ = ["PeerFiles", "keep_manifest"]
 
 log = logging.getLogger("p2pcards.net.files")
 
@@ -126,3 +127,15 @@ class PeerFiles:
         for f in (self.log, self.side, self.rejected):
             if f is not None:
                 f.close()
+
+
+def keep_manifest(data_dir: Path, manifest: Manifest, ended: str | None = None) -> Manifest:
+    """Save the process's ``manifest`` (marked finished, as ``ended``, when given): the
+    manifest as saved.  A failure to write it is logged (the table plays on)."""
+    if ended is not None:
+        manifest = replace(manifest, finished=True, ended=ended)
+    try:
+        save_manifest(data_dir, manifest)
+    except OSError as exc:
+        log.warning("cannot write the table manifest: %s", exc)
+    return manifest
