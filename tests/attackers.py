@@ -19,8 +19,8 @@ from p2pcards.mental.messages import Kind
 from p2pcards.mental.seal import KeyEntry, SealedPayload, hpke_seal, sign_payload
 from p2pcards.table.audit import first_dealer
 from p2pcards.table.events import Output
-from p2pcards.table.table import Table
-from p2pcards.table.transcript import TABLE, Decoded, make_certificate, sign_message
+from p2pcards.table.table import Rejected, Table
+from p2pcards.table.transcript import TABLE, Decoded, make_certificate, parse_message, sign_message
 from p2pcards.table.wire import pack, unpack
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "FalseDisputer",
     "SeedWithholder",
     "PastClaimer",
+    "Framer",
 ]
 
 
@@ -357,6 +358,55 @@ class PastClaimer(Attacker):
                                               proof=[self.log[k], self.log[k]]))
             self.tried.append(f"{len(extra)} claims about the first deal")
             out.send += extra
+        return out
+
+
+class Framer(Attacker):
+    """Tries to frame an honest voter for equivocation.  It keeps every vote against itself;
+    :meth:`frame` signs a vote against itself for a place it wrote (``k``), and a nay for
+    that place by a seat whose vote against it there it holds -- the voter answering the
+    framer's vote -- is made into a ``fork`` certificate (vote and nay of one voter for
+    one place and seat) and sent to everyone."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.votes_against_me: dict[tuple[int, int], bytes] = {}
+        self.forks: list[bytes] = []
+
+    def _adopt(self, fresh: Table) -> None:
+        kept = {k: v for k, v in self.__dict__.items() if k in ("votes_against_me", "forks")}
+        super()._adopt(fresh)
+        self.__dict__.update(kept)
+
+    def frame(self, k: int) -> bytes:
+        """A vote against this seat for place ``k`` (of the current deal), signed by itself."""
+        self.tried.append(f"a vote against itself for seq {k}")
+        return self.sign("vote", {"against": self.seat}, seq=k, prev=self.hashes[k - 1], deal=self.deals[k])
+
+    def receive(self, raw: bytes | Decoded) -> Output:
+        try:
+            env = parse_message(raw, self.keys)
+        except Exception:  # noqa: BLE001 -- not its business: the real replica says why
+            env = None
+        extra: list[bytes] = []
+        if env is not None and env.kind in ("vote", "nay") and env.body.get("against") == self.seat:
+            slot = (env.seq, env.author)
+            if env.kind == "vote":
+                self.votes_against_me.setdefault(slot, env.raw)
+            elif slot in self.votes_against_me:
+                vote = self.votes_against_me[slot]
+                fork = make_certificate(table=self.table_id, deal=env.deal, seq=env.seq, prev=env.prev, kind="fork",
+                                        body={"against": env.author}, proof=sorted([vote, env.raw]))
+                self.forks.append(fork)
+                self.tried.append(f"a fork of seat {env.author}'s vote and nay for seq {env.seq}")
+                extra.append(fork)
+        try:
+            out = super().receive(raw)
+        except Rejected:
+            if not extra:
+                raise
+            out = Output()
+        out.send += extra
         return out
 
 

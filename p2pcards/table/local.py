@@ -61,6 +61,8 @@ class LocalMesh:
     events: dict[int, list[TableEvent]] = field(default_factory=dict)
     #: each replica's own entries that the table did not accept, in order
     superseded: dict[int, list[bytes]] = field(default_factory=dict)
+    #: each replica's own votes and nays, as a runtime keeps them on disk
+    signed: dict[int, list[bytes]] = field(default_factory=dict)
     #: whether idle seats vote against silent ones
     votes: bool = True
     delivered: int = 0
@@ -83,6 +85,7 @@ class LocalMesh:
         """Keep what replica ``dst`` told in ``out``; what it sends."""
         self.events.setdefault(dst, []).extend(out.events)
         self.superseded.setdefault(dst, []).extend(out.superseded)
+        self.signed.setdefault(dst, []).extend(out.signed)
         return out.send
 
     def send(self, src: int, msgs: Sequence[bytes]) -> None:

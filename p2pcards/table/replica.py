@@ -221,11 +221,11 @@ class Replica:
     def may_vote(self) -> frozenset[int]:
         """The seats this peer may vote against now, if its clock has seen them silent for
         the table's timeout: seats due now, other than its own, in a table where enough
-        seats play for a vote (:data:`MIN_VOTERS` voters), that it has not voted against at
-        this place yet."""
+        seats play for a vote (:data:`MIN_VOTERS` voters), about which it has signed nothing
+        at this place yet (no vote, no nay)."""
         if self.finished or self.observer or sum(self.live) < MIN_VOTERS + 1:
             return frozenset()
-        return frozenset(x for x in self.due() if x != self.seat and not self.silence.voted(x))
+        return frozenset(x for x in self.due() if x != self.seat and self.silence.signed(self.seq, x) is None)
 
     def may_abandon(self) -> bool:
         """Whether this peer may end the table with no winner now: in a table where nobody
@@ -285,6 +285,7 @@ class Replica:
         assert self.seat is not None
         raw = self._sign(TableKind.VOTE, {"against": against})
         self._signed(raw)
+        self.silence.remember(self.seq, against, TableKind.VOTE, raw)
         self.silence.add_own_vote(self.seat, against, raw)
         return [raw, *self._maybe_outvote(against)]
 
@@ -340,8 +341,8 @@ class Replica:
             self.run.deck_messages(env.author, msgs, self.head)
         # votes here: answer them with a nay that carries the message -- unless this seat voted
         # itself (it took the message from another's nay, which it relays instead)
-        nay = [] if not votes or self.observer or i_voted else [self._sign_nay(env.seq, env.author)]
-        return nay + self._flush()
+        nay = None if not votes or self.observer or i_voted else self._sign_nay(env.seq, env.author)
+        return ([nay] if nay is not None else []) + self._flush()
 
     def _append(self, env: Envelope) -> None:
         self.chain.append(env)
@@ -548,11 +549,18 @@ class Replica:
         self.deal_no += 1
         self._start_deal()
 
-    def _sign_nay(self, k: int, against: int, message: bytes | None = None) -> bytes:
+    def _sign_nay(self, k: int, against: int, message: bytes | None = None) -> bytes | None:
         """A nay for place ``k``: ``message`` (the silent seat's message there: by default its
-        entry at ``k``; in a seed round, its seed) shows that it was not silent."""
+        entry at ``k``; in a seed round, its seed) shows that it was not silent.  None where
+        this replica voted against that seat there: an honest replica never signs both (and
+        the nay it signed already, if it did)."""
+        mine = self.silence.signed(k, against)
+        if mine is not None:
+            kind, signed = mine
+            return signed if kind == TableKind.NAY else None
         raw = self._sign(TableKind.NAY, {"against": against, "message": self.log[k] if message is None else message},
                          k)
+        self.silence.remember(k, against, TableKind.NAY, raw)
         self.silence.keep_nay(k, raw)
         self._signed(raw)
         return raw

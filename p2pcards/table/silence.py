@@ -6,7 +6,11 @@ Two small objects that own their state and change it only through their methods:
 
 * :class:`Silence` -- at the current place, the votes this replica holds against each
   due seat (its own among them) and the late messages it holds aside because it voted;
-  over the current deal, the nays it signed or relayed for places passed.
+  over the current deal, the nays it signed or relayed for places passed, and **every vote
+  and nay it signed itself**: whatever it signed about silence is on disk before it leaves
+  (the runtime keeps :attr:`~p2pcards.table.events.Output.signed`), comes back with the
+  replica after a restart (:meth:`Silence.remember`), a rebuild or a supersession, and
+  keeps it from ever signing both a vote and a nay for one place and seat.
 * :class:`SeedRound` -- the seeds revealed for the current place, and whether this seat
   revealed its own in this deal.
 
@@ -29,6 +33,9 @@ class Silence:
     def __init__(self) -> None:
         self._nays: dict[int, bytes] = {}
         self._relayed: set[bytes] = set()
+        #: this replica's own votes and nays of the current deal, by (place, seat accused)
+        self._own: dict[tuple[int, int], bytes] = {}
+        self._own_kind: dict[tuple[int, int], str] = {}
         self.new_place()
 
     def new_place(self) -> None:
@@ -38,10 +45,31 @@ class Silence:
         self._held: dict[int, bytes] = {}
 
     def new_deal(self) -> None:
-        """A deal starts: nays of the last one are moot too."""
+        """A deal starts: nays of the last one are moot too (nothing about a closed deal is
+        acted on), and so is what this replica signed about it."""
         self._nays = {}
         self._relayed = set()
+        self._own = {}
+        self._own_kind = {}
         self.new_place()
+
+    # ------------------------------------------------------------------ what this replica signed
+    def remember(self, k: int, against: int, kind: str, raw: bytes) -> None:
+        """This replica signed ``raw``, a ``kind`` (vote or nay) about seat ``against`` at
+        place ``k`` of the current deal (the first one is kept)."""
+        self._own.setdefault((k, against), raw)
+        self._own_kind.setdefault((k, against), kind)
+
+    def signed(self, k: int, against: int) -> tuple[str, bytes] | None:
+        """``(kind, message)`` of what this replica signed about seat ``against`` at place
+        ``k`` of the current deal, if it signed anything."""
+        raw = self._own.get((k, against))
+        return None if raw is None else (self._own_kind[(k, against)], raw)
+
+    def signed_messages(self) -> list[bytes]:
+        """Every vote and nay this replica signed in the current deal (carried into a
+        replica rebuilt within the deal)."""
+        return list(self._own.values())
 
     # ------------------------------------------------------------------ votes at this place
     def voted(self, against: int) -> bool:

@@ -249,10 +249,13 @@ class Table(Replica):
         if set(body) != {"against"} or type(body["against"]) is not int:
             raise Rejected("a vote is {against}", env.author)
         against = body["against"]
+        if against == env.author:
+            raise Rejected(f"seat {env.author} votes against itself", env.author)
         seed = self.seeds.get(against) if self.stage == Stage.SEEDS and against != self.seat else None
         if seed is not None and self.live[env.author] and not self.observer and not self.silence.voted(against):
             # this peer holds the seed the vote says is missing: it answers with a nay
-            return [self._sign_nay(env.seq, against, seed)]
+            nay = self._sign_nay(env.seq, against, seed)
+            return [nay] if nay is not None else []
         if not self.live[env.author] or against == env.author or against not in self.due() or sum(
             self.live
         ) < MIN_VOTERS + 1:
@@ -300,6 +303,8 @@ class Table(Replica):
         if not self._current_deal(k):
             return []
         against = env.body.get("against")
+        if against == env.author:
+            return []  # (a seat does not vote against itself, nor nay its own silence)
         if env.kind == TableKind.NAY and self.chain.certificate_at(k, TableKind.OUTVOTE):
             for vote in parse_message(self.log[k], self.keys).proof:
                 v = certs.proof_message(vote, self.keys, self.table_id)
@@ -386,7 +391,7 @@ class Table(Replica):
                            "for proof that it cannot close")
         fresh = self._fresh()
         fresh._hold_from = k  # this seat's own entry at k, if any, is what the certificate replaces
-        fresh._rebuild(self.log[:k])
+        fresh._rebuild(self.log[:k], self.silence.signed_messages())  # (what it signed, it remembers)
         if fresh.seq != k:  # pragma: no cover -- the rebuild stops at k
             raise Rejected(f"cannot go back to seq {k}")
         fresh._hold_from = None
@@ -442,8 +447,11 @@ class Table(Replica):
             env = parse_message(raw, self.keys)
         except TranscriptError:
             return
-        if env.author != self.seat:
+        if env.author != self.seat or env.kind not in (TableKind.VOTE, TableKind.NAY):
             return
+        against = env.body.get("against")
+        if isinstance(against, int) and self.chain.on_chain(env.seq, env.prev) and self._current_deal(env.seq):
+            self.silence.remember(env.seq, against, env.kind, raw)  # what it signed, it remembers
         if env.kind == TableKind.VOTE and env.slot == (self.seq, self.head):
             against = env.body.get("against")
             if isinstance(against, int):
@@ -463,7 +471,7 @@ class Table(Replica):
     def _reset(self, n: int) -> None:
         """Go back to the first ``n`` entries (an entry refused after it entered the log)."""
         fresh = self._fresh()
-        fresh._rebuild(self.log[:n])
+        fresh._rebuild(self.log[:n], self.silence.signed_messages())
         kept, reported = self._out, min(self._reported, n)
         self._adopt(fresh)
         self._out, self._reported = kept, reported

@@ -1,0 +1,134 @@
+"""Integrity, round three, in memory (tests/attackers.py): attacks on what a replica
+remembers of what it signed, on certificates taken in part, and on the first dealer.
+Each attack runs against honest replicas and an observer, with a restart, a rebuild or a
+resume in its schedule; every honest replica ends on the same transcript, no honest seat is
+blamed or pushed out, and the right seat is named."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from p2pcards.table.table import Table
+from p2pcards.table.transcript import sign_message
+from tests import attackers
+from tests.table_helpers import assert_agree, deals_of, header, kinds, make_net, mesh_of
+
+ATTACKER, VOTER = 1, 2
+#: A two-deal Copas table takes under a thousand steps of the mesh: far more is a loop.
+STEPS = 5_000
+
+
+def _until(mesh: Any, done: Any, what: str) -> None:
+    """Step the mesh until ``done()`` (bounded)."""
+    for _ in range(STEPS):
+        if done():
+            return
+        assert mesh.step(), f"the table stopped before {what}"
+    raise AssertionError(f"no {what} after {STEPS} steps")
+
+
+def _restart(net: Any, mesh: Any, seat: int) -> Table:
+    """Seat ``seat``'s process restarts: a fresh replica restored from its log and the
+    votes and nays it kept on disk (what ``p2pcards resume`` does)."""
+    old = net.tables[seat]
+    fresh = Table(net.genesis, net.spec, net.ids[seat], net.secrets[seat])
+    out = fresh.restore(list(old.log), list(mesh.signed.get(seat, [])))
+    net.tables[seat] = mesh.tables[seat] = fresh
+    mesh.send(seat, out.send)
+    return fresh
+
+
+def _voter_takes_the_entry_late(net: Any) -> tuple[Any, int]:
+    """Seat 1's first play of deal 0 (at place ``k``) reaches every seat but seat 2; seat 2's
+    clock runs out and it votes against seat 1; the others answer with a nay that carries
+    the play, and seat 2 takes it.  Returns the mesh, run until seat 2 holds place k, and k."""
+    held: dict[str, int] = {}
+
+    def route(src: int, dst: int, raw: bytes) -> bytes | None:
+        h = header(raw)
+        if "k" not in held and src == ATTACKER and h["kind"] == "choice" and h["deal"] == 0:
+            held["k"] = h["seq"]
+        if dst == VOTER and held.get("k") == h["seq"] and h["author"] == ATTACKER and h["kind"] == "choice" \
+                and not net.tables[VOTER].silence.voted(ATTACKER) and net.tables[VOTER].seq == held["k"]:
+            return None  # (any copy, a sync's too, until seat 2 has voted)
+        return raw
+
+    mesh = mesh_of(net, route=route)
+    mesh.start()
+    _until(mesh, lambda: "k" in held and net.tables[VOTER].seq > held["k"], "seat 2 took seat 1's play")
+    k = held["k"]
+    assert any(header(v)["kind"] == "vote" and header(v)["seq"] == k for v in mesh.signed[VOTER]), "seat 2 voted"
+    assert net.tables[VOTER].log[k] == net.tables[0].log[k], "and took the play from a nay"
+    return mesh, k
+
+
+def _late_vote(net: Any, k: int, voter: int = 3) -> bytes:
+    """Seat ``voter``'s vote against seat 1 for place k: its clock ran out there too, and
+    its vote arrives late (an honest message, delayed)."""
+    t = net.tables[0]
+    return sign_message(net.ids[voter], table=t.table_id, deal=t.chain.deals[k], seq=k, prev=t.hashes[k - 1],
+                        author=voter, kind="vote", body={"against": ATTACKER})
+
+
+def _nays_of(mesh: Any, seat: int, k: int) -> list[bytes]:
+    return [n for n in mesh.signed.get(seat, []) if header(n)["kind"] == "nay" and header(n)["seq"] == k]
+
+
+def test_a_voter_restarted_in_the_same_deal_never_nays_where_it_voted():
+    """Attack 1: after seat 2 voted against seat 1 at place k (and took its play from a
+    nay), seat 2's process restarts within the deal.  Then a vote against seat 1 for place
+    k reaches it (seat 3's, late): were seat 2 to answer with a nay, seat 1 -- which holds
+    seat 2's vote -- would pair them into a fork blaming honest seat 2.  Seat 2 remembers
+    its vote (kept on disk and restored): it signs no nay, and the table plays on."""
+    net = make_net("copas", deals=2, table_class={ATTACKER: attackers.Framer})
+    mesh, k = _voter_takes_the_entry_late(net)
+    _restart(net, mesh, VOTER)
+    mesh.send(3, [_late_vote(net, k)])
+    mesh.run(max_steps=STEPS)
+    assert _nays_of(mesh, VOTER, k) == [], "seat 2 voted at k: it never nays there"
+    framer = net.tables[ATTACKER]
+    assert not framer.forks and framer.votes_against_me, "seat 1 held seat 2's vote, and got no nay to pair it with"
+    log = assert_agree(net, [0, 2, 3])
+    assert "fork" not in kinds(log)
+    assert all(d["audit"]["verdict"] == "clean" for d in deals_of(net.observed))
+    assert all(t.outvotes == [] for t in net.tables)
+
+
+def test_a_vote_against_oneself_draws_no_nay():
+    """Seat 1 signs a vote against itself for a place it wrote, to draw nays (a voter's vote
+    and nay for one place make a fork): no replica answers it, restarted or not."""
+    net = make_net("copas", deals=2, table_class={ATTACKER: attackers.Framer})
+    mesh, k = _voter_takes_the_entry_late(net)
+    _restart(net, mesh, VOTER)
+    framer = net.tables[ATTACKER]
+    before = {s: _nays_of(mesh, s, k) for s in (0, 2, 3)}  # (seats 0 and 3 answered seat 2's vote)
+    mesh.send(ATTACKER, [framer.frame(k)])
+    mesh.run(max_steps=STEPS)
+    assert all(_nays_of(mesh, s, k) == before[s] for s in (0, 2, 3)), "nobody answered it"
+    assert before[VOTER] == [] and framer.tried and not framer.forks
+    assert_agree(net, [0, 2, 3])
+    assert all(d["audit"]["verdict"] == "clean" for d in deals_of(net.observed))
+
+
+def test_a_voter_rebuilt_by_a_later_fork_never_nays_where_it_voted():
+    """Attack 1, without a restart: after seat 2's vote at place k, seat 1 signs a second
+    message for a later place j of its own in the same deal -- a fork: every replica goes
+    back to j and rebuilds its replica there.  Then seat 3's late vote against seat 1 at k
+    arrives: the rebuilt seat 2 still remembers its vote at k and signs no nay; seat 1 is
+    blamed for its fork, nobody else."""
+    net = make_net("copas", deals=2, table_class={ATTACKER: attackers.Framer})
+    mesh, k = _voter_takes_the_entry_late(net)
+    framer = net.tables[ATTACKER]
+    _until(mesh, lambda: any(a == ATTACKER for a in framer.chain.authors[k + 1:]), "a later place of seat 1's")
+    j = next(i for i in range(k + 1, framer.seq) if framer.chain.authors[i] == ATTACKER)
+    second = framer.sign("dispute", {"against": None, "reason": "a second message", "evidence": None}, seq=j,
+                         prev=framer.hashes[j - 1], deal=framer.chain.deals[j])
+    mesh.send(ATTACKER, [second])  # two messages of seat 1 for place j: a fork
+    _until(mesh, lambda: all("fork" in kinds(net.tables[s].log) for s in (0, 2, 3)), "the fork everywhere")
+    mesh.send(3, [_late_vote(net, k)])
+    mesh.run(max_steps=STEPS)
+    assert _nays_of(mesh, VOTER, k) == [], "seat 2 voted at k: it never nays there, even rebuilt"
+    assert not framer.forks
+    assert_agree(net, [0, 2, 3])
+    first = deals_of(net.observed)[0]["audit"]
+    assert first["seat"] == ATTACKER and first["kind"] == "equivocation", first
