@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from p2pcards.table.table import Table
-from p2pcards.table.transcript import sign_message
+import pytest
+
+from p2pcards.table.table import Rejected, Table
+from p2pcards.table.transcript import make_certificate, message_hash, sign_message
 from tests import attackers
 from tests.table_helpers import assert_agree, deals_of, header, kinds, make_net, mesh_of
 
@@ -68,6 +70,10 @@ def _late_vote(net: Any, k: int, voter: int = 3) -> bytes:
     t = net.tables[0]
     return sign_message(net.ids[voter], table=t.table_id, deal=t.chain.deals[k], seq=k, prev=t.hashes[k - 1],
                         author=voter, kind="vote", body={"against": ATTACKER})
+
+
+def header_hash(raw: bytes) -> bytes:
+    return message_hash(raw)
 
 
 def _nays_of(mesh: Any, seat: int, k: int) -> list[bytes]:
@@ -132,3 +138,44 @@ def test_a_voter_rebuilt_by_a_later_fork_never_nays_where_it_voted():
     assert_agree(net, [0, 2, 3])
     first = deals_of(net.observed)[0]["audit"]
     assert first["seat"] == ATTACKER and first["kind"] == "equivocation", first
+
+
+# ---------------------------------------------------------------- attack 2: a forged close
+def test_a_forged_close_does_not_pull_a_voter_off_the_table():
+    """Attack 2: seat 0 is silent past the timeout; seats 1 and 2 vote against it, and its
+    late play reaches them only after: each holds it aside.  Seat 3, the attacker, signs its
+    own seed for the place after seat 0's play and wraps it as a ``close`` -- a certificate
+    of one seed.  Shown to a voter as the proof that the table went on past the held play
+    (:meth:`Table.take_held`), it is refused: a close holds every playing seat's seed for
+    one head, or it is no close.  The attacker's vote then completes the outvote for both
+    voters alike: they stay on one chain."""
+    net = make_net("copas", deals=2)
+    silent, cheat, voters = 0, 3, (1, 2)
+    mesh = mesh_of(net)
+    mesh.start()
+    _until(mesh, lambda: net.tables[silent].decision() is not None and not mesh._queue, "seat 0 must decide")
+    k = net.tables[1].seq
+    mesh.silent |= {silent, cheat}
+    _until(mesh, lambda: all(net.tables[v].silence.voted(silent) for v in voters) and not mesh._queue,
+           "seats 1 and 2 voted")
+    t = net.tables[silent]
+    late = t.decide(net.players[silent].choose(t.view(), t.decision())).send[0]
+    for v in voters:
+        assert net.tables[v].receive(late).send == [late] and net.tables[v].holding
+    attacker = net.tables[cheat]
+    seed_msg = sign_message(net.ids[cheat], table=attacker.table_id, deal=attacker.deal_no, seq=k + 1,
+                            prev=header_hash(late), author=cheat, kind="seed", body={"seed": attacker.party.seed})
+    forged = make_certificate(table=attacker.table_id, deal=attacker.deal_no, seq=k + 1, prev=header_hash(late),
+                              kind="close", body={"seats": [cheat], "seeds": [attacker.party.seed]},
+                              proof=[seed_msg])
+    v = net.tables[1]
+    assert v.take_held({k + 1: [forged]}).send == [] and v.holding and v.seq == k, "a close of one seed proves nothing"
+    with pytest.raises(Rejected):
+        v.receive(forged)
+    assert v.holding and v.seq == k
+    # the attacker's vote completes the outvote, for both voters alike
+    vote = sign_message(net.ids[cheat], table=v.table_id, deal=v.deal_no, seq=k, prev=v.head,
+                        author=cheat, kind="vote", body={"against": silent})
+    certs = [net.tables[x].receive(vote).send for x in voters]
+    assert all(any(header(m)["kind"] == "outvote" for m in out) for out in certs)
+    assert net.tables[1].head == net.tables[2].head and silent in net.tables[1].dummies

@@ -170,7 +170,7 @@ class Table(Replica):
         if self.finished:
             raise Rejected("the table is over")
         if env.seq > self.seq or env.prev != self.head:
-            proven = self._seeds_of(env) if self._pending_cert is not None else []
+            proven = self._proven_by(env)
             if proven:  # a close on a certificate this peer waits on: its seeds prove that chain
                 return self._side(proven[0])
             raise Rejected(f"chain mismatch at seq {env.seq} (this peer is at {self.seq})")
@@ -187,26 +187,47 @@ class Table(Replica):
             held = own_envelope(raw)
             if held.seq != self.seq or held.prev != self.head:
                 continue  # (a seed held in a seed round: its close comes in turn)
-            head, seq = held.hash, held.seq + 1
-            while seq - held.seq <= _MAX_HELD_CHAIN:
-                nxt = None
-                for cand in ahead.get(seq, ()):
-                    try:
-                        env = parse_message(cand, self.keys)
-                    except TranscriptError:
-                        continue
-                    if env.table == self.table_id and env.prev == head:
-                        nxt = env
-                        break
-                if nxt is None:
-                    break
-                if nxt.certificate and nxt.kind == TableKind.CLOSE:
-                    if any(m.author != author for m in self._seeds_of(nxt)):
-                        self.silence.release(author)
-                        return self._receive_all(raw)
-                    break
-                head, seq = nxt.hash, seq + 1
+            if self._closed_past(held, ahead):
+                self.silence.release(author)
+                return self._receive_all(raw)
         return []
+
+    def _closed_past(self, held: Envelope, ahead: Mapping[int, Sequence[bytes]]) -> bool:
+        """Whether ``ahead`` holds the table's chain from ``held`` to the close of its deal:
+        entries linked by their hashes, every certificate among them whole -- each outvote
+        with the votes of every other seat playing then, the close with the seed of every
+        seat still playing, none of them this seat's (it never revealed one there).  The
+        seats that signed them accepted ``held`` and built on it."""
+        live, head, seq = list(self.live), held.hash, held.seq + 1
+        while seq - held.seq <= _MAX_HELD_CHAIN:
+            nxt = None
+            for cand in ahead.get(seq, ()):
+                try:
+                    env = parse_message(cand, self.keys)
+                except TranscriptError:
+                    continue
+                if env.table == self.table_id and env.prev == head:
+                    nxt = env
+                    break
+            if nxt is None or (nxt.certificate and nxt.kind == TableKind.FORK):
+                return False
+            if nxt.certificate and nxt.kind == TableKind.OUTVOTE:
+                try:
+                    against, _ = certs.check_outvote(nxt, self.keys, self.table_id, live, lambda x: True)
+                except Rejected:
+                    return False
+                live[against] = False
+            elif nxt.certificate:  # the close
+                closers = tuple(s for s in self.run.parties if live[s])
+                if self.seat in closers or held.author not in range(len(live)):
+                    return False
+                try:
+                    certs.check_close(nxt, self.keys, self.table_id, closers, self.run.seed_ok)
+                except Rejected:
+                    return False
+                return True
+            head, seq = nxt.hash, seq + 1
+        return False
 
     # ------------------------------------------------------------------ side messages
     def _side(self, env: Envelope) -> list[bytes]:
@@ -374,9 +395,29 @@ class Table(Replica):
             return [cert.raw, *out]
         raise Rejected(f"replayed or stale message (seq {k}; this peer is at {self.seq})")
 
-    def _branch_proven(self, env: Envelope) -> bool:
-        return any(m.prev == env.hash and m.seq == env.seq + 1 and m.author != self.seat
+    def _branch_proven(self, cert: Envelope) -> bool:
+        """Whether a seed revealed on the chain of ``cert`` (for the place after it) shows
+        that the table went on with it: one signed by a seat other than this one and the seat
+        the certificate accuses (who may present any proof it likes of its own)."""
+        accused = cert.body.get("against")
+        return any(m.prev == cert.hash and m.seq == cert.seq + 1 and m.author not in (self.seat, accused)
                    for m in self._ahead_side if m.kind == TableKind.SEED)
+
+    def _proven_by(self, close: Envelope) -> list[Envelope]:
+        """The seeds of ``close`` that prove the chain of the certificate this replica waits
+        on (it revealed its seed on its own chain): none unless the close is whole -- the
+        seed of every seat playing on that chain -- and right after that certificate."""
+        pending = own_envelope(self._pending_cert) if self._pending_cert is not None else None
+        if pending is None or close.prev != pending.hash or close.seq != pending.seq + 1:
+            return []
+        accused = pending.body.get("against")
+        gone = accused if pending.kind == TableKind.OUTVOTE else None
+        closers = tuple(s for s in self.run.parties if self.live[s] and s != gone)
+        try:
+            certs.check_close(close, self.keys, self.table_id, closers, self.run.seed_ok)
+        except Rejected:
+            return []
+        return [m for m in certs.close_seeds(close, self.keys, self.table_id) if m.author not in (self.seat, accused)]
 
     def _supersede(self, env: Envelope, take: Callable[[Table], Any]) -> list[bytes]:
         """Go back to ``env.seq`` (within the current deal) and take the certificate there.
