@@ -14,10 +14,10 @@ from typing import Any
 
 from p2pcards.core import Deal
 from p2pcards.mental.errors import UnattributedFault
-from p2pcards.mental.kdf import hpke_info
+from p2pcards.mental.kdf import commitment, deal_id, hpke_info
 from p2pcards.mental.messages import Kind
 from p2pcards.mental.seal import KeyEntry, SealedPayload, hpke_seal, sign_payload
-from p2pcards.table.audit import first_dealer
+from p2pcards.table.dealrun import DealRun
 from p2pcards.table.events import Output
 from p2pcards.table.table import Rejected, Table
 from p2pcards.table.transcript import TABLE, Decoded, make_certificate, parse_message, sign_message
@@ -40,6 +40,7 @@ __all__ = [
     "SeedWithholder",
     "PastClaimer",
     "Framer",
+    "DealerGrinder",
 ]
 
 
@@ -288,7 +289,8 @@ class Copier(Attacker):
         def shuffled() -> tuple[bytes, ...]:
             deck = list(honest_shuffle())
             assert party.deal_id is not None
-            dealt = _positions_dealt(self, first_dealer(party.deal_id, self.n))
+            # (the dealer is drawn from the locked deck: unknown while it shuffles, so it guesses)
+            dealt = _positions_dealt(self, 0)
             mine, theirs = dealt[self._me_seat()][0], dealt[self.victim()][0]
             chosen.update(mine=mine, theirs=theirs)
             deck[mine] = group.mult(r, deck[theirs])
@@ -408,6 +410,44 @@ class Framer(Attacker):
             out = Output()
         out.send += extra
         return out
+
+
+class DealerGrinder(Attacker):
+    """The last seat to commit in the first deal tries to pick the match's first dealer:
+    it waits for every other seat's commitment, then tries seeds until the first deal's id
+    (a hash of every commitment) would draw itself as the dealer -- all it can compute
+    before it commits.  (When the dealer was drawn from the deal id alone, that was the
+    dealer; it is drawn from the deck as the last seat locked it now, which no seat knows
+    before everyone has committed, shuffled and locked.)"""
+
+    def _flush(self) -> list[bytes]:
+        run = self.run
+        if self.deal_no == 0 and not self.tried and self.seat == run.parties[-1] and self.outbox_commit(run) \
+                and len(set(run.party.commitments()) - {run.pi[self._me_seat()]}) == len(run.parties) - 1:
+            self._grind(run)
+        return super()._flush()
+
+    @staticmethod
+    def outbox_commit(run: DealRun) -> bool:
+        return any(m.get("kind") == "commit" for m in run.outbox)
+
+    def _grind(self, run: DealRun) -> None:
+        setup, me = run.setup, run.pi[self._me_seat()]
+        theirs = run.party.commitments()
+        for i in range(4096):
+            seed = hashlib.sha256(b"grind" + self._secret + i.to_bytes(4, "big")).digest()
+            mine = commitment(setup.table_id, 0, me, setup.group.name, seed)
+            ids = deal_id(setup.table_id, 0, setup.group.name, setup.deck,
+                          [mine if p == me else theirs[p] for p in range(len(run.parties))])
+            if ids[0] % self.n == self.seat:
+                break
+        fresh = DealRun(setup, 0, run.parties, self.live, self.spec, self._new_game, seat=self.seat, me=self.me,
+                        seed=seed, start=run.start)
+        for m in run.deck_msgs:
+            fresh.outbox.extend(fresh.party.receive(m))
+            fresh.deck_msgs.append(m)
+        self.run = fresh
+        self.tried.append(f"ground its seed {i + 1} times for the dealer")
 
 
 ATTACKERS: dict[str, type[Attacker]] = {

@@ -6,14 +6,20 @@ blamed or pushed out, and the right seat is named."""
 
 from __future__ import annotations
 
+import hashlib
+import random
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
+from p2pcards.core.players import make_player
+from p2pcards.identity import Identity
 from p2pcards.table.table import Rejected, Table
-from p2pcards.table.transcript import make_certificate, message_hash, sign_message
+from p2pcards.table.transcript import Genesis, SeatInfo, make_certificate, make_genesis, message_hash, sign_message
 from tests import attackers
-from tests.table_helpers import assert_agree, deals_of, header, kinds, make_net, mesh_of
+from tests.table_helpers import REGISTRY, Net, assert_agree, deals_of, header, kinds, make_net, mesh_of
 
 ATTACKER, VOTER = 1, 2
 #: A two-deal Copas table takes under a thousand steps of the mesh: far more is a loop.
@@ -179,3 +185,52 @@ def test_a_forged_close_does_not_pull_a_voter_off_the_table():
     certs = [net.tables[x].receive(vote).send for x in voters]
     assert all(any(header(m)["kind"] == "outvote" for m in out) for out in certs)
     assert net.tables[1].head == net.tables[2].head and silent in net.tables[1].dummies
+
+
+# ---------------------------------------------------------------- attack 3: a ground first dealer
+def _fixed_net(game: str, index: int, table_class: dict[int, type[Table]]) -> Net:
+    """A table of ``game`` whose keys, secrets and nonce are fixed by ``index`` (so that the
+    same test draws the same dealers every run)."""
+    spec = REGISTRY.get(game)
+
+    def key(label: str) -> bytes:
+        return hashlib.sha256(f"integrity/{index}/{label}".encode()).digest()
+
+    ids = [Identity(Ed25519PrivateKey.from_private_bytes(key(f"ed{s}")),
+                    X25519PrivateKey.from_private_bytes(key(f"x{s}")), f"peer{s}") for s in range(spec.seats)]
+    host = Identity(Ed25519PrivateKey.from_private_bytes(key("host")), X25519PrivateKey.from_private_bytes(key("hx")),
+                    "host")
+    seats = tuple(SeatInfo(i.name, i.signing_public, i.sealing_public, "random", host.fingerprint) for i in ids)
+    genesis = Genesis(game, spec.rules_version, spec.resolve_options({}), seats, 1, host.signing_public, "host",
+                      key("nonce")[:16], 60.0)
+    raw = make_genesis(host, genesis)
+    secrets = [key(f"secret{s}") for s in range(spec.seats)]
+    tables = [table_class.get(s, Table)(raw, spec, ids[s], secrets[s]) for s in range(spec.seats)]
+    players = [make_player("random", spec, random.Random(index * 10 + s)) for s in range(spec.seats)]
+    return Net(tables, ids, players, raw, secrets, Table(raw, spec, None))
+
+
+def test_the_last_seat_to_commit_cannot_pick_the_first_dealer():
+    """Attack 3: the last seat to commit sees every other commitment first, and tries seeds
+    until the deal id draws it as the first dealer (the rule until now drew the dealer from
+    the deal id: it won every time).  The dealer is drawn from the deck as the last seat
+    locked it -- fixed by every committed seed, known to nobody before the lock -- so its
+    tries are worth nothing: over twelve tables (fixed keys, so the outcome is the same
+    every run) it deals first about as often as chance says (a quarter), not always.  Each
+    deal audits clean (it shuffled as its ground seed says)."""
+    cheat = 3
+    won = 0
+    for index in range(12):
+        net = _fixed_net("copas", index, {cheat: attackers.DealerGrinder})
+        mesh = mesh_of(net)
+        mesh.start()
+        _until(mesh, lambda net=net: all(t.match is not None for t in net.tables), "the first dealer")
+        grinder = net.tables[cheat]
+        assert grinder.tried, "it ground its seed"
+        dealers = {t.match.dealer for t in [*net.tables, net.observer] if t.match is not None}
+        assert len(dealers) == 1, "every replica draws the same dealer"
+        won += dealers == {cheat}
+        mesh.run(max_steps=STEPS)
+        assert_agree(net)
+        assert all(d["audit"]["verdict"] == "clean" for d in deals_of(net.observed))
+    assert won <= 6, f"the last seat to commit dealt first at {won} tables of 12"

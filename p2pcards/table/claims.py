@@ -10,8 +10,9 @@ into the deal's verdict.  Pure functions of what the replica holds: a
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from p2pcards.core import DealState, Decision, End, IllegalChoice, Match
 from p2pcards.mental import DealSetup, DeckFault, RemoteError, audit, verify_evidence
@@ -21,7 +22,7 @@ from p2pcards.table.dealrun import DealRun
 from p2pcards.table.transcript import TableKind
 
 __all__ = [
-    "first_dealer", "replay_deal", "audit_deal", "Verdict", "CLEAN",
+    "first_dealer", "dealer_draw", "seeds_draw", "replay_deal", "audit_deal", "Verdict", "CLEAN",
     "check_dispute", "dispute_cause", "dispute_body", "verdict",
 ]
 
@@ -30,10 +31,28 @@ Verdict = dict[str, Any]
 CLEAN: Verdict = {"verdict": "clean", "seat": None, "kind": None, "reason": None}
 
 
-def first_dealer(the_deal_id: bytes, seats: int) -> int:
-    """The match's first dealer, drawn by the shuffle itself: from the first deal's id
-    (a hash of every seat's commitment), never chosen by one peer alone."""
-    return the_deal_id[0] % seats
+#: Domain tag of the first dealer's draw (protocol/PROTOCOL.md, "The first dealer").
+FIRST_DEALER_DOMAIN: Final = b"p2pcards/table/v3/first-dealer\x00"
+
+
+def first_dealer(draw: bytes, seats: int) -> int:
+    """The match's first dealer from ``draw`` (:func:`dealer_draw`)."""
+    return int.from_bytes(hashlib.sha256(FIRST_DEALER_DOMAIN + draw).digest()[:8], "big") % seats
+
+
+def dealer_draw(deal_id: bytes, locked: Sequence[bytes]) -> bytes:
+    """What the first dealer is drawn from: the first deal's id and its deck as the last
+    seat locked it -- a value every seat's committed seed fixes and that no seat knows
+    before the last lock, so that the last seat to commit cannot pick the dealer by
+    trying seeds (it would need the others' seeds); a seat that does not shuffle or lock
+    as its seed says is blamed by the deal's audit."""
+    return deal_id + b"".join(locked)
+
+
+def seeds_draw(table_id: bytes, seeds: Mapping[int, bytes | None]) -> bytes:
+    """What the first dealer is drawn from when the first deal closed before its deck was
+    locked: the seeds it revealed, by seat (each was committed before any was shown)."""
+    return table_id + b"".join(seeds[s] or b"" for s in sorted(seeds))
 
 
 def replay_deal(match: Match, cards: Sequence[str], choices: Sequence[tuple[int, Any]]) -> DealState:

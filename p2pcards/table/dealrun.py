@@ -43,11 +43,12 @@ class DealRun:
     """Deal ``number`` among ``parties`` (the playing seats, in order) seen by ``seat``
     (None: an observer).  ``live`` says which seats of the table still play (the others
     are dummies: their cards are face up and every replica decides for them);
-    ``new_game(deal_id)`` gives the game's state once the deck is shuffled.
+    ``new_game(deal_id, locked)`` gives the game's state once the deck is shuffled and
+    locked (``locked``: the deck as the last seat locked it).
     """
 
     def __init__(self, setup: DealSetup, number: int, parties: tuple[int, ...], live: Sequence[bool],
-                 spec: GameSpec, new_game: Callable[[bytes], DealState], *, seat: int | None,
+                 spec: GameSpec, new_game: Callable[[bytes, tuple[bytes, ...]], DealState], *, seat: int | None,
                  me: Identity | None, seed: bytes | None, start: int) -> None:
         self.setup = setup
         self.number = number
@@ -137,6 +138,13 @@ class DealRun:
         """What this seat reveals in the seed round (nil when it never committed)."""
         assert self.seat is not None
         return self.party.seed if self.committed(self.seat) is not None else None
+
+    def locked_deck(self) -> tuple[bytes, ...]:
+        """The deck as the last seat locked it (empty before the lock round is over)."""
+        for m in reversed(self.deck_msgs):
+            if m.get("kind") == "lock":
+                return tuple(m.get("deck") or ())
+        return ()
 
     def waiting_kind(self) -> TableKind:
         """The kind of entry due now."""
@@ -295,7 +303,7 @@ class DealRun:
                 if self.party.phase is not Phase.READY or self.outbox:
                     return
                 assert self.party.deal_id is not None
-                self.game = self._new_game(self.party.deal_id)
+                self.game = self._new_game(self.party.deal_id, self.locked_deck())
                 self.stage = Stage.PLAY
                 continue
             if not self._step(head):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from p2pcards.core import DealState, Decision, GameSpec, IllegalChoice, Match, OptionError, SeatView
@@ -23,7 +23,7 @@ from p2pcards.mental import DealSetup, Group, LocalError, Party, Ristretto255
 from p2pcards.table import certificates as certs
 from p2pcards.table import claims
 from p2pcards.table.chain import Chain
-from p2pcards.table.claims import first_dealer
+from p2pcards.table.claims import dealer_draw, first_dealer, seeds_draw
 from p2pcards.table.common import MIN_VOTERS, Cause, Rejected, SetupError
 from p2pcards.table.dealrun import DealRun, Stage
 from p2pcards.table.events import DealClosed, Dispute, Ended, Fork, Output, TableEvent, VotedOut, VoteOut
@@ -483,7 +483,7 @@ class Replica:
         """Take the close: the deal's boundary; audit it, score it, start the next."""
         self._append(env)
         by_party = {self.run.pi[s]: seed for s, seed in seeds.items() if seed is not None}
-        replay, verdict = claims.verdict(self.run, by_party, self._match(), self.observer)
+        replay, verdict = claims.verdict(self.run, by_party, self._match(seeds), self.observer)
         self._finish_deal(replay, verdict)
 
     def _me_seat(self) -> int:
@@ -509,19 +509,19 @@ class Replica:
         self.silence.new_deal()
         self.seeds.new_deal()
 
-    def _new_game(self, deal_id: bytes) -> DealState:
+    def _new_game(self, deal_id: bytes, locked: tuple[bytes, ...]) -> DealState:
         if self.match is None:
-            self.match = self.spec.new_match(self.options, first_dealer(deal_id, self.n))
+            self.match = self.spec.new_match(self.options, first_dealer(dealer_draw(deal_id, locked), self.n))
         return self.match.new_deal(None)
 
-    def _match(self) -> Match:
-        if self.match is None:  # the deal ended before the first dealer was drawn
-            did = self.run.party.deal_id
-            self.match = self.spec.new_match(self.options, first_dealer(did, self.n) if did is not None else 0)
+    def _match(self, seeds: Mapping[int, bytes | None]) -> Match:
+        if self.match is None:  # the first deal closed before its deck was locked: the dealer from its seeds
+            self.match = self.spec.new_match(self.options, first_dealer(seeds_draw(self.table_id, seeds), self.n))
         return self.match
 
     def _finish_deal(self, replay: DealState | None, verdict: dict[str, Any]) -> None:
-        match = self._match()
+        match = self.match
+        assert match is not None
         dealer = match.dealer
         if replay is not None:
             game: DealState | None = replay

@@ -1,4 +1,4 @@
-"""Table messages: one encoding, signed or certified, hash-chained (protocol version 2).
+"""Table messages: one encoding, signed or certified, hash-chained (protocol version 3).
 
 Every table message is a msgpack array of two items (``protocol/PROTOCOL.md``, "Table
 messages"):
@@ -63,7 +63,7 @@ __all__ = [
     "peek",
 ]
 
-VERSION: Final = 2
+VERSION: Final = 3
 #: ``author`` of the genesis message: the host, who need not hold a seat.
 HOST: Final = -1
 #: ``author`` of a certificate: the table itself (the proof holds the seats' signatures).
