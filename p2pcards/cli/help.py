@@ -187,7 +187,9 @@ JSON output (--json): one object per line.  By NAME, first the table as found
   {"type": "found", "table": TABLE}   (TABLE as in `p2pcards tables --help`)
 Then, once the host gives a seat,
   {"type": "seated", "seat": I, "game": NAME, "options": {...}, "host": {"name": ...},
-   "port": MESH-PORT}
+   "port": MESH-PORT, "timeout": SECONDS}
+(TIMEOUT: how long a seat may stay silent before the others vote it out; the host's
+signed genesis must say the same, or this peer leaves the table before it starts)
 then the "table", "deal", "vote_out", "dispute", "fork" and "final" objects described in
 `p2pcards host --help`.
 Crashes: if this identity has an unfinished table joined at the same HOST:PORT (the process

@@ -109,8 +109,8 @@ class _TablePrinter:
                   f"table for {game} open on {where}; players join with: p2pcards join {hint}")
 
     def seated(self, info: dict[str, Any]) -> None:
-        self.line(info, f"seated at seat {info['seat'] + 1} of {info['game']} hosted by {info['host']['name']}; "
-                        "waiting for the other players")
+        self.line(info, f"seated at seat {info['seat'] + 1} of {info['game']} hosted by {info['host']['name']} "
+                        f"(a seat silent for {info['timeout']:g} s is voted out); waiting for the other players")
 
     def on_table(self, info: dict[str, Any]) -> None:
         self.table = info

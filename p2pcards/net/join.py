@@ -153,7 +153,7 @@ async def join_table(
                                    f"{fingerprint(seated.host_signing)}, the announcement says {expect_host}")
             if on_seated is not None:
                 on_seated({"type": "seated", "seat": seated.seat, "game": seated.game, "options": dict(seated.options),
-                           "host": {"name": seated.host_name}, "port": my_port})
+                           "host": {"name": seated.host_name}, "port": my_port, "timeout": seated.timeout})
             start = await _get_start(lobby, seated, lobby_timeout)
             spec = registry.games.get(seated.game)
             if spec is None:  # the host refuses those; a host that does not is at fault
@@ -244,6 +244,8 @@ def _check_genesis(start: Start, seated: Seated, me: Identity) -> Genesis:
         problems.append(f"it plays {genesis.game} {genesis.rules_version}, not {seated.game} {seated.rules_version}")
     if dict(genesis.options) != dict(seated.options) or genesis.deals != seated.deals:
         problems.append("its options are not the ones announced")
+    if genesis.timeout != seated.timeout:
+        problems.append(f"its timeout is {genesis.timeout:g} s, not the {seated.timeout:g} s announced")
     if len(genesis.seats) != seated.seats:
         problems.append("it has another number of seats")
     elif (genesis.seats[seated.seat].signing, genesis.seats[seated.seat].sealing) != (
