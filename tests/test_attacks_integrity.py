@@ -234,3 +234,47 @@ def test_the_last_seat_to_commit_cannot_pick_the_first_dealer():
         assert_agree(net)
         assert all(d["audit"]["verdict"] == "clean" for d in deals_of(net.observed))
     assert won <= 6, f"the last seat to commit dealt first at {won} tables of 12"
+
+
+# ---------------------------------------------------------------- bounded replies
+def test_a_held_entry_is_relayed_once_not_back_and_forth():
+    """Seats 1 and 2 voted against silent seat 0 and then both get its late play: each holds
+    it aside and relays it -- once.  (They used to send it to each other every time they got
+    it back, hundreds of times, until a nay or the vote ended it.)"""
+    net = make_net("copas", deals=2)
+    silent, quiet, voters = 0, 3, (1, 2)
+    mesh = mesh_of(net)
+    mesh.start()
+    _until(mesh, lambda: net.tables[silent].decision() is not None and not mesh._queue, "seat 0 must decide")
+    mesh.silent |= {silent, quiet}
+    _until(mesh, lambda: all(net.tables[v].silence.voted(silent) for v in voters) and not mesh._queue,
+           "seats 1 and 2 voted")
+    mesh.votes = False  # (seat 3 stays silent: the vote never completes)
+    t = net.tables[silent]
+    late = t.decide(net.players[silent].choose(t.view(), t.decision())).send[0]
+    sent_before = len(mesh.sent)
+    for v in voters:
+        mesh.send(v, mesh.took(v, net.tables[v].receive(late)))
+    for _ in range(2000):
+        if not mesh.step():
+            break
+    relays = [src for src, raw in mesh.sent[sent_before:] if raw == late]
+    assert sorted(relays) == list(voters), f"relayed {len(relays)} times"
+    assert all(net.tables[v].holding for v in voters)
+
+
+def test_a_vote_about_a_past_place_draws_one_answer():
+    """A vote about a place already passed (of the current deal) is answered with a nay that
+    carries the whole message there -- many times the vote's size --, so it is answered
+    once per voter and place, however often it comes."""
+    net = make_net("copas", deals=2)
+    mesh = mesh_of(net)
+    mesh.start()
+    _until(mesh, lambda: net.tables[0].seq > net.tables[0].deal_start + 30, "the deal under way")
+    t = net.tables[0]
+    k = next(i for i in range(t.deal_start + 1, t.seq) if t.chain.authors[i] == 1)
+    vote = sign_message(net.ids[2], table=t.table_id, deal=t.deal_no, seq=k, prev=t.hashes[k - 1], author=2,
+                        kind="vote", body={"against": 1})
+    answers = [t.receive(vote).send for _ in range(20)]
+    assert len(answers[0]) == 1 and header(answers[0][0])["kind"] == "nay"
+    assert all(a == [] for a in answers[1:]), "the same vote draws no second answer"

@@ -328,9 +328,8 @@ class Replica:
             raise Rejected(f"out of turn: seat {expected} must write the next message", env.author)
         if self.silence.voted(env.author):
             # this peer voted against the author at this place: hold its message until the
-            # vote is complete (it loses) or a nay shows it cannot be (it wins); relay it
-            self.silence.hold(env.author, env.raw)
-            return [env.raw]
+            # vote is complete (it loses) or a nay shows it cannot be (it wins); relay it (once)
+            return [env.raw] if self.silence.hold(env.author, env.raw) else []
         votes = self.silence.votes_against(env.author)  # votes here, which its message now answers
         i_voted = self.seat is not None and self.silence.vote_of(self.seat, env.author) is not None
         if env.kind == TableKind.DISPUTE:

@@ -21,10 +21,14 @@ deal, what a vote, a nay or a seed does; these only remember.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from p2pcards.table.common import MIN_VOTERS
 
-__all__ = ["Silence", "SeedRound"]
+__all__ = ["Silence", "SeedRound", "MAX_ANSWERED"]
+
+#: Votes about places passed whose answer a replica remembers (module docstring of Silence).
+MAX_ANSWERED: Final = 4096
 
 
 class Silence:
@@ -33,6 +37,8 @@ class Silence:
     def __init__(self) -> None:
         self._nays: dict[int, bytes] = {}
         self._relayed: set[bytes] = set()
+        #: votes about places passed that this replica answered: (voter, place, seat accused)
+        self._answered: set[tuple[int, int, int]] = set()
         #: this replica's own votes and nays of the current deal, by (place, seat accused)
         self._own: dict[tuple[int, int], bytes] = {}
         self._own_kind: dict[tuple[int, int], str] = {}
@@ -119,8 +125,12 @@ class Silence:
         """``(author, message)`` of the late messages held aside."""
         return list(self._held.items())
 
-    def hold(self, author: int, raw: bytes) -> None:
+    def hold(self, author: int, raw: bytes) -> bool:
+        """Hold ``author``'s late message aside; whether it is new here (it is then relayed,
+        once: two voters that hold it must not send it back and forth)."""
+        new = self._held.get(author) != raw
         self._held[author] = raw
+        return new
 
     def release(self, author: int) -> None:
         """The vote against ``author`` cannot complete: its message is taken, not held."""
@@ -147,6 +157,19 @@ class Silence:
         if raw in self._relayed:
             return False
         self._relayed.add(raw)
+        return True
+
+    def answer_once(self, voter: int, k: int, against: int) -> bool:
+        """Whether ``voter``'s vote against ``against`` for place ``k``, passed, gets an
+        answer (once: the answer carries a whole message, many times the vote's size).  At
+        most :data:`MAX_ANSWERED` are remembered; past that, the oldest are forgotten (a
+        voter may then draw a second answer, no more than one per place a round)."""
+        key = (voter, k, against)
+        if key in self._answered:
+            return False
+        if len(self._answered) >= MAX_ANSWERED:
+            self._answered.clear()
+        self._answered.add(key)
         return True
 
 

@@ -260,8 +260,7 @@ class Table(Replica):
                                                                                         env.body["seed"]):
             raise Rejected(f"seat {env.author} revealed a seed that is not its commitment's", env.author)
         if self.silence.voted(env.author):  # this peer voted against it here: held, as a late entry is
-            self.silence.hold(env.author, env.raw)
-            return [env.raw]
+            return [env.raw] if self.silence.hold(env.author, env.raw) else []
         self.seeds.add(env.author, env.raw)
         return self._maybe_close()
 
@@ -320,7 +319,8 @@ class Table(Replica):
         if not self.chain.on_chain(k, env.prev) or env.kind == TableKind.SEED:
             return []  # stale
         if self.chain.certificate_at(k, TableKind.CLOSE) and env.kind == TableKind.VOTE:
-            return [self.log[k]]  # the deal closed here: show the close (it holds every seed)
+            # the deal closed here: show the close (it holds every seed), once
+            return [self.log[k]] if self.silence.answer_once(env.author, k, -1) else []
         if not self._current_deal(k):
             return []
         against = env.body.get("against")
@@ -335,6 +335,8 @@ class Table(Replica):
         if self.chain.authors[k] != against:
             return []
         if env.kind == TableKind.VOTE:
+            if not self.silence.answer_once(env.author, k, against):
+                return []  # answered once already
             if self.seat == against:  # this seat's message holds the place: show it
                 return [self.log[k]]
             nay = self.silence.nay_at(k)
