@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
 from p2pcards.core import PLAY, DealState, Decision, End, GameSpec, Line, SeatView, pretty
-from p2pcards.core.players import bot_budget, make_player
+from p2pcards.players import bot_budget, make_player
 from p2pcards.tui.i18n import Text
 from p2pcards.tui.words import game_word, line_text, summary_text
 

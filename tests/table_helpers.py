@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from p2pcards.core import load_games
-from p2pcards.core.players import make_player
 from p2pcards.identity import Identity
+from p2pcards.players import make_player
 from p2pcards.table.local import OBSERVER, LocalMesh, Route
 from p2pcards.table.table import Rejected, Table
 from p2pcards.table.transcript import Genesis, SeatInfo, canonical, make_genesis, parse_message

@@ -32,7 +32,7 @@ from p2pcards.core import (
     load_games,
 )
 from p2pcards.core.arena import deal_record, play_deal, run_arena
-from p2pcards.core.players import RandomPlayer
+from p2pcards.players import RandomPlayer
 from p2pcards_copas import SPEC, CopasDeal, CopasMatch
 from p2pcards_copas.game import copas_site_tally, match_winner, pass_direction, site_tally
 from p2pcards_copas.heuristic import CopasHeuristic

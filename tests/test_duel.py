@@ -18,7 +18,7 @@ import pytest
 from p2pcards.core import duel as duel_module
 from p2pcards.core import load_games
 from p2pcards.core.duel import PairResult, percentile, play_pair, run_duel, summarize, wilson_interval
-from p2pcards.core.players import RandomPlayer
+from p2pcards.players import RandomPlayer
 from tests.procs import ctrl_c_works
 
 GAMES = ["sueca", "bisca", "copas", "sobe-e-desce"]

@@ -17,7 +17,6 @@ import trio
 
 from p2pcards.cli import main
 from p2pcards.core import load_games
-from p2pcards.core.players import make_player
 from p2pcards.identity import Identity, load_or_create
 from p2pcards.net import LocalSeat, log_path, make_table, play_in_memory
 from p2pcards.net.lobby import (
@@ -39,6 +38,7 @@ from p2pcards.net.lobby import (
     parse_rejoin,
 )
 from p2pcards.net.store import Manifest, PeerEntry, StoreError, TableLog, save_manifest
+from p2pcards.players import make_player
 from p2pcards.table.audit import audit_transcript
 from p2pcards.table.transcript import Genesis, SeatInfo, parse_message
 from p2pcards.table.wire import FrameDecoder, unpack

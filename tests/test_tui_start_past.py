@@ -17,10 +17,10 @@ import trio
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 
-from p2pcards.core.players import make_player
 from p2pcards.history import HistoryError
 from p2pcards.history.db import History, db_path
 from p2pcards.history.stats import run_stats
+from p2pcards.players import make_player
 from p2pcards.tui import replay as replay_screen
 from p2pcards.tui.i18n import Text
 from p2pcards.tui.runtime import LocalTable

@@ -11,7 +11,7 @@ from typing import Any, TextIO
 from p2pcards.cli.common import CliError, _game, _load, _parse_options
 from p2pcards.cli.printer import _describe, _describe_duel
 from p2pcards.core import GameSpec
-from p2pcards.core.players import PLAYER_LEVELS
+from p2pcards.players import PLAYER_LEVELS
 
 #: The words of `p2pcards games` around the games' own (``--lang`` before the command; English
 #: when it is not given, so that the output stays the same for scripts whatever the locale).

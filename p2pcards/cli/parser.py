@@ -29,7 +29,7 @@ from p2pcards.cli.offline import cmd_arena, cmd_bench, cmd_duel, cmd_engine, cmd
 from p2pcards.cli.play import cmd_play
 from p2pcards.cli.records import cmd_export, cmd_history, cmd_replay, cmd_stats
 from p2pcards.cli.resume import cmd_resume
-from p2pcards.core.players import PLAYER_LEVELS, TABLE_LEVEL
+from p2pcards.players import PLAYER_LEVELS, TABLE_LEVEL
 
 
 def _lan_options(p: argparse._ActionsContainer) -> None:

@@ -20,7 +20,7 @@ from p2pcards.cli.common import (
 from p2pcards.cli.network import _announcement, _join_target, _returning, _warn_unfinished
 from p2pcards.cli.resume import _resume_on_screen
 from p2pcards.core import GameRegistry, GameSpec
-from p2pcards.core.players import PLAYER_LEVELS
+from p2pcards.players import PLAYER_LEVELS
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:

@@ -1,5 +1,6 @@
 """The sans-IO trick-taking core: cards, decks, positions, tricks, scoring, the game
-state machine contract, seat views, computer players and plugin hooks.
+state machine contract, seat views and plugin hooks.  The computer players are in
+:mod:`p2pcards.players`, on top of this package.
 
 Nothing here imports trio, prompt_toolkit, zeroconf or does I/O (a test enforces it).
 """
@@ -45,7 +46,6 @@ from p2pcards.core.game import (
     Step,
     Summary,
 )
-from p2pcards.core.players import dummy_choice
 from p2pcards.core.plugins import (
     GameRegistry,
     PluginProblem,
@@ -71,7 +71,6 @@ __all__ = [
     "GO_IN", "PASS", "PLAY", "SWAP", "TRUMP", "Choice", "Deal", "DealState", "Decision",
     "End", "GameSpec", "IllegalChoice", "Line", "Locate", "Match", "Option", "OptionError",
     "Reveal", "Step", "Summary",
-    "dummy_choice",
     "GameRegistry", "PluginProblem", "get_plugin_manager", "hookimpl", "hookspec",
     "load_games",
     "bandeira_winner", "game_points", "next_dealer", "running_totals",

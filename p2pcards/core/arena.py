@@ -12,8 +12,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from p2pcards.core.game import DealState, Decision, End, GameSpec, Match
-from p2pcards.core.players import Player, make_player
 from p2pcards.core.view import SeatView
+from p2pcards.players import Player, make_player
 
 __all__ = ["play_deal", "deal_record", "run_arena", "seat_rng"]
 

@@ -5,7 +5,7 @@ engine the runtime uses.  The baseline, measured in the same run, is a hand-code
 deal loop (shuffle, deal, follow suit, resolve tricks, count points) with no engine at
 all: the ratio says what the engine's generality costs.
 
-``sim`` times the batch simulator (:mod:`p2pcards.core.fastsim`) of each game that has
+``sim`` times the batch simulator (:mod:`p2pcards.players.fastsim`) of each game that has
 one, against that game's plugin and the same baseline in the same run; its cross-check
 mode compares the simulator with the plugin's rules on random positions.
 """
@@ -21,7 +21,7 @@ from typing import Any, TextIO
 from p2pcards.core.arena import play_deal
 from p2pcards.core.cards import PORTUGUESE_40, PT_POINTS, PT_RANK_ORDER, strength_table
 from p2pcards.core.game import GameSpec
-from p2pcards.core.players import RandomPlayer
+from p2pcards.players import RandomPlayer
 
 __all__ = [
     "bench_game", "bench_baseline", "run_rules_bench", "AIM_SUECA",
@@ -131,7 +131,7 @@ def run_rules_bench(games: dict[str, GameSpec], seconds: float) -> dict[str, Any
 
 def bench_sim(sim: Any, seconds: float, seed: int = 1, batch: int = SIM_BATCH) -> tuple[float, int]:
     """Deals per second of the batch simulator ``sim`` (a
-    :class:`~p2pcards.core.fastsim.TrickSimulator`): whole deals from shuffled decks with
+    :class:`~p2pcards.players.fastsim.TrickSimulator`): whole deals from shuffled decks with
     random players, ``batch`` at a time, every dealer in turn, default options."""
     import numpy as np
 
@@ -151,7 +151,7 @@ def run_sim_bench(
     """Time the batch simulator of every game that has one against its plugin and the
     hand-coded baseline; with ``check_positions`` > 0, also cross-check each simulator with
     its plugin on that many random positions.  Returns the JSON-ready report."""
-    from p2pcards.core.fastsim import cross_check, simulator_for
+    from p2pcards.players.fastsim import cross_check, simulator_for
 
     if not seconds > 0:
         raise ValueError("the seconds per measurement must be positive")

@@ -509,7 +509,7 @@ def replay(request: Mapping[str, Any], registry: GameRegistry) -> Position:
 
 
 def _choose(request: Mapping[str, Any], registry: GameRegistry) -> dict[str, Any]:
-    from p2pcards.core import players
+    from p2pcards import players
 
     bot = request.get("bot", "heuristic")
     if bot not in players.PLAYER_LEVELS:
@@ -533,7 +533,7 @@ def _choose(request: Mapping[str, Any], registry: GameRegistry) -> dict[str, Any
 
 
 def _command(request: Mapping[str, Any], registry: GameRegistry) -> dict[str, Any]:
-    from p2pcards.core import players
+    from p2pcards import players
 
     cmd = request["cmd"]
     if cmd == "games":

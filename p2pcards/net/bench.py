@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from p2pcards.core import load_games
-from p2pcards.core.players import RandomPlayer
 from p2pcards.identity import Identity
 from p2pcards.lifeline import child_preexec
+from p2pcards.players import RandomPlayer
 from p2pcards.table.local import run_local
 from p2pcards.table.table import Table
 from p2pcards.table.transcript import Genesis, SeatInfo, make_genesis, parse_message

@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from p2pcards.core.players import PLAYER_LEVELS
 from p2pcards.identity import Identity, verify
+from p2pcards.players import PLAYER_LEVELS
 from p2pcards.table.transcript import MAX_NAME
 from p2pcards.table.wire import FrameError, pack, unpack
 

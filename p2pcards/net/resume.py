@@ -36,7 +36,6 @@ from typing import Any, Final
 import trio
 
 from p2pcards.core import GameRegistry
-from p2pcards.core.players import PLAYER_LEVELS, Player, make_player
 from p2pcards.identity import Identity
 from p2pcards.net.errors import ConnectError, ListenError, NetError, ResumeError, TableGone, single_error
 from p2pcards.net.link import LinkClosed, PreauthGate, open_preauth
@@ -57,6 +56,7 @@ from p2pcards.net.store import (
     save_manifest,
     side_path,
 )
+from p2pcards.players import PLAYER_LEVELS, Player, make_player
 from p2pcards.table.transcript import Genesis, TranscriptError, parse_message
 
 __all__ = ["Unfinished", "unfinished_tables", "resume_table"]

@@ -35,9 +35,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.core import GameSpec, load_games
-from p2pcards.core.players import RandomPlayer
 from p2pcards.identity import Identity
 from p2pcards.mental.seal import KeyEntry
+from p2pcards.players import RandomPlayer
 from p2pcards.table.audit import audit_transcript
 from p2pcards.table.events import Output
 from p2pcards.table.local import LocalMesh

@@ -28,8 +28,8 @@ from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.output import Output
 
 from p2pcards.core import GameSpec
-from p2pcards.core.players import TABLE_LEVEL
 from p2pcards.identity import Identity
+from p2pcards.players import TABLE_LEVEL
 from p2pcards.tui.i18n import Text
 from p2pcards.tui.keys import create_key_bindings
 from p2pcards.tui.layout import build_layout

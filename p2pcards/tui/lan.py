@@ -32,12 +32,12 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from p2pcards.core import GameRegistry, GameSpec
-from p2pcards.core.players import Player
 from p2pcards.discovery.commands import NoAnnouncer
 from p2pcards.discovery.interfaces import local_addresses
 from p2pcards.identity import Identity
 from p2pcards.net import NetError, Refused, host_table, join_table, log_path, resume_table, single_error
 from p2pcards.net.lobby import SeatSpec
+from p2pcards.players import Player
 from p2pcards.tui.app import build_app, exit_status, run_with_trio
 from p2pcards.tui.i18n import Text
 from p2pcards.tui.lobby import LobbyModel, build_lobby_app, end_if_ended

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from p2pcards.core import PLAY, Card, Decision, Line, pretty
-from p2pcards.core.hints import Hint
+from p2pcards.players.hints import Hint
 from p2pcards.tui.i18n import Text
 from p2pcards.tui.input import CARD_KEYS, TableKeys
 from p2pcards.tui.snapshot import GameInfo, SeatLabel, Snapshot, snapshot_of

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from p2pcards.core import GameRegistry, GameSpec
-from p2pcards.core.players import PLAYER_LEVELS, TABLE_LEVEL
 from p2pcards.history import HistoryError
+from p2pcards.players import PLAYER_LEVELS, TABLE_LEVEL
 from p2pcards.tui.i18n import Text
 
 __all__ = [

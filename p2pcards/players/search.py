@@ -4,7 +4,7 @@ For each decision the player
 
 1. samples *worlds* -- full-information deals consistent with everything its
    :class:`~p2pcards.core.view.SeatView` shows, weighted by how likely the other seats'
-   recent plays were under the game's heuristic (:mod:`p2pcards.core.sampling` explains
+   recent plays were under the game's heuristic (:mod:`p2pcards.players.sampling` explains
    both);
 2. evaluates every candidate choice in every world: in a game whose plugin has a batch
    simulator (:attr:`GameSpec.simulator <p2pcards.core.game.GameSpec.simulator>`: its
@@ -34,7 +34,7 @@ decisions leave the heuristic's choice only for a clearly better one (:func:`cle
 their outcomes vary so much that the best mean of a few dozen worlds is often luck.
 Measured at 250 ms (one going in or trump choice against the real deal played out by the
 heuristics, 120 deals): a trump choice gains about 0.5 point, a going in about 0.2; with
-worlds drawn without the sampler's redraws (:mod:`p2pcards.core.sampling`) going in lost
+worlds drawn without the sampler's redraws (:mod:`p2pcards.players.sampling`) going in lost
 0.4 point, the players who went in being far weaker in the worlds than at the table.
 The rest take the heuristic's choice: Copas' pass (286 ways to pass three cards: too
 many to roll out), Sobe e Desce's exchange when the seat must play.  Any decision whose
@@ -60,10 +60,10 @@ from typing import Any, Final
 import numpy as np
 
 from p2pcards.core.cards import Card, Suit
-from p2pcards.core.fastsim import GREEDY, I64, Positions, TrickSimulator, simulator_for
 from p2pcards.core.game import PLAY, Choice, DealState, Decision, End, GameSpec
-from p2pcards.core.sampling import SkeletonError, World, WorldSampler, clone_state
 from p2pcards.core.view import SeatView
+from p2pcards.players.fastsim import GREEDY, I64, Positions, TrickSimulator, simulator_for
+from p2pcards.players.sampling import SkeletonError, World, WorldSampler, clone_state
 
 __all__ = [
     "SearchPlayer",
@@ -79,6 +79,7 @@ __all__ = [
     "PLAYOUTS",
 ]
 
+# The log channel keeps its name from before the players left core (log files and filters name it).
 log = logging.getLogger("p2pcards.core.search")
 
 #: Time per decision when neither a time nor an iteration budget is given.
@@ -99,7 +100,7 @@ NAMED_CHOICES: Final = 8
 #: by more than this many standard errors, over at least :data:`CLEAR_WORLDS` worlds.
 CLEAR_Z: Final = 1.0
 CLEAR_WORLDS: Final = 8
-#: The greedy players' share of random cards (:func:`p2pcards.core.fastsim.playout`):
+#: The greedy players' share of random cards (:func:`p2pcards.players.fastsim.playout`):
 #: none, so that they play a world the same way every time and one play-out per row
 #: does (measured: see ``SearchPlayer._batched``).
 EPSILON: Final = 0.0
@@ -337,7 +338,7 @@ class SearchPlayer:
     def _base(self, rng: random.Random) -> Any:
         make = self.spec.heuristic
         if make is None:
-            from p2pcards.core.players import RandomPlayer
+            from p2pcards.players.base import RandomPlayer
 
             return RandomPlayer(rng)
         return make(rng)

@@ -1,8 +1,7 @@
-"""Computer players: one interface for bots and people.
+"""The computer players' levels and the dummy's rule.
 
-A player is given a :class:`~p2pcards.core.view.SeatView` and the pending
-:class:`~p2pcards.core.game.Decision` and returns a choice (formats in
-:mod:`p2pcards.core.game`).  Bots see exactly what a person in the seat would.
+:func:`make_player` builds a player of one of :data:`PLAYER_LEVELS` (the random player,
+the game's heuristic, the search of :mod:`p2pcards.players.search`);
 :func:`dummy_choice` decides for a network table's dummy, the same on every peer.
 """
 
@@ -10,15 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import random
-from typing import Protocol
 
 from p2pcards.core.game import Choice, DealState, Decision, GameSpec
 from p2pcards.core.view import SeatView
+from p2pcards.players.base import Player, RandomPlayer
 
-__all__ = [
-    "Player", "RandomPlayer", "make_player", "PLAYER_LEVELS", "TABLE_LEVEL", "SEEDED_WORLDS", "bot_budget",
-    "dummy_choice", "dummy_rng", "DUMMY_DOMAIN",
-]
+__all__ = ["make_player", "PLAYER_LEVELS", "TABLE_LEVEL", "dummy_choice", "dummy_rng", "DUMMY_DOMAIN"]
 
 #: Names accepted by :func:`make_player` (and the CLI's ``--players``).
 PLAYER_LEVELS = ("random", "heuristic", "search")
@@ -26,42 +22,6 @@ PLAYER_LEVELS = ("random", "heuristic", "search")
 #: another (``play --bots``, the start screen): the strongest, which keeps the table's pace
 #: (on the screen its thinking time is the pause between plays).
 TABLE_LEVEL = "search"
-
-
-class Player(Protocol):
-    """Anything that can decide for a seat."""
-
-    def choose(self, view: SeatView, decision: Decision) -> Choice: ...
-
-
-class RandomPlayer:
-    """Uniformly random legal choices (for tests and benchmarks)."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def choose(self, view: SeatView, decision: Decision) -> Choice:
-        legal = view.legal
-        rng = self.rng
-        if decision.pick is None:
-            return legal[rng.randrange(len(legal))] if len(legal) > 1 else legal[0]
-        if decision.may_decline and rng.random() < 0.3:
-            return None
-        lo, hi = decision.pick
-        k = rng.randint(lo, min(hi, len(legal)))
-        return tuple(rng.sample(legal, k))
-
-
-#: Worlds a searching computer player weighs per decision in a match replayed from a seed
-#: (a time budget would make its choices depend on the machine's load).
-SEEDED_WORLDS = 40
-
-
-def bot_budget(seed: int | None, think_ms: int) -> dict[str, int]:
-    """The search budget of the computer players of a match: ``think_ms`` per decision, or,
-    when the match has a ``seed`` (the same seed must give the same match), a number of
-    worlds (:data:`SEEDED_WORLDS`)."""
-    return {"think_ms": think_ms} if seed is None else {"iterations": SEEDED_WORLDS}
 
 
 def make_player(
@@ -77,7 +37,8 @@ def make_player(
     Games without a heuristic of their own get the random player for ``heuristic``.
     ``think_ms`` (time per decision) and ``iterations`` (a budget that makes runs
     reproducible) matter only to levels that search; the others ignore them.
-    ``search`` is :class:`~p2pcards.core.search.SearchPlayer`.
+    ``search`` is :class:`~p2pcards.players.search.SearchPlayer` (imported on first use: it
+    brings numpy).
     """
     if level == "random":
         return RandomPlayer(rng)
@@ -87,7 +48,7 @@ def make_player(
         player: Player = spec.heuristic(rng)
         return player
     if level == "search":
-        from p2pcards.core.search import SearchPlayer
+        from p2pcards.players.search import SearchPlayer
 
         return SearchPlayer(spec, rng, think_ms=think_ms, iterations=iterations)
     raise ValueError(f"unknown player {level!r} (choose from {', '.join(PLAYER_LEVELS)})")

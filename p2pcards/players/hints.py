@@ -1,6 +1,6 @@
 """Hints for a person at the table, and whether the rest of a deal is forced (sans-IO).
 
-A *hint* is what the search player (:class:`~p2pcards.core.search.SearchPlayer`) would
+A *hint* is what the search player (:class:`~p2pcards.players.search.SearchPlayer`) would
 choose from the person's :class:`~p2pcards.core.view.SeatView` -- the seat's own cards and
 what is public, nothing else -- with a one-line reason.  The reason is honest and small:
 one public fact of the view that bears on the suggested card when there is one (it is the
@@ -14,7 +14,7 @@ them (``7♥``); the fields ``suit`` and ``trump_suit`` are suit letters, named 
 
 *The rest of the deal is forced* (:func:`rest_is_forced`) when, in every world consistent
 with the seat's view (every assignment of the cards it has not seen to the places they may
-be, replayed by :meth:`WorldSampler.world <p2pcards.core.sampling.WorldSampler.world>`),
+be, replayed by :meth:`WorldSampler.world <p2pcards.players.sampling.WorldSampler.world>`),
 every decision left to every seat has exactly one legal choice.  With more than
 :data:`FORCED_WORLDS` assignments it gives up (False: nothing is offered).
 
@@ -32,10 +32,10 @@ from typing import Any, Final
 
 from p2pcards.core.cards import Card, pretty
 from p2pcards.core.game import PLAY, Choice, DealState, Decision, End, GameSpec
-from p2pcards.core.sampling import SkeletonError, WorldSampler, clone_state
-from p2pcards.core.search import SearchPlayer
 from p2pcards.core.tricks import trick_winner
 from p2pcards.core.view import SeatView
+from p2pcards.players.sampling import SkeletonError, WorldSampler, clone_state
+from p2pcards.players.search import SearchPlayer
 
 __all__ = [
     "FORCED_WORLDS",
