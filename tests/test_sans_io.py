@@ -20,7 +20,7 @@ def _modules_after(code: str) -> set[str]:
 
 def test_core_and_plugins_import_no_io_framework():
     mods = _modules_after(
-        "import p2pcards.core, p2pcards.core.arena, p2pcards.players.heuristics, p2pcards.core.bench\n"
+        "import p2pcards.core, p2pcards.tools.arena, p2pcards.players.heuristics, p2pcards.tools.bench_rules\n"
         "from p2pcards.core import load_games\n"
         "reg = load_games(); assert len(reg.games) >= 4, reg.games\n"
         "for spec in reg.games.values(): spec.heuristic and spec.heuristic(__import__('random').Random(1))"
@@ -31,6 +31,6 @@ def test_core_and_plugins_import_no_io_framework():
 
 
 def test_core_imports_no_game():
-    mods = _modules_after("import p2pcards.core, p2pcards.core.arena, p2pcards.players, p2pcards.cli")
+    mods = _modules_after("import p2pcards.core, p2pcards.tools.arena, p2pcards.players, p2pcards.cli")
     games = sorted(m for m in mods if m.startswith("p2pcards_"))
     assert not games, f"the core imported game plugins: {games}"

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from p2pcards.core import Decision, End, GameSpec, SeatView, load_games
-from p2pcards.core.arena import play_deal
 from p2pcards.core.game import DealState
 from p2pcards.players import PLAYER_LEVELS, make_player
 from p2pcards.players.sampling import WorldSampler, clone_state
 from p2pcards.players.search import SearchPlayer, TrickSolver, deal_score, minimax_values, rollout
+from p2pcards.tools.arena import play_deal
 
 GAMES = load_games()
 NAMES = ("sueca", "bisca", "copas", "sobe-e-desce")
@@ -344,8 +344,8 @@ def test_a_plugin_game_is_searched_by_its_own_deal_value_and_one_without_plays_i
     import dataclasses
 
     from p2pcards.core import Match
-    from p2pcards.core.arena import run_arena
     from p2pcards.players.search import SearchPlayer, searchable
+    from p2pcards.tools.arena import run_arena
     from tests.plugin_highcard.p2pcards_highcard import SPEC as HIGHCARD
 
     assert searchable(HIGHCARD)

@@ -1,7 +1,7 @@
 """The mental deck: a dealer-less shuffle, deals, reveals, transfers and an audit that blames.
 
 Commit-reveal SRA over a prime-order group (ristretto255; the benchmark's modp-2048
-baseline lives in :mod:`p2pcards.mental.bench`), sans-IO: nothing here touches a socket, a
+baseline lives in :mod:`p2pcards.tools.bench_deck`), sans-IO: nothing here touches a socket, a
 clock or a thread.  The wire protocol is specified in ``protocol/PROTOCOL.md``.
 
 * :class:`DealSetup` -- the public context of a deal (group, table, deal number, deck,
@@ -13,7 +13,7 @@ clock or a thread.  The wire protocol is specified in ``protocol/PROTOCOL.md``.
 * Errors: :class:`LocalError` (caller misuse), :class:`DeckFault` (names the seat),
   :class:`UnattributedFault` (visible now, blamed by the audit), :class:`MalformedMessage`.
 * :class:`InProcessDeal` -- every seat of a deal in one process (tests, vectors, benchmark);
-  :mod:`p2pcards.mental.bench` and :mod:`p2pcards.mental.vectors` build on it.
+  :mod:`p2pcards.tools.bench_deck` and :mod:`p2pcards.mental.vectors` build on it.
 """
 
 from p2pcards.mental.audit import AuditReport, Fault, audit, seeds_from_messages, verify_evidence

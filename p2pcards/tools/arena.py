@@ -11,11 +11,12 @@ import random
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from p2pcards.core.game import DealState, Decision, End, GameSpec, Match
+from p2pcards.core.game import DealState, Decision, End, GameSpec
+from p2pcards.core.records import deal_record
 from p2pcards.core.view import SeatView
 from p2pcards.players import Player, make_player
 
-__all__ = ["play_deal", "deal_record", "run_arena", "seat_rng"]
+__all__ = ["play_deal", "run_arena", "seat_rng"]
 
 
 def seat_rng(seed: int, seat: int) -> random.Random:
@@ -37,38 +38,6 @@ def play_deal(
             return step.result
         else:
             deal.complete()
-
-
-def deal_record(spec: GameSpec, match_index: int, index: int, deal: DealState, match: Match) -> dict[str, Any]:
-    """The JSON object the arena prints for a finished deal (see ``p2pcards arena --help``)."""
-    return {**play_record(spec, match_index, index, deal), "totals": list(match.totals),
-            "match_over": match.finished, "winner": match.winner}
-
-
-def play_record(spec: GameSpec, match_index: int, index: int, deal: DealState) -> dict[str, Any]:
-    """:func:`deal_record` but the match's fields (``totals``, ``match_over``, ``winner``)."""
-    cards = deal.deck.cards
-    return {
-        "type": "deal",
-        "game": spec.name,
-        "match": match_index,
-        "deal": index,
-        "match_deal": deal.number,
-        "dealer": deal.dealer,
-        "trump": deal.trump,
-        "hands": deal.hands_at_start,
-        "events": deal.events,
-        "tricks": [
-            {
-                "leader": t.leader,
-                "seats": [s for s, _ in t.plays],
-                "cards": [cards[p] for _, p in t.plays],
-                "winner": t.winner,
-            }
-            for t in deal.tricks
-        ],
-        "result": deal.result,
-    }
 
 
 def run_arena(

@@ -54,11 +54,11 @@ from fractions import Fraction
 from statistics import NormalDist
 from typing import Any
 
-from p2pcards.core.arena import play_deal
 from p2pcards.core.game import Choice, Decision, GameSpec
 from p2pcards.core.view import SeatView
 from p2pcards.lifeline import die_with
 from p2pcards.players import PLAYER_LEVELS, Player, make_player
+from p2pcards.tools.arena import play_deal
 
 __all__ = [
     "measure_for",
