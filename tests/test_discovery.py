@@ -1,6 +1,6 @@
 """LAN discovery without a LAN: the TXT record, the fake, the announcer, the commands.
 
-Everything here runs over :class:`p2pcards.discovery.FakeLan` (and loopback TCP for the
+Everything here runs over :class:`p2pcards.testing.fake_lan.FakeLan` (and loopback TCP for the
 lobby); the real multicast DNS runs in ``test_discovery_lan.py``.
 """
 
@@ -24,8 +24,6 @@ from p2pcards.discovery import (
     Announcement,
     AnnouncementError,
     DiscoveryError,
-    FakeDiscovery,
-    FakeLan,
     NotJoinable,
     TableAnnouncer,
     TableEvent,
@@ -39,7 +37,6 @@ from p2pcards.discovery import (
     encode_txt,
     find_table,
     listing,
-    open_fake,
     order_addresses,
     parse_announcement,
     select_interfaces,
@@ -49,6 +46,7 @@ from p2pcards.discovery import (
 from p2pcards.discovery.interfaces import NetInterface, announce_addresses, zeroconf_choice
 from p2pcards.identity import Identity, load_or_create
 from p2pcards.net import PROTO, ConnectError, host_table, join_table, parse_seat_spec
+from p2pcards.testing.fake_lan import FakeDiscovery, FakeLan, open_fake
 
 REGISTRY = load_games()
 GAMES = REGISTRY.games

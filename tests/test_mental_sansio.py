@@ -19,7 +19,7 @@ FORBIDDEN_IMPORTS = {*FRAMEWORKS, "socket", "threading", "random", "secrets", "t
 def test_importing_the_mental_deck_loads_no_io_framework() -> None:
     code = (
         "import sys, json\n"
-        "import p2pcards.mental, p2pcards.tools.bench_deck, p2pcards.mental.vectors\n"
+        "import p2pcards.mental, p2pcards.tools.bench_deck, p2pcards.testing.deck_vectors\n"
         "print(json.dumps(sorted(sys.modules)))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

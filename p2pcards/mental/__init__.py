@@ -12,8 +12,9 @@ clock or a thread.  The wire protocol is specified in ``protocol/PROTOCOL.md``.
   :class:`Fault` with the seat to blame, or clean with the card at every position.
 * Errors: :class:`LocalError` (caller misuse), :class:`DeckFault` (names the seat),
   :class:`UnattributedFault` (visible now, blamed by the audit), :class:`MalformedMessage`.
-* :class:`InProcessDeal` -- every seat of a deal in one process (tests, vectors, benchmark);
-  :mod:`p2pcards.tools.bench_deck` and :mod:`p2pcards.mental.vectors` build on it.
+
+Every seat of a deal in one process (tests, vectors, benchmark) is
+:class:`p2pcards.testing.deck.InProcessDeal`.
 """
 
 from p2pcards.mental.audit import AuditReport, Fault, audit, seeds_from_messages, verify_evidence
@@ -32,7 +33,6 @@ from p2pcards.mental.group import CountingGroup, Group, Ristretto255, group_by_n
 from p2pcards.mental.messages import Kind, Wire
 from p2pcards.mental.party import Awaited, Party, Phase
 from p2pcards.mental.setup import MAX_SEATS, MIN_SEATS, DealSetup
-from p2pcards.mental.simulate import InProcessDeal, Sent
 
 __all__ = [
     "FRENCH_DECK",
@@ -50,14 +50,12 @@ __all__ = [
     "GroupError",
     "Kind",
     "LocalError",
-    "InProcessDeal",
     "MalformedMessage",
     "MentalError",
     "Party",
     "Phase",
     "RemoteError",
     "Ristretto255",
-    "Sent",
     "UnattributedFault",
     "Wire",
     "audit",

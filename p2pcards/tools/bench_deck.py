@@ -83,7 +83,7 @@ from p2pcards.mental.proofs import (
     verify_shuffle,
 )
 from p2pcards.mental.setup import DealSetup
-from p2pcards.mental.simulate import InProcessDeal
+from p2pcards.testing.deck import InProcessDeal
 
 __all__ = ["Modp2048", "measure", "run"]
 

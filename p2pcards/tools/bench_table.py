@@ -28,10 +28,10 @@ from p2pcards.core import load_games
 from p2pcards.identity import Identity
 from p2pcards.lifeline import child_preexec
 from p2pcards.players import RandomPlayer
-from p2pcards.table.local import run_local
 from p2pcards.table.table import Table
 from p2pcards.table.transcript import Genesis, SeatInfo, make_genesis, parse_message
 from p2pcards.table.wire import FrameDecoder
+from p2pcards.testing.table_mesh import run_local
 
 __all__ = ["run_table_bench", "AIM_MS", "AIM_MB"]
 

@@ -1,6 +1,6 @@
 """Test vectors of the table layer: whole transcripts from fixed keys and secrets.
 
-``python -m p2pcards.table.vectors DIRECTORY`` writes:
+``python -m p2pcards.testing.table_vectors DIRECTORY`` writes:
 
 * ``table-bisca.json``: a one-deal Bisca table between two seats;
 * ``table-vote.json``: a two-deal Sueca table (to 8) whose seat 2 falls silent at its first
@@ -16,7 +16,7 @@
 Each holds the inputs (every key as the 32-byte seed it is derived from, each peer's table
 secret, the genesis), every message in transcript order with its hash, the outcome and
 the transcript hash.  Ed25519 signatures and every derivation are deterministic, and so is
-the in-memory network that ran them (:class:`~p2pcards.table.local.LocalMesh`), so the same
+the in-memory network that ran them (:class:`~p2pcards.testing.table_mesh.LocalMesh`), so the same
 inputs give the same bytes; another implementation replays the messages and must accept
 every one, reach the same chain head and the same outcome.
 """
@@ -40,9 +40,9 @@ from p2pcards.mental.seal import KeyEntry
 from p2pcards.players import RandomPlayer
 from p2pcards.table.audit import audit_transcript
 from p2pcards.table.events import Output
-from p2pcards.table.local import LocalMesh
 from p2pcards.table.table import Table
 from p2pcards.table.transcript import Genesis, SeatInfo, TableKind, make_genesis, message_hash, parse_message, peek
+from p2pcards.testing.table_mesh import LocalMesh
 from p2pcards.vectorfiles import vectors_main, write_files
 
 __all__ = ["generate", "write", "main", "fixed_identity", "WrongKeySender", "TwoPlays", "VOTE_SILENT", "FAULT_KEY"]
@@ -286,8 +286,8 @@ def write(directory: Path) -> list[Path]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m p2pcards.table.vectors DIRECTORY``: write the vectors there."""
-    return vectors_main(argv, "p2pcards.table.vectors", generate)
+    """``python -m p2pcards.testing.table_vectors DIRECTORY``: write the vectors there."""
+    return vectors_main(argv, "p2pcards.testing.table_vectors", generate)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Golden test vectors for the deck protocol (ristretto255), as JSON files.
 
-Run ``python -m p2pcards.mental.vectors protocol/vectors`` to (re)write them; the tests
+Run ``python -m p2pcards.testing.deck_vectors protocol/vectors`` to (re)write them; the tests
 regenerate them in memory and compare with the committed files.  Every input is fixed
 (seeds and private keys are SHA-256 of short labels), and every output is deterministic:
 Ed25519 signatures are deterministic and HPKE ephemeral keys derive from the seeds.
@@ -46,7 +46,7 @@ from p2pcards.mental.party import Party
 from p2pcards.mental.proofs import proof_context, prove_lock, prove_shuffle, verify_lock, verify_shuffle
 from p2pcards.mental.seal import hpke_open, hpke_seal
 from p2pcards.mental.setup import DealSetup
-from p2pcards.mental.simulate import InProcessDeal
+from p2pcards.testing.deck import InProcessDeal
 from p2pcards.vectorfiles import vectors_main, write_files
 
 __all__ = ["fixed_seat_keys", "generate", "main", "write"]
@@ -381,8 +381,8 @@ def write(directory: Path) -> list[Path]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m p2pcards.mental.vectors DIRECTORY``: write the vectors there."""
-    return vectors_main(argv, "p2pcards.mental.vectors", generate)
+    """``python -m p2pcards.testing.deck_vectors DIRECTORY``: write the vectors there."""
+    return vectors_main(argv, "p2pcards.testing.deck_vectors", generate)
 
 
 if __name__ == "__main__":
