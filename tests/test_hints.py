@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-from p2pcards.core import PLAY, Decision, End, GameSpec, SeatView, load_games, trick_winner
-from p2pcards.core.game import DealState
+from p2pcards.core import PLAY, DealState, Decision, End, GameSpec, SeatView, load_games, trick_winner
 from p2pcards.history.db import History, SeatFacts, TableFacts, db_path, rebuild
 from p2pcards.history.stats import run_history
 from p2pcards.identity import Identity

@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from p2pcards.core import Decision, End, GameSpec, SeatView, load_games
-from p2pcards.core.game import DealState
+from p2pcards.core import DealState, Decision, End, GameSpec, SeatView, load_games
 from p2pcards.players import PLAYER_LEVELS, make_player
 from p2pcards.players.sampling import WorldSampler, clone_state
 from p2pcards.players.search import SearchPlayer, TrickSolver, deal_score, minimax_values, rollout

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from p2pcards.core.game import DealState, GameSpec, Match
+from p2pcards.core.deal import DealState
+from p2pcards.core.spec import GameSpec, Match
 
 __all__ = ["deal_record", "play_record"]
 

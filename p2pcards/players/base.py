@@ -2,8 +2,8 @@
 and the budget of a match's searching players.
 
 A player is given a :class:`~p2pcards.core.view.SeatView` and the pending
-:class:`~p2pcards.core.game.Decision` and returns a choice (formats in
-:mod:`p2pcards.core.game`).  Bots see exactly what a person in the seat would.
+:class:`~p2pcards.core.steps.Decision` and returns a choice (formats in
+:mod:`p2pcards.core`).  Bots see exactly what a person in the seat would.
 The levels built on these (:func:`~p2pcards.players.levels.make_player`) and the dummy's
 rule are in :mod:`p2pcards.players.levels`.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
-from p2pcards.core.game import Choice, Decision
+from p2pcards.core import Choice, Decision
 from p2pcards.core.view import SeatView
 
 __all__ = ["Player", "RandomPlayer", "SEEDED_WORLDS", "bot_budget"]

@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from p2pcards.core import PLAY, DealState, Decision, GameSpec
 from p2pcards.core.cards import SUITS, Card
-from p2pcards.core.game import PLAY, DealState, Decision, GameSpec
 
 __all__ = [
     "CardTable",

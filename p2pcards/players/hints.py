@@ -30,8 +30,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from p2pcards.core import PLAY, Choice, DealState, Decision, End, GameSpec
 from p2pcards.core.cards import Card, pretty
-from p2pcards.core.game import PLAY, Choice, DealState, Decision, End, GameSpec
 from p2pcards.core.tricks import trick_winner
 from p2pcards.core.view import SeatView
 from p2pcards.players.sampling import SkeletonError, WorldSampler, clone_state
@@ -56,7 +56,7 @@ FORCED_WORLDS: Final = 5000
 
 @dataclass(frozen=True)
 class Hint:
-    """A suggestion: the ``choice`` (in the formats of :mod:`p2pcards.core.game`), why
+    """A suggestion: the ``choice`` (in the formats of :mod:`p2pcards.core`), why
     (``reason``, a key, with its ``fields``), and ``code``: the suggestion in the
     transcript's words (card codes such as ``7H``) for the history."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import random
 
-from p2pcards.core.game import Choice, DealState, Decision, GameSpec
+from p2pcards.core import Choice, DealState, Decision, GameSpec
 from p2pcards.core.view import SeatView
 from p2pcards.players.base import Player, RandomPlayer
 

@@ -1,7 +1,7 @@
 """Determinization: full-information deals consistent with what one seat knows.
 
 A search bot sees a :class:`~p2pcards.core.view.SeatView` only.  :class:`WorldSampler`
-turns that view into *worlds*: full-information :class:`~p2pcards.core.game.DealState`
+turns that view into *worlds*: full-information :class:`~p2pcards.core.deal.DealState`
 objects at the very point the view shows, whose every public fact and whose seat's own
 cards are those of the view, the hidden cards dealt anew.
 
@@ -54,9 +54,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from p2pcards.core.cards import Card
-from p2pcards.core.deck import STOCK, Deck
-from p2pcards.core.game import (
+from p2pcards.core import (
     PLAY,
     SWAP,
     Choice,
@@ -70,6 +68,8 @@ from p2pcards.core.game import (
     Match,
     Reveal,
 )
+from p2pcards.core.cards import Card
+from p2pcards.core.deck import STOCK, Deck
 from p2pcards.core.view import SeatView
 
 __all__ = ["WorldSampler", "World", "SkeletonError", "clone_state", "INFER_PLAYS", "MISMATCH"]

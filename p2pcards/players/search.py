@@ -7,7 +7,7 @@ For each decision the player
    recent plays were under the game's heuristic (:mod:`p2pcards.players.sampling` explains
    both);
 2. evaluates every candidate choice in every world: in a game whose plugin has a batch
-   simulator (:attr:`GameSpec.simulator <p2pcards.core.game.GameSpec.simulator>`: its
+   simulator (:attr:`GameSpec.simulator <p2pcards.core.spec.GameSpec.simulator>`: its
    trick play is the simulator's -- follow suit if you can, else anything; the highest
    trump, else the highest card of the suit led, wins; card points count), with two
    sides, once the stock is empty and few cards remain (:data:`SOLVE_PLAYS`), with an
@@ -59,8 +59,8 @@ from typing import Any, Final
 
 import numpy as np
 
+from p2pcards.core import PLAY, Choice, DealState, Decision, End, GameSpec
 from p2pcards.core.cards import Card, Suit
-from p2pcards.core.game import PLAY, Choice, DealState, Decision, End, GameSpec
 from p2pcards.core.view import SeatView
 from p2pcards.players.fastsim import GREEDY, I64, Positions, TrickSimulator, simulator_for
 from p2pcards.players.sampling import SkeletonError, World, WorldSampler, clone_state
@@ -108,7 +108,7 @@ EPSILON: Final = 0.0
 
 def deal_score(spec: GameSpec, result: Mapping[str, Any], seat: int) -> float:
     """The deal's ``result`` from ``seat``'s side, higher is better: the game's own deal
-    value (:meth:`Match.deal_value <p2pcards.core.game.Match.deal_value>`), negated for a
+    value (:meth:`Match.deal_value <p2pcards.core.spec.Match.deal_value>`), negated for a
     game where lower is better.  ValueError for a game that gives none."""
     cls = spec.match_class
     value = cls.deal_value(spec, result, seat)

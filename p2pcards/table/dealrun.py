@@ -17,8 +17,7 @@ from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Any, Final
 
-from p2pcards.core import Deal, DealState, Decision, End, IllegalChoice, Locate, Reveal
-from p2pcards.core.game import GameSpec
+from p2pcards.core import Deal, DealState, Decision, End, GameSpec, IllegalChoice, Locate, Reveal
 from p2pcards.identity import Identity
 from p2pcards.mental import DealSetup, Party, Phase, RemoteError
 from p2pcards.mental.kdf import commitment

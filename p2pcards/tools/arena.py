@@ -11,7 +11,7 @@ import random
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from p2pcards.core.game import DealState, Decision, End, GameSpec
+from p2pcards.core import DealState, Decision, End, GameSpec
 from p2pcards.core.records import deal_record
 from p2pcards.core.view import SeatView
 from p2pcards.players import Player, make_player

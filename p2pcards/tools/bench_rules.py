@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from p2pcards.core import GameSpec
 from p2pcards.core.cards import PORTUGUESE_40, PT_POINTS, PT_RANK_ORDER, strength_table
-from p2pcards.core.game import GameSpec
 from p2pcards.players import RandomPlayer
 from p2pcards.tools.arena import play_deal
 

@@ -14,7 +14,7 @@ each player holds every hand.
   thus hold every hand: A once, B once (teams, Bisca) or three times (Copas, Sobe e
   Desce), and the averages below weigh every hand alike.
 * **Measure** (per seat and deal, from the deal's result): the game's own deal value,
-  :meth:`Match.deal_value <p2pcards.core.game.Match.deal_value>` (:func:`measure_for`).
+  :meth:`Match.deal_value <p2pcards.core.spec.Match.deal_value>` (:func:`measure_for`).
   The built-in games: Sueca and Bisca, the card points its team or it took (higher is
   better, 120 in all); Copas, its penalty points after the moon rule (lower is better);
   Sobe e Desce, what the deal adds to its score, ``delta`` (lower is better: minus the
@@ -54,7 +54,7 @@ from fractions import Fraction
 from statistics import NormalDist
 from typing import Any
 
-from p2pcards.core.game import Choice, Decision, GameSpec
+from p2pcards.core import Choice, Decision, GameSpec
 from p2pcards.core.view import SeatView
 from p2pcards.lifeline import die_with
 from p2pcards.players import PLAYER_LEVELS, Player, make_player
@@ -90,7 +90,7 @@ class Measure:
 
 
 def measure_for(spec: GameSpec) -> Measure:
-    """The measure of ``spec``, from its plugin (:meth:`~p2pcards.core.game.Match.deal_value`,
+    """The measure of ``spec``, from its plugin (:meth:`~p2pcards.core.spec.Match.deal_value`,
     ``value_label``, ``lower_is_better``); ValueError for a game that gives none."""
     cls = spec.match_class
     if not cls.gives_deal_value():

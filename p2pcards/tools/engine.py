@@ -26,8 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Final, TextIO
 
-from p2pcards.core.deck import DISCARD, PLAYED, STOCK, DeckError
-from p2pcards.core.game import (
+from p2pcards.core import (
     GO_IN,
     PASS,
     PLAY,
@@ -43,6 +42,7 @@ from p2pcards.core.game import (
     OptionError,
     Reveal,
 )
+from p2pcards.core.deck import DISCARD, PLAYED, STOCK, DeckError
 from p2pcards.core.plugins import GameRegistry, load_games
 from p2pcards.core.view import SeatView
 

@@ -10,7 +10,7 @@ a forced deal.  Keys arrive as method calls
 (:mod:`p2pcards.tui.input`: :meth:`TableModel.left`, :meth:`~TableModel.enter`,
 :meth:`~TableModel.digit`, :meth:`~TableModel.key` ...); what they cause outside the screen
 goes through callbacks: ``on_choice(choice)`` (the person's decision, in the formats of
-:mod:`p2pcards.core.game`), ``on_continue()`` (the summary of a deal was read),
+:mod:`p2pcards.core`), ``on_continue()`` (the summary of a deal was read),
 ``on_exit()`` (leave the table), ``on_hint()`` (``h``: compute a hint, which comes back
 through :meth:`TableModel.show_hint`) and ``on_finish()`` (``f``: finish a forced deal).
 
@@ -19,7 +19,7 @@ prompt_toolkit or trio, so all of it is tested without a terminal.
 
 Nothing here knows a game: what differs between games (play direction, trumps, running
 counts, how results read, the words and reasons of a decision dialog, facts and notes) comes
-from the game's spec and deal state (:mod:`p2pcards.core.game`, "How a game reaches the
+from the game's spec and deal state (:mod:`p2pcards.core`, "How a game reaches the
 screens"), and its words from the game's own texts.
 """
 
@@ -312,7 +312,7 @@ class TableModel(TableKeys):
 
     @property
     def mode(self) -> str | None:
-        """The kind of the decision the keys work on now (:data:`~p2pcards.core.game.PLAY`,
+        """The kind of the decision the keys work on now (:data:`~p2pcards.core.steps.PLAY`,
         or a kind of the game's), or None."""
         if self.decision is None or self.overlay is not None:
             return None

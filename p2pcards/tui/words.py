@@ -1,5 +1,5 @@
 """How a game's words and cards read on the screens: card labels and colours, hand order,
-and a game's :class:`~p2pcards.core.game.Line` and :class:`~p2pcards.core.game.Summary` in a
+and a game's :class:`~p2pcards.core.summary.Line` and :class:`~p2pcards.core.summary.Summary` in a
 language (shared by the full-screen table and text mode)."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def game_word(spec: GameSpec | None, lang: str, key: str) -> str | None:
 
 def line_text(spec: GameSpec | None, lang: str, line: Line, seat_name: Callable[[int, bool], str],
               **extra: object) -> str:
-    """A game's :class:`~p2pcards.core.game.Line` in ``lang``: its words with the fields
+    """A game's :class:`~p2pcards.core.summary.Line` in ``lang``: its words with the fields
     filled in; a seat is named by ``seat_name(seat, first)`` (``first``: it opens the
     sentence).  ``extra`` are fields the screen fills (``k``...).  Words the game lacks
     show their key; a field the words do not use is ignored."""
@@ -56,7 +56,7 @@ def line_text(spec: GameSpec | None, lang: str, line: Line, seat_name: Callable[
 
 def summary_text(spec: GameSpec | None, lang: str, summary: Summary, side_name: Callable[[int], str],
                  seat_name: Callable[[int, bool], str], mark: str = " ★") -> list[str]:
-    """A :class:`~p2pcards.core.game.Summary` as lines: one per side, ``NAME — label value,
+    """A :class:`~p2pcards.core.summary.Summary` as lines: one per side, ``NAME — label value,
     ...`` (a value that is one of the game's words shows alone), ``mark`` after the
     highlighted side, then the notes."""
     labels = [game_word(spec, lang, c) or c for c in summary.columns]
