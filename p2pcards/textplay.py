@@ -11,7 +11,7 @@ event kinds read in the game's words (its ``event.KIND`` texts; see "How a game 
 screens" in :mod:`p2pcards.core`), or else as a plain line, "Seat 2: KIND CHOICE".
 
 People see seats and deals numbered from 1 ("seat 2", "deal 1") and their own seat as
-"you"; every line comes from :mod:`p2pcards.tui.i18n` (the ``text_`` keys) in the language
+"you"; every line comes from :mod:`p2pcards.words` (the ``text_`` keys) in the language
 of the table (``--lang``, as the full-screen table), or from the game itself: how its
 results read, what its decisions are and the labels of its choices come from its spec and
 deal state (:mod:`p2pcards.core`), in its own words -- nothing here names a game.
@@ -35,8 +35,7 @@ from typing import Any, TextIO
 
 from p2pcards.core import PLAY, DealState, Decision, End, GameSpec, Line, SeatView, pretty
 from p2pcards.players import bot_budget, make_player
-from p2pcards.tui.i18n import Text
-from p2pcards.tui.words import game_word, line_text, summary_text
+from p2pcards.words import Text, game_word, line_text, summary_text
 
 __all__ = ["play_text", "Quit"]
 

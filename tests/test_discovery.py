@@ -646,8 +646,8 @@ def test_the_start_screen_says_why_in_its_language(announcement):
     en as `tables` says them)."""
     from p2pcards.core import load_games
     from p2pcards.discovery import joinable_problem
-    from p2pcards.tui.i18n import Text
     from p2pcards.tui.start import _discovery
+    from p2pcards.words import Text
 
     code, details = joinable_problem(_table(announcement), GAMES, PROTO)  # type: ignore[misc]
     assert f"lan_why_{code}" in Text("pt")

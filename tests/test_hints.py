@@ -22,7 +22,7 @@ from p2pcards.players.hints import Hint, _deck_orders, explain, frozen_view, res
 from p2pcards.players.sampling import WorldSampler
 from p2pcards.players.search import SearchPlayer
 from p2pcards.table.transcript import Genesis, SeatInfo, TranscriptError, make_genesis, parse_message
-from p2pcards.tui.i18n import Text
+from p2pcards.words import Text
 
 GAMES = load_games()
 SUECA = GAMES.get("sueca")

@@ -33,8 +33,8 @@ from p2pcards.net import LocalSeat, log_path, make_table, play_in_memory
 from p2pcards.players import make_player
 from p2pcards.table.audit import replay_deal
 from p2pcards.table.transcript import Genesis, SeatInfo, parse_message
-from p2pcards.tui.i18n import Text
 from p2pcards.tui.runtime import LocalTable
+from p2pcards.words import Text
 from tests import rulecheck_bisca, rulecheck_sueca
 
 REGISTRY = load_games()

@@ -14,12 +14,12 @@ import p2pcards.cli as cli
 from p2pcards.core import Decision, GameRegistry, GameSpec, Line, Match, Option, load_games
 from p2pcards.identity import Identity
 from p2pcards.textplay import play_text
-from p2pcards.tui.i18n import LANGS, Text
 from p2pcards.tui.lan import JoinPlan, LanTable
 from p2pcards.tui.lobby import LobbyModel
 from p2pcards.tui.model import GameInfo, SeatLabel, Snapshot, TableModel
 from p2pcards.tui.start import start_fragments
 from p2pcards.tui.start_model import LanEntry, SavedEntry, StartModel
+from p2pcards.words import LANGS, Text
 from tests.plugin_highcard.p2pcards_highcard import SPEC as HIGHCARD
 
 REGISTRY = load_games()
@@ -277,7 +277,7 @@ def test_a_games_own_keys_are_among_its_text_keys():
 
 
 SCREENS = ["tui/model.py", "tui/layout.py", "tui/app.py", "tui/start.py", "tui/start_model.py", "tui/keys.py",
-           "tui/i18n.py", "textplay.py"]
+           "words/text.py", "words/en.py", "words/pt.py", "words/games.py", "tui/cards.py", "textplay.py"]
 
 
 @pytest.mark.parametrize("path", SCREENS)

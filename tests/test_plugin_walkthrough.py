@@ -28,7 +28,7 @@ import pytest
 from p2pcards.core import Decision, IllegalChoice, Line, SeatView
 from p2pcards.players import make_player
 from p2pcards.textplay import play_text
-from p2pcards.tui.i18n import LANGS
+from p2pcards.words import LANGS
 from tests.plugin_highcard.p2pcards_highcard import SPEC as HIGHCARD
 from tests.plugin_highcard.p2pcards_highcard.game import LEAD, HighcardDeal
 from tests.plugin_highcard.p2pcards_highcard.heuristic import HighcardHeuristic

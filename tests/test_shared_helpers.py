@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from p2pcards.core import load_games
 from p2pcards.discovery.interfaces import NetInterface
 from p2pcards.net.address import AddressError, format_host_port, parse_host_port
-from p2pcards.tui.i18n import Text
 from p2pcards.tui.start_model import LanEntry, StartModel, parse_address
+from p2pcards.words import Text
 from tests import conftest
 
 

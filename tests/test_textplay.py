@@ -13,7 +13,8 @@ import pytest
 import p2pcards.cli as cli
 from p2pcards.core import load_games
 from p2pcards.textplay import play_text
-from p2pcards.tui.i18n import EN, PT
+from p2pcards.words.en import EN
+from p2pcards.words.pt import PT
 
 TEXT_EN = {k: v for k, v in EN.items() if k.startswith("text_")}
 TEXT_PT = {k: v for k, v in PT.items() if k.startswith("text_")}

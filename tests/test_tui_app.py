@@ -37,7 +37,6 @@ from p2pcards.net.store import read_log
 from p2pcards.table.audit import audit_transcript
 from p2pcards.testing.fake_lan import FakeLan, open_fake
 from p2pcards.tui.app import build_app, run_local_table, run_with_trio
-from p2pcards.tui.i18n import Text
 from p2pcards.tui.lan import LanTable, run_lan_table
 from p2pcards.tui.layout import hand_fragments
 from p2pcards.tui.lobby import LobbyModel
@@ -46,6 +45,7 @@ from p2pcards.tui.runtime import LocalTable
 from p2pcards.tui.start import _Browser, build_start_app, run_start_screen
 from p2pcards.tui.start_model import StartModel
 from p2pcards.tui.style import build_style
+from p2pcards.words import Text
 
 REGISTRY = load_games()
 RIGHT = "\x1b[C"

@@ -23,8 +23,8 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     from p2pcards.history import HistoryError
     from p2pcards.history.replay import follow_log
-    from p2pcards.tui.i18n import default_lang
     from p2pcards.tui.replay import replay_match, seat_of_log
+    from p2pcards.words import default_lang
 
     try:
         match = follow_log(args.logfile, _load())

@@ -9,7 +9,7 @@ still out; it takes the trick, or trumps it; it is the cheapest card that cannot
 the search's own measure: how much better, on average over the deals it sampled, the
 suggestion scored than the next best choice (:attr:`SearchPlayer.last_scores`).  A
 :class:`Hint` carries the reason as a key and its fields; the screens put it in words
-(``hint_why_KEY`` in :mod:`p2pcards.tui.i18n`).  Card fields are written as people read
+(``hint_why_KEY`` in :mod:`p2pcards.words.en`).  Card fields are written as people read
 them (``7♥``); the fields ``suit`` and ``trump_suit`` are suit letters, named by the screen.
 
 *The rest of the deal is forced* (:func:`rest_is_forced`) when, in every world consistent

@@ -39,11 +39,11 @@ from p2pcards.net import NetError, Refused, host_table, join_table, log_path, re
 from p2pcards.net.lobby import SeatSpec
 from p2pcards.players import Player
 from p2pcards.tui.app import build_app, exit_status, run_with_trio
-from p2pcards.tui.i18n import Text
 from p2pcards.tui.lobby import LobbyModel, build_lobby_app, end_if_ended
 from p2pcards.tui.logfile import screen_logging
 from p2pcards.tui.model import GameInfo, SeatLabel, TableModel
 from p2pcards.tui.runtime import PacedBot, ScreenTable
+from p2pcards.words import Text
 
 __all__ = ["HostPlan", "JoinPlan", "LanTable", "ResumePlan", "PERSON_TIMEOUT", "hosting_announcer", "local_addresses",
            "lan_screens", "play_lan", "run_lan_async", "run_lan_table"]

@@ -22,7 +22,7 @@ from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
 from p2pcards.core import GameSpec
-from p2pcards.tui.i18n import Text
+from p2pcards.words import Text
 
 __all__ = ["LobbyModel", "build_lobby_app", "end_if_ended"]
 

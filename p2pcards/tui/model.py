@@ -31,10 +31,10 @@ from typing import Any
 
 from p2pcards.core import PLAY, Card, Decision, Line, pretty
 from p2pcards.players.hints import Hint
-from p2pcards.tui.i18n import Text
+from p2pcards.tui.cards import SUIT_ORDER, card_label, is_red, sort_hand
 from p2pcards.tui.input import CARD_KEYS, TableKeys
 from p2pcards.tui.snapshot import GameInfo, SeatLabel, Snapshot, snapshot_of
-from p2pcards.tui.words import SUIT_ORDER, card_label, is_red, line_text, sort_hand, summary_text
+from p2pcards.words import Text, line_text, summary_text
 
 __all__ = [
     "CARD_KEYS",

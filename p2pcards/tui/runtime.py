@@ -58,8 +58,8 @@ from p2pcards.players import TABLE_LEVEL, Player, bot_budget, make_player
 from p2pcards.players.hints import HINT_MS, Hint, frozen_view, rest_is_forced, suggest
 from p2pcards.table.events import DealClosed, Ended, TableEvent
 from p2pcards.table.transcript import Genesis, SeatInfo, parse_message
-from p2pcards.tui.i18n import Text
 from p2pcards.tui.model import GameInfo, SeatLabel, TableModel, snapshot_of
+from p2pcards.words import Text
 
 __all__ = ["BOT_NAMES", "Gate", "LocalTable", "PacedBot", "PersonPlayer", "ScreenTable"]
 

@@ -28,7 +28,7 @@ from typing import Any
 from p2pcards.core import GameRegistry, GameSpec
 from p2pcards.history import HistoryError
 from p2pcards.players import PLAYER_LEVELS, TABLE_LEVEL
-from p2pcards.tui.i18n import Text
+from p2pcards.words import Text
 
 __all__ = [
     "MENU",

@@ -1,31 +1,15 @@
-"""How a game's words and cards read on the screens: card labels and colours, hand order,
-and a game's :class:`~p2pcards.core.summary.Line` and :class:`~p2pcards.core.summary.Summary` in a
-language (shared by the full-screen table and text mode)."""
+"""A game's words in a language: its text keys, and its :class:`~p2pcards.core.summary.Line`
+and :class:`~p2pcards.core.summary.Summary` as text (shared by the full-screen table, text
+mode and the history's exports).  Seats are named by the caller, each screen its own way.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 
-from p2pcards.core import Card, GameSpec, Line, Summary, pretty
+from p2pcards.core import GameSpec, Line, Summary
 
-__all__ = ["SUIT_ORDER", "card_label", "is_red", "sort_hand", "game_word", "line_text", "summary_text"]
-
-#: Suits in the hand from left to right: colours alternate (♠ ♥ ♣ ♦).
-SUIT_ORDER = "SHCD"
-
-def card_label(card: Card) -> str:
-    """Rank and suit symbol together: ``"7H"`` -> ``"7♥"``, ``"TC"`` -> ``"10♣"``."""
-    return pretty(card)
-
-
-def is_red(card_or_suit: str) -> bool:
-    """Hearts and diamonds are red."""
-    return card_or_suit[-1] in "HD"
-
-
-def sort_hand(hand: Sequence[tuple[int, Card]], strength: Mapping[str, int]) -> list[tuple[int, Card]]:
-    """``(position, card)`` sorted by suit (:data:`SUIT_ORDER`), then rank from high to low."""
-    return sorted(hand, key=lambda pc: (SUIT_ORDER.index(pc[1][1]), -strength.get(pc[1][0], 0), pc[0]))
+__all__ = ["game_word", "line_text", "summary_text"]
 
 
 def game_word(spec: GameSpec | None, lang: str, key: str) -> str | None:
