@@ -406,7 +406,7 @@ async def test_announcer_reports_failures_and_retries(autojump_clock):
         announcer.listening(4000)
         await trio.sleep(1)
         assert lan.services() == [] and len(problems) == 1
-        await trio.sleep(discovery.lobby.RETRY * 2)
+        await trio.sleep(discovery.tables.RETRY * 2)
         assert lan.services() == ["mesa"] and len(problems) == 2
         nursery.cancel_scope.cancel()
 

@@ -15,7 +15,7 @@ from p2pcards.core import Decision, GameRegistry, GameSpec, Line, Match, Option,
 from p2pcards.identity import Identity
 from p2pcards.textplay import play_text
 from p2pcards.tui.lan import JoinPlan, LanTable
-from p2pcards.tui.lobby import LobbyModel
+from p2pcards.tui.lobby_screen import LobbyModel
 from p2pcards.tui.model import GameInfo, SeatLabel, Snapshot, TableModel
 from p2pcards.tui.start import start_fragments
 from p2pcards.tui.start_model import LanEntry, SavedEntry, StartModel

@@ -39,7 +39,7 @@ from p2pcards.testing.fake_lan import FakeLan, open_fake
 from p2pcards.tui.app import build_app, run_local_table, run_with_trio
 from p2pcards.tui.lan import LanTable, run_lan_table
 from p2pcards.tui.layout import hand_fragments
-from p2pcards.tui.lobby import LobbyModel
+from p2pcards.tui.lobby_screen import LobbyModel
 from p2pcards.tui.model import GameInfo, SeatLabel, Snapshot, TableModel
 from p2pcards.tui.runtime import LocalTable
 from p2pcards.tui.start import _Browser, build_start_app, run_start_screen

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from p2pcards.tui.lobby import LobbyModel
+from p2pcards.tui.lobby_screen import LobbyModel
 from p2pcards.tui.start import start_fragments
 from p2pcards.tui.start_model import LanEntry, StartModel
 from p2pcards.words import STRINGS, Text

@@ -9,7 +9,8 @@ Modules, one per seam: :mod:`~p2pcards.cli.help` (the help texts), :mod:`~p2pcar
 :mod:`~p2pcards.cli.printer` (how records read for people), and the commands by area:
 :mod:`~p2pcards.cli.offline` (games, arena, duel, engine, bench), :mod:`~p2pcards.cli.play`
 (play and the start screen), :mod:`~p2pcards.cli.network` (host, join, tables),
-:mod:`~p2pcards.cli.resume` and :mod:`~p2pcards.cli.audit`.
+:mod:`~p2pcards.cli.resume`, :mod:`~p2pcards.cli.records` (export, replay, history, stats,
+audit).
 """
 
 from __future__ import annotations

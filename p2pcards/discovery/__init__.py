@@ -4,7 +4,7 @@
   makes of it, sans-IO: parsing never raises on what the LAN sends.
 - :mod:`~p2pcards.discovery.bridge` -- python-zeroconf bridged into trio
   (:func:`open_discovery`).
-- :mod:`~p2pcards.discovery.lobby` -- announcing a hosted table as its seats fill; listing
+- :mod:`~p2pcards.discovery.tables` -- announcing a hosted table as its seats fill; listing
   and finding tables.
 
 The TXT record format is specified in ``protocol/TRANSPORT.md`` ("Discovery").  The bridge
@@ -17,16 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from p2pcards.discovery.base import DEFAULT_TTL, Discovery, DiscoveryError, IpVersion, Registration
 from p2pcards.discovery.interfaces import NetInterface, list_interfaces, select_interfaces
-from p2pcards.discovery.lobby import (
-    NotJoinable,
-    TableAnnouncer,
-    TableNotFound,
-    announcing,
-    check_joinable,
-    collect_tables,
-    find_table,
-    watch_tables,
-)
 from p2pcards.discovery.record import (
     SERVICE_TYPE,
     TXT_VERSION,
@@ -45,6 +35,16 @@ from p2pcards.discovery.record import (
     parse_announcement,
     table_json,
     why_not_joinable,
+)
+from p2pcards.discovery.tables import (
+    NotJoinable,
+    TableAnnouncer,
+    TableNotFound,
+    announcing,
+    check_joinable,
+    collect_tables,
+    find_table,
+    watch_tables,
 )
 
 if TYPE_CHECKING:

@@ -17,8 +17,8 @@ Every seat of a deal in one process (tests, vectors, benchmark) is
 :class:`p2pcards.testing.deck.InProcessDeal`.
 """
 
-from p2pcards.mental.audit import AuditReport, Fault, audit, seeds_from_messages, verify_evidence
 from p2pcards.mental.cards import FRENCH_DECK, PORTUGUESE_DECK, check_deck, standard_deck
+from p2pcards.mental.deck_audit import AuditReport, Fault, audit, seeds_from_messages, verify_evidence
 from p2pcards.mental.errors import (
     DeckFault,
     FaultKind,

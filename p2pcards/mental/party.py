@@ -148,7 +148,7 @@ class Awaited:
 class LiveRecord:
     """What a party derived and checked while it played its deal (:meth:`Party.live_record`).
 
-    Its own audit (:func:`p2pcards.mental.audit` with ``live=``) takes these instead of
+    Its own audit (:func:`p2pcards.mental.deck_audit` with ``live=``) takes these instead of
     doing the work again: ``secrets`` (derived from ``seed``), ``deal_id`` and
     ``encodings`` (the card encodings of that deal id), ``messages``: every wire message
     this party sent, or received and checked on receipt, each with its decoded form, and

@@ -28,8 +28,7 @@ import trio
 from p2pcards.core import GameSpec
 from p2pcards.identity import Identity
 from p2pcards.net.errors import ListenError, LobbyTimeout, MeshError, single_error
-from p2pcards.net.link import Link, LinkClosed, PreauthGate, PreauthSlot, open_preauth
-from p2pcards.net.lobby import (
+from p2pcards.net.handshake import (
     NONCE_SIZE,
     Hello,
     LobbyProtocolError,
@@ -43,6 +42,7 @@ from p2pcards.net.lobby import (
     make_start,
     parse_hello,
 )
+from p2pcards.net.link import Link, LinkClosed, PreauthGate, PreauthSlot, open_preauth
 from p2pcards.net.memory import make_table
 from p2pcards.net.node import LINGER, EventSink, LinkSink, LocalSeat, Node, TableRecorder, describe_table
 from p2pcards.net.rejoin import answer_rejoin

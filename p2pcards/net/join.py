@@ -27,8 +27,7 @@ import trio
 from p2pcards.core import GameRegistry
 from p2pcards.identity import Identity, fingerprint
 from p2pcards.net.errors import ConnectError, LobbyTimeout, MeshError, Refused, single_error
-from p2pcards.net.link import Link, LinkClosed, PreauthGate, open_preauth, receive_control
-from p2pcards.net.lobby import (
+from p2pcards.net.handshake import (
     DIALLER,
     LISTENER,
     NONCE_SIZE,
@@ -45,6 +44,7 @@ from p2pcards.net.lobby import (
     parse_seated_or_refused,
     parse_start,
 )
+from p2pcards.net.link import Link, LinkClosed, PreauthGate, open_preauth, receive_control
 from p2pcards.net.node import LINGER, EventSink, LinkSink, LocalSeat, Node, TableRecorder, describe_table
 from p2pcards.net.rejoin import answer_rejoin
 from p2pcards.net.store import PERSON, Manifest, PeerEntry, peer_stem

@@ -38,8 +38,8 @@ import trio
 from p2pcards.core import GameRegistry
 from p2pcards.identity import Identity
 from p2pcards.net.errors import ConnectError, ListenError, NetError, ResumeError, TableGone, single_error
+from p2pcards.net.handshake import NONCE_SIZE, LobbyProtocolError, decode, make_greeting, make_refused
 from p2pcards.net.link import LinkClosed, PreauthGate, open_preauth
-from p2pcards.net.lobby import NONCE_SIZE, LobbyProtocolError, decode, make_greeting, make_refused
 from p2pcards.net.node import LINGER, EventSink, LinkSink, LocalSeat, Node, TableRecorder, describe_table
 from p2pcards.net.rejoin import REJOIN_TIMEOUT, answer_rejoin, dial_rejoin
 from p2pcards.net.store import (

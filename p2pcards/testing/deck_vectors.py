@@ -31,8 +31,8 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from p2pcards.mental.audit import audit, seeds_from_messages
 from p2pcards.mental.cards import standard_deck
+from p2pcards.mental.deck_audit import audit, seeds_from_messages
 from p2pcards.mental.encoding import fields
 from p2pcards.mental.group import Ristretto255
 from p2pcards.mental.kdf import (

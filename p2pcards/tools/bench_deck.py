@@ -17,7 +17,7 @@ Figures, per group:
   locking, sealing its keys to the others and opening its own hand;
 * **play per seat** -- time spent inside that seat's party for the rest of the deal: the
   reveals (showing its card, opening the others') and the seeds;
-* **audit** -- one run of :func:`~p2pcards.mental.audit.audit` (every seat runs the same);
+* **audit** -- one run of :func:`~p2pcards.mental.deck_audit.audit` (every seat runs the same);
 * **group operations per seat**, over the whole deal -- scalar multiplications
   (``mult``), hashes to the group (``hash``), stand-alone element validations
   (``validate``) and scalar-field products and inversions (``scalar``);
@@ -66,8 +66,8 @@ import msgpack  # type: ignore[import-untyped]
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from p2pcards.mental.audit import audit, seeds_from_messages
 from p2pcards.mental.cards import standard_deck
+from p2pcards.mental.deck_audit import audit, seeds_from_messages
 from p2pcards.mental.errors import GroupError, LocalError
 from p2pcards.mental.group import CountingGroup, Group, Ristretto255
 from p2pcards.mental.kdf import SeedKdf

@@ -33,7 +33,7 @@ from prompt_toolkit.styles import Style
 
 from p2pcards.core import GameRegistry
 from p2pcards.identity import Identity
-from p2pcards.net.lobby import SeatSpec
+from p2pcards.net.handshake import SeatSpec
 from p2pcards.tui.app import play_local, run_with_trio
 from p2pcards.tui.lan import HostPlan, JoinPlan, ResumePlan, hosting_announcer, net_failure, play_lan
 from p2pcards.tui.logfile import screen_logging
