@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from p2pcards.cli.common import CliError
+from p2pcards.cli.common import CliError, _is_terminal
 from p2pcards.cli.common import _left_note as _left_note
 from p2pcards.cli.parser import build_parser
 from p2pcards.cli.play import cmd_start
@@ -32,8 +32,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
         args.func = cmd_start
+    out = out or sys.stdout
     try:
-        return int(args.func(args, out or sys.stdout))
+        if args.func is cmd_start and not _is_terminal(out):  # `p2pcards` alone, not on a terminal: the help
+            parser.print_help(out)
+            return 0
+        return int(args.func(args, out))
     except CliError as exc:
         parser.exit(2, f"p2pcards: error: {exc}\n")
     except BrokenPipeError:

@@ -116,12 +116,8 @@ def _play_lan(args: argparse.Namespace, out: TextIO, registry: GameRegistry, spe
 
 
 def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
-    """``p2pcards`` alone: the start screen on a terminal, else the help."""
-    if not _is_terminal(out):
-        from p2pcards.cli.parser import build_parser  # here: the parser imports every command, this one too
-
-        build_parser().print_help(out)
-        return 0
+    """``p2pcards`` alone on a terminal: the start screen (elsewhere :func:`p2pcards.cli.main`
+    prints the help instead, with the parser it holds)."""
     from p2pcards.identity import data_dir
     from p2pcards.tui.start import run_start_screen
     from p2pcards.words import default_lang

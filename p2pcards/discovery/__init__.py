@@ -15,8 +15,9 @@ that do not need the LAN do not pay for it.  The same interface in memory, for t
 
 from typing import TYPE_CHECKING, Any
 
-from p2pcards.discovery.base import DEFAULT_TTL, Discovery, DiscoveryError, IpVersion, Registration
-from p2pcards.discovery.interfaces import NetInterface, list_interfaces, select_interfaces
+from p2pcards.discovery.base import DEFAULT_TTL, Discovery, Registration
+from p2pcards.discovery.errors import DiscoveryError
+from p2pcards.discovery.interfaces import IpVersion, NetInterface, list_interfaces, select_interfaces
 from p2pcards.discovery.record import (
     SERVICE_TYPE,
     TXT_VERSION,

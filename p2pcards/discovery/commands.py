@@ -17,7 +17,8 @@ from typing import Any, Final, TextIO
 
 import trio
 
-from p2pcards.discovery.base import DEFAULT_TTL, Discovery, DiscoveryError, Registration, one_error
+from p2pcards.discovery.base import DEFAULT_TTL, Discovery, Registration, one_error
+from p2pcards.discovery.errors import DiscoveryError
 from p2pcards.discovery.record import (
     Announcement,
     InstalledGame,

@@ -12,7 +12,8 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 
 import trio
 
-from p2pcards.discovery.base import Discovery, DiscoveryError, Registration, one_error
+from p2pcards.discovery.base import Discovery, Registration, one_error
+from p2pcards.discovery.errors import DiscoveryError
 from p2pcards.discovery.record import Announcement, InstalledGame, OpenTable, TableEvent, matches, why_not_joinable
 
 __all__ = ["TableAnnouncer", "announcing", "collect_tables", "find_table", "check_joinable", "watch_tables",

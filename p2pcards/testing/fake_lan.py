@@ -20,8 +20,9 @@ from typing import Literal
 
 import trio
 
-from p2pcards.discovery.base import DEFAULT_TTL, DiscoveryError, IpVersion, Registration, one_error
-from p2pcards.discovery.interfaces import NetInterface, announce_addresses
+from p2pcards.discovery.base import DEFAULT_TTL, Registration, one_error
+from p2pcards.discovery.errors import DiscoveryError
+from p2pcards.discovery.interfaces import IpVersion, NetInterface, announce_addresses
 from p2pcards.discovery.record import (
     Announcement,
     OpenTable,
