@@ -18,7 +18,7 @@ Every seat of a deal in one process (tests, vectors, benchmark) is
 """
 
 from p2pcards.mental.cards import FRENCH_DECK, PORTUGUESE_DECK, check_deck, standard_deck
-from p2pcards.mental.deck_audit import AuditReport, Fault, audit, seeds_from_messages, verify_evidence
+from p2pcards.mental.deck_audit import AuditReport, Fault, audit, seeds_from_messages
 from p2pcards.mental.errors import (
     DeckFault,
     FaultKind,
@@ -29,6 +29,7 @@ from p2pcards.mental.errors import (
     RemoteError,
     UnattributedFault,
 )
+from p2pcards.mental.evidence import verify_evidence
 from p2pcards.mental.group import CountingGroup, Group, Ristretto255, group_by_name
 from p2pcards.mental.messages import Kind, Wire
 from p2pcards.mental.party import Awaited, Party, Phase

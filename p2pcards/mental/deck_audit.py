@@ -32,8 +32,9 @@ operations were the ones the game dictated, and complete, is for the rules repla
 parties (which check turn and step at once).  A clean report carries the card at every
 position, computed from the seeds' permutations, for that replay.
 
-:func:`verify_evidence` checks the evidence a :class:`~p2pcards.mental.errors.DeckFault`
-carries (a sealed plaintext signed by the accused) without waiting for the seeds.
+:func:`~p2pcards.mental.evidence.verify_evidence` checks the evidence a
+:class:`~p2pcards.mental.errors.DeckFault` carries (a sealed plaintext signed by the
+accused) without waiting for the seeds.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ from p2pcards.mental.party import LiveRecord, expected_entries
 from p2pcards.mental.seal import SealedPayload, ephemeral_public, hpke_open_as_sender, verify_plaintext
 from p2pcards.mental.setup import DealSetup
 
-__all__ = ["AuditReport", "Fault", "audit", "seeds_from_messages", "verify_evidence"]
+__all__ = ["AuditReport", "Fault", "audit", "seeds_from_messages"]
 
 
 _ENC_SIZE = 32
@@ -566,58 +567,3 @@ class _Auditor:
         """The card at every final position."""
         deck = self.setup.deck
         return tuple(deck[i] for i in self._origins)
-
-
-def verify_evidence(
-    setup: DealSetup, messages: Sequence[object], accused: int, evidence: bytes
-) -> Fault | None:
-    """Check a sealed plaintext presented against ``accused`` (from ``DeckFault.evidence``).
-
-    ``messages`` must hold the commitments and the lock round.  Returns a ``bad-key`` fault
-    against ``accused`` if the plaintext carries ``accused``'s valid signature and a key
-    that is not the committed one; ``None`` if the evidence proves nothing.
-    """
-    payload = verify_plaintext(evidence, setup.signing_keys[accused])
-    if payload is None or payload.sender != accused:
-        return None
-    commits: dict[int, bytes] = {}
-    locks: dict[int, tuple[bytes, ...]] = {}
-    for wire in messages:
-        try:
-            message = decode(setup, wire)
-        except DeckFault:
-            continue
-        if isinstance(message, Commit):
-            commits.setdefault(message.seat, message.commitment)
-        elif isinstance(message, Lock):
-            locks.setdefault(message.seat, message.key_commitments)
-    if len(commits) != setup.n_seats:
-        return None
-    the_deal_id = deal_id(
-        setup.table_id,
-        setup.deal_number,
-        setup.group.name,
-        setup.deck,
-        [commits[s] for s in range(setup.n_seats)],
-    )
-    if (
-        payload.table_id != setup.table_id
-        or payload.deal_number != setup.deal_number
-        or payload.deal_id != the_deal_id
-    ):
-        return None
-    for entry in payload.entries:
-        committed = locks.get(entry.seat)
-        if committed is None or not 0 <= entry.position < setup.deck_size:
-            return None
-        if (
-            not setup.group.scalar_is_valid(entry.key)
-            or key_commitment(the_deal_id, entry.seat, entry.position, entry.key)
-            != committed[entry.position]
-        ):
-            return Fault(
-                seat=accused,
-                kind=FaultKind.BAD_KEY,
-                reason=f"signed a wrong key of seat {entry.seat} for position {entry.position}",
-            )
-    return None
