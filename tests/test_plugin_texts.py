@@ -259,7 +259,7 @@ def test_the_spec_takes_the_match_class_and_loads_the_heuristic_lazily():
         GameSpec(name="x", title="X", seats=2, deck=HIGHCARD.deck, options=(), rules_version="1",
                  match_class=HIGHCARD.match_class, heuristic_class="no_colon")
     # the batch simulator too is named and loaded on first use
-    from p2pcards.players.fastsim import TrickSimulator, simulator_for
+    from p2pcards.players.simulators import TrickSimulator, simulator_for
 
     assert sueca.simulator == "p2pcards_sueca.fastsim:SIMULATOR"
     assert isinstance(simulator_for(sueca), TrickSimulator) and simulator_for(bare()) is None

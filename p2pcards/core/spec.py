@@ -41,7 +41,7 @@ class GameSpec:
     tip-following computer player, given as the class or as ``"module:Class"``, which the
     core imports the first time a player is made (:attr:`heuristic`); it is built as
     ``cls(rng)``.  ``simulator`` (if any) is the game's batch simulator for the search
-    player, a :class:`~p2pcards.players.fastsim.TrickSimulator` given as the object or as
+    player, a :class:`~p2pcards.players.simulators.TrickSimulator` given as the object or as
     ``"module:NAME"`` (:attr:`batch_simulator`).
 
     How the game shows (module docstring): ``clockwise`` (play goes clockwise: the next

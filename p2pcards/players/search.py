@@ -62,8 +62,9 @@ import numpy as np
 from p2pcards.core import PLAY, Choice, DealState, Decision, End, GameSpec
 from p2pcards.core.cards import Card, Suit
 from p2pcards.core.view import SeatView
-from p2pcards.players.fastsim import GREEDY, I64, Positions, TrickSimulator, simulator_for
+from p2pcards.players.fastsim import GREEDY, I64, Positions
 from p2pcards.players.sampling import SkeletonError, World, WorldSampler, clone_state
+from p2pcards.players.simulators import TrickSimulator, simulator_for
 
 __all__ = [
     "SearchPlayer",

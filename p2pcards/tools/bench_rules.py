@@ -131,7 +131,7 @@ def run_rules_bench(games: dict[str, GameSpec], seconds: float) -> dict[str, Any
 
 def bench_sim(sim: Any, seconds: float, seed: int = 1, batch: int = SIM_BATCH) -> tuple[float, int]:
     """Deals per second of the batch simulator ``sim`` (a
-    :class:`~p2pcards.players.fastsim.TrickSimulator`): whole deals from shuffled decks with
+    :class:`~p2pcards.players.simulators.TrickSimulator`): whole deals from shuffled decks with
     random players, ``batch`` at a time, every dealer in turn, default options."""
     import numpy as np
 
@@ -151,7 +151,7 @@ def run_sim_bench(
     """Time the batch simulator of every game that has one against its plugin and the
     hand-coded baseline; with ``check_positions`` > 0, also cross-check each simulator with
     its plugin on that many random positions.  Returns the JSON-ready report."""
-    from p2pcards.players.fastsim import cross_check, simulator_for
+    from p2pcards.players.simulators import cross_check, simulator_for
 
     if not seconds > 0:
         raise ValueError("the seconds per measurement must be positive")
