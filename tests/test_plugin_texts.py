@@ -276,9 +276,9 @@ def test_a_games_own_keys_are_among_its_text_keys():
     assert bare().text("pt", "nothing", default="-") == "-"
 
 
-SCREENS = ["tui/model.py", "tui/layout.py", "tui/app.py", "tui/start.py", "tui/start_model.py", "tui/start_past.py",
-           "tui/keys.py", "tui/cards.py", "words/text.py", "words/en.py", "words/pt.py", "words/games.py",
-           "textplay.py"]
+SCREENS = ["tui/model.py", "tui/windows.py", "tui/layout.py", "tui/app.py", "tui/start.py", "tui/start_model.py",
+           "tui/start_past.py", "tui/keys.py", "tui/cards.py", "words/text.py", "words/en.py", "words/pt.py",
+           "words/games.py", "textplay.py"]
 
 
 @pytest.mark.parametrize("path", SCREENS)
