@@ -32,7 +32,8 @@ from p2pcards.mental.errors import (
 from p2pcards.mental.evidence import verify_evidence
 from p2pcards.mental.group import CountingGroup, Group, Ristretto255, group_by_name
 from p2pcards.mental.messages import Kind, Wire
-from p2pcards.mental.party import Awaited, Party, Phase
+from p2pcards.mental.party import Party
+from p2pcards.mental.party_state import Awaited, Phase
 from p2pcards.mental.setup import MAX_SEATS, MIN_SEATS, DealSetup
 
 __all__ = [

@@ -64,7 +64,8 @@ from p2pcards.mental.messages import (
     Shuffle,
     decode,
 )
-from p2pcards.mental.party import LiveRecord, expected_entries
+from p2pcards.mental.party_keys import expected_entries
+from p2pcards.mental.party_state import LiveRecord
 from p2pcards.mental.seal import SealedPayload, ephemeral_public, hpke_open_as_sender, verify_plaintext
 from p2pcards.mental.setup import DealSetup
 

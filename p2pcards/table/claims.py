@@ -15,7 +15,7 @@ from typing import Any
 
 from p2pcards.core import DealState, Decision, End, IllegalChoice, Match
 from p2pcards.mental import DealSetup, DeckFault, RemoteError, audit, verify_evidence
-from p2pcards.mental.party import LiveRecord
+from p2pcards.mental.party_state import LiveRecord
 from p2pcards.table.common import MAX_REASON, Cause, Rejected
 from p2pcards.table.dealrun import DealRun
 from p2pcards.table.transcript import TableKind
