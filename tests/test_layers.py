@@ -1,7 +1,7 @@
 """The import direction: every module imports only its own layer and the layers below it
 (:mod:`p2pcards.layers` lists them), the imports between files make no circle, the games
-build on nothing above the players and nothing in p2pcards imports a game, and no source
-file is too long to read in one sitting.
+build on nothing above the players and nothing in p2pcards imports a game, only the tools
+import the test doubles, and no source file is too long to read in one sitting.
 
 Every ``import`` and ``from ... import`` of every module under ``p2pcards/`` and
 ``plugins/`` counts, wherever it stands: at the top, in a function, under
@@ -125,6 +125,16 @@ def test_games_build_on_nothing_above_the_players_and_p2pcards_imports_no_game()
                 wrong.append(f"{imp.where()}: p2pcards imports the game {imp.target}")
         if game_importer and game_target and imp.importer.split(".")[0] != imp.target.split(".")[0]:
             wrong.append(f"{imp.where()}: a game imports another game, {imp.target}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_only_the_tools_and_the_doubles_themselves_import_the_test_doubles() -> None:
+    """p2pcards.testing sits below the tools, which run on it, but nothing that runs a real
+    table (the faces and the command included, though they sit higher) may import it."""
+    allowed = ("p2pcards.testing", "p2pcards.tools")
+    wrong = [f"{imp.where()}: imports the test double {imp.target}" for imp in IMPORTS
+             if imp.target.startswith("p2pcards.testing")
+             and not any(imp.importer == a or imp.importer.startswith(a + ".") for a in allowed)]
     assert not wrong, "\n".join(wrong)
 
 
