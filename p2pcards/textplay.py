@@ -5,16 +5,16 @@ of every game is asked as a line of text; nothing illegal is ever accepted.  Eve
 that happens -- a card played, a trick taken, trumps turned up -- is printed as soon as it
 happens, before the next question and before the deal's summary.  What the full-screen
 table shows of a game besides the cards is told too, as it changes: the deal's public facts
-(:meth:`~p2pcards.core.game.DealState.facts`, on the screen's top line) as one line, the
-person's notes (:meth:`~p2pcards.core.game.DealState.notes`) as indented lines.  A game's own
+(:meth:`~p2pcards.core.deal.DealState.facts`, on the screen's top line) as one line, the
+person's notes (:meth:`~p2pcards.core.deal.DealState.notes`) as indented lines.  A game's own
 event kinds read in the game's words (its ``event.KIND`` texts; see "How a game reaches the
-screens" in :mod:`p2pcards.core.game`), or else as a plain line, "Seat 2: KIND CHOICE".
+screens" in :mod:`p2pcards.core`), or else as a plain line, "Seat 2: KIND CHOICE".
 
 People see seats and deals numbered from 1 ("seat 2", "deal 1") and their own seat as
-"you"; every line comes from :mod:`p2pcards.tui.i18n` (the ``text_`` keys) in the language
+"you"; every line comes from :mod:`p2pcards.words` (the ``text_`` keys) in the language
 of the table (``--lang``, as the full-screen table), or from the game itself: how its
 results read, what its decisions are and the labels of its choices come from its spec and
-deal state (:mod:`p2pcards.core.game`), in its own words -- nothing here names a game.
+deal state (:mod:`p2pcards.core`), in its own words -- nothing here names a game.
 
 Data directory: line mode keeps no transcript and writes nothing of its own, but
 ``p2pcards play`` checks the data directory before a line-mode match exactly as it does
@@ -34,9 +34,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
 from p2pcards.core import PLAY, DealState, Decision, End, GameSpec, Line, SeatView, pretty
-from p2pcards.core.players import bot_budget, make_player
-from p2pcards.tui.i18n import Text
-from p2pcards.tui.words import game_word, line_text, summary_text
+from p2pcards.players import bot_budget, make_player
+from p2pcards.words import Text, game_word, line_text, summary_text
 
 __all__ = ["play_text", "Quit"]
 
@@ -123,7 +122,7 @@ class _Words:
         return _cap(self.side(sides[side])) if 0 <= side < len(sides) else "?"
 
     def game(self, line: Line, **extra: object) -> str:
-        """A line of the game's own words (:class:`~p2pcards.core.game.Line`)."""
+        """A line of the game's own words (:class:`~p2pcards.core.summary.Line`)."""
         return line_text(self.spec, self.t.lang, line, self.seat_name, **extra)
 
     def game_word(self, key: str, default: str) -> str:

@@ -1,6 +1,6 @@
 """Dishonest peers: subclasses of the real :class:`~p2pcards.table.table.Table` that try to
 bend a table.  The in-memory tests (tests/test_attacks.py) run them over
-:class:`~p2pcards.table.local.LocalMesh`; the process tests run them as real peers over TCP
+:class:`~p2pcards.testing.table_mesh.LocalMesh`; the process tests run them as real peers over TCP
 (``python -m tests.attackers``, see the bottom of this file) against honest processes.
 
 Each attacker keeps what it tried in ``tried`` so that a test can check that the attack

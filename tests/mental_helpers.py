@@ -13,7 +13,6 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from p2pcards.mental import (
     DealSetup,
     Group,
-    InProcessDeal,
     Party,
     RemoteError,
     Ristretto255,
@@ -22,6 +21,7 @@ from p2pcards.mental import (
 from p2pcards.mental.kdf import SeedKdf, card_encodings, hpke_info
 from p2pcards.mental.messages import KeyReveal, Lock, Sealed, Share, Wire, decode
 from p2pcards.mental.seal import hpke_open, verify_plaintext
+from p2pcards.testing.deck import InProcessDeal
 
 
 def label_bytes(label: str) -> bytes:

@@ -3,7 +3,7 @@
 
 This is a second, minimal implementation of the rules -- it does not import the Copas
 plugin -- used to cross-check the plugin on many arena deal records
-(:func:`p2pcards.core.arena.deal_record`).  :func:`check` validates one record;
+(:func:`p2pcards.core.records.deal_record`).  :func:`check` validates one record;
 :func:`check_sequence` also checks what spans deals: the passing cycle per deal of a
 match, running totals and the end of the match.  Both raise ``AssertionError`` with a
 message that names the deal and the fault.

@@ -2,7 +2,7 @@
 
 ``check(record, options)`` re-implements the rules from scratch (it does not import the
 plugin) and raises ``AssertionError`` naming the first thing that is wrong.  The record
-is :func:`p2pcards.core.arena.deal_record`'s: ``hands`` are the 5 cards each seat holds
+is :func:`p2pcards.core.records.deal_record`'s: ``hands`` are the 5 cards each seat holds
 once dealt (before going in), ``events`` run trump, go_in (with draw after an exchange),
 then play; ``tricks`` are the finished tricks; ``result`` the deal's result.
 

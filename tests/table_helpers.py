@@ -1,4 +1,4 @@
-"""Sans-IO tables in one process (p2pcards.table.local.LocalMesh), and what the tests of
+"""Sans-IO tables in one process (p2pcards.testing.table_mesh.LocalMesh), and what the tests of
 the table layer share: building a table, running it, re-signing and injecting messages."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from p2pcards.core import load_games
-from p2pcards.core.players import make_player
 from p2pcards.identity import Identity
-from p2pcards.table.local import OBSERVER, LocalMesh, Route
+from p2pcards.players import make_player
 from p2pcards.table.table import Rejected, Table
 from p2pcards.table.transcript import Genesis, SeatInfo, canonical, make_genesis, parse_message
 from p2pcards.table.wire import pack, unpack
+from p2pcards.testing.table_mesh import OBSERVER, LocalMesh, Route
 
 REGISTRY = load_games()
 GAMES = ["sueca", "bisca", "copas", "sobe-e-desce"]

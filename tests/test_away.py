@@ -10,9 +10,9 @@ import trio
 import trio.testing
 
 from p2pcards.core import load_games
-from p2pcards.core.players import make_player
 from p2pcards.identity import Identity
 from p2pcards.net import Link, LocalSeat, Node, make_table
+from p2pcards.players import make_player
 from p2pcards.table.events import TableEvent
 from p2pcards.table.transcript import SeatInfo
 

@@ -31,8 +31,9 @@ from p2pcards.core import (
     SeatView,
     load_games,
 )
-from p2pcards.core.arena import deal_record, play_deal, run_arena
-from p2pcards.core.players import RandomPlayer
+from p2pcards.core.records import deal_record
+from p2pcards.players import RandomPlayer
+from p2pcards.tools.arena import play_deal, run_arena
 from p2pcards_copas import SPEC, CopasDeal, CopasMatch
 from p2pcards_copas.game import copas_site_tally, match_winner, pass_direction, site_tally
 from p2pcards_copas.heuristic import CopasHeuristic

@@ -1,6 +1,6 @@
 """LAN discovery without a LAN: the TXT record, the fake, the announcer, the commands.
 
-Everything here runs over :class:`p2pcards.discovery.FakeLan` (and loopback TCP for the
+Everything here runs over :class:`p2pcards.testing.fake_lan.FakeLan` (and loopback TCP for the
 lobby); the real multicast DNS runs in ``test_discovery_lan.py``.
 """
 
@@ -24,8 +24,6 @@ from p2pcards.discovery import (
     Announcement,
     AnnouncementError,
     DiscoveryError,
-    FakeDiscovery,
-    FakeLan,
     NotJoinable,
     TableAnnouncer,
     TableEvent,
@@ -39,7 +37,6 @@ from p2pcards.discovery import (
     encode_txt,
     find_table,
     listing,
-    open_fake,
     order_addresses,
     parse_announcement,
     select_interfaces,
@@ -49,6 +46,7 @@ from p2pcards.discovery import (
 from p2pcards.discovery.interfaces import NetInterface, announce_addresses, zeroconf_choice
 from p2pcards.identity import Identity, load_or_create
 from p2pcards.net import PROTO, ConnectError, host_table, join_table, parse_seat_spec
+from p2pcards.testing.fake_lan import FakeDiscovery, FakeLan, open_fake
 
 REGISTRY = load_games()
 GAMES = REGISTRY.games
@@ -408,7 +406,7 @@ async def test_announcer_reports_failures_and_retries(autojump_clock):
         announcer.listening(4000)
         await trio.sleep(1)
         assert lan.services() == [] and len(problems) == 1
-        await trio.sleep(discovery.lobby.RETRY * 2)
+        await trio.sleep(discovery.tables.RETRY * 2)
         assert lan.services() == ["mesa"] and len(problems) == 2
         nursery.cancel_scope.cancel()
 
@@ -648,8 +646,8 @@ def test_the_start_screen_says_why_in_its_language(announcement):
     en as `tables` says them)."""
     from p2pcards.core import load_games
     from p2pcards.discovery import joinable_problem
-    from p2pcards.tui.i18n import Text
     from p2pcards.tui.start import _discovery
+    from p2pcards.words import Text
 
     code, details = joinable_problem(_table(announcement), GAMES, PROTO)  # type: ignore[misc]
     assert f"lan_why_{code}" in Text("pt")

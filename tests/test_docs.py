@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from p2pcards.core.arena import run_arena
-from p2pcards.core.game import GameSpec
+from p2pcards.core import GameSpec
 from p2pcards.core.plugins import ENTRY_POINT_GROUP, load_games
+from p2pcards.tools.arena import run_arena
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

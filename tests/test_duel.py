@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from p2pcards.core import duel as duel_module
 from p2pcards.core import load_games
-from p2pcards.core.duel import PairResult, percentile, play_pair, run_duel, summarize, wilson_interval
-from p2pcards.core.players import RandomPlayer
+from p2pcards.players import RandomPlayer
+from p2pcards.tools import duel as duel_module
+from p2pcards.tools.duel import PairResult, percentile, play_pair, run_duel, summarize, wilson_interval
 from tests.procs import ctrl_c_works
 
 GAMES = ["sueca", "bisca", "copas", "sobe-e-desce"]
@@ -329,7 +329,7 @@ def test_a_plugin_game_is_measured_by_its_own_deal_value_and_one_without_is_refu
     import dataclasses
 
     from p2pcards.core import Match
-    from p2pcards.core.duel import measure_for
+    from p2pcards.tools.duel import measure_for
     from tests.plugin_highcard.p2pcards_highcard import SPEC as HIGHCARD
 
     measure = measure_for(HIGHCARD)

@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 
 from p2pcards.core import PLAY, SWAP, Decision, End, SeatView, load_games
-from p2pcards.core.arena import run_arena, seat_rng
-from p2pcards.core.engine import MAX_LINE, answer, answer_line, is_legal, replay
-from p2pcards.core.players import make_player
+from p2pcards.players import make_player
+from p2pcards.tools.arena import run_arena, seat_rng
+from p2pcards.tools.engine import MAX_LINE, answer, answer_line
+from p2pcards.tools.engine_replay import is_legal, replay
 
 ROOT = Path(__file__).resolve().parent.parent
 REGISTRY = load_games()

@@ -21,8 +21,8 @@ import p2pcards.cli as cli
 from p2pcards.core import load_games
 from p2pcards.identity import Identity
 from p2pcards.tui.app import run_local_table
-from p2pcards.tui.i18n import Text
 from p2pcards.tui.runtime import LocalTable
+from p2pcards.words import Text
 
 REGISTRY = load_games()
 

@@ -1,4 +1,4 @@
-"""The batch simulator (p2pcards/core/fastsim.py and the plugins' fastsim modules) against
+"""The batch simulator (p2pcards/players/fastsim.py and the plugins' fastsim modules) against
 the plugins' own rules, on arranged positions and on random ones."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from p2pcards.core import PORTUGUESE_40, Deck, game_points, load_games
-from p2pcards.core.bench import format_sim_report, print_sim_bench, run_sim_bench
-from p2pcards.core.fastsim import Outcome, Positions, cards_of_mask, cross_check, playout, simulator_for
+from p2pcards.players.fastsim import Outcome, Positions, cards_of_mask, playout
+from p2pcards.players.simulators import cross_check, simulator_for
+from p2pcards.tools.bench_rules import format_sim_report, print_sim_bench, run_sim_bench
 from p2pcards_bisca import SPEC as BISCA
 from p2pcards_bisca.fastsim import SIMULATOR as BISCA_SIM
 from p2pcards_sueca import SPEC as SUECA

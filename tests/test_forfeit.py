@@ -39,10 +39,9 @@ from p2pcards.core import (
     Match,
     Reveal,
     SeatView,
-    dummy_choice,
     load_games,
 )
-from p2pcards.core.players import RandomPlayer, make_player
+from p2pcards.players import RandomPlayer, dummy_choice, make_player
 
 REGISTRY = load_games()
 GAMES = ["sueca", "bisca", "copas", "sobe-e-desce"]

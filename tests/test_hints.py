@@ -1,4 +1,4 @@
-"""Hints without a screen (p2pcards/core/hints.py): the genesis field that forbids them,
+"""Hints without a screen (p2pcards/players/hints.py): the genesis field that forbids them,
 the search's scores and the one-line reasons, whether the rest of a deal is forced, and
 the hints kept in the history database."""
 
@@ -12,18 +12,17 @@ from typing import Any
 
 import pytest
 
-from p2pcards.core import PLAY, Decision, End, GameSpec, SeatView, load_games, trick_winner
-from p2pcards.core.game import DealState
-from p2pcards.core.hints import Hint, _deck_orders, explain, frozen_view, rest_is_forced, suggest, suggestion_code
-from p2pcards.core.players import make_player
-from p2pcards.core.sampling import WorldSampler
-from p2pcards.core.search import SearchPlayer
+from p2pcards.core import PLAY, DealState, Decision, End, GameSpec, SeatView, load_games, trick_winner
 from p2pcards.history.db import History, SeatFacts, TableFacts, db_path, rebuild
 from p2pcards.history.stats import run_history
 from p2pcards.identity import Identity
 from p2pcards.net import make_table
+from p2pcards.players import make_player
+from p2pcards.players.hints import Hint, _deck_orders, explain, frozen_view, rest_is_forced, suggest, suggestion_code
+from p2pcards.players.sampling import WorldSampler
+from p2pcards.players.search import SearchPlayer
 from p2pcards.table.transcript import Genesis, SeatInfo, TranscriptError, make_genesis, parse_message
-from p2pcards.tui.i18n import Text
+from p2pcards.words import Text
 
 GAMES = load_games()
 SUECA = GAMES.get("sueca")
@@ -65,7 +64,7 @@ def positions(spec: GameSpec, seed: int, keep: Callable[[SeatView], bool], optio
               ) -> list[tuple[DealState, SeatView]]:
     """The decisions of a deal played by the heuristic players whose view ``keep`` takes:
     (a copy of the full deal there, the seat's view of it)."""
-    from p2pcards.core.sampling import clone_state
+    from p2pcards.players.sampling import clone_state
 
     match = spec.new_match(options or {}, seed % spec.seats)
     cards = list(spec.deck)

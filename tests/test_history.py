@@ -22,7 +22,6 @@ import pytest
 import trio
 
 from p2pcards.core import Decision, End, load_games
-from p2pcards.core.players import make_player
 from p2pcards.history import HistoryError
 from p2pcards.history.charts import bar_chart, form_line, points_chart, sparkline
 from p2pcards.history.db import History, SeatFacts, TableFacts, db_path, rebuild
@@ -31,10 +30,11 @@ from p2pcards.history.opened import read_transcript
 from p2pcards.history.stats import compute_stats, run_history, run_stats
 from p2pcards.identity import Identity
 from p2pcards.net import LocalSeat, log_path, make_table, play_in_memory
+from p2pcards.players import make_player
 from p2pcards.table.audit import replay_deal
 from p2pcards.table.transcript import Genesis, SeatInfo, parse_message
-from p2pcards.tui.i18n import Text
 from p2pcards.tui.runtime import LocalTable
+from p2pcards.words import Text
 from tests import rulecheck_bisca, rulecheck_sueca
 
 REGISTRY = load_games()

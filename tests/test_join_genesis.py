@@ -10,8 +10,8 @@ import pytest
 from p2pcards.core import load_games
 from p2pcards.identity import Identity
 from p2pcards.net.errors import MeshError
+from p2pcards.net.handshake import Process, Seated, Start
 from p2pcards.net.join import _check_genesis
-from p2pcards.net.lobby import Process, Seated, Start
 from p2pcards.net.memory import make_table
 from p2pcards.table.transcript import SeatInfo
 

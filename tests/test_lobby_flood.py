@@ -19,8 +19,8 @@ import p2pcards.net.resume as resume_module
 from p2pcards.core import load_games
 from p2pcards.identity import Identity
 from p2pcards.net import host_table, join_table, parse_seat_spec
+from p2pcards.net.handshake import decode, make_hello, parse_greeting
 from p2pcards.net.link import PREAUTH_CONNECTIONS, PREAUTH_FRAME, Link, LinkClosed, PreauthGate
-from p2pcards.net.lobby import decode, make_hello, parse_greeting
 from p2pcards.net.node import Node
 from p2pcards.table.wire import MAX_FRAME, FrameDecoder, frame
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from p2pcards.mental.bench import run
+from p2pcards.tools.bench_deck import run
 
 
 def test_bench_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> None:

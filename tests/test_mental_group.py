@@ -8,7 +8,7 @@ from typing import Literal
 import pytest
 
 from p2pcards.mental import CountingGroup, GroupError, Ristretto255, group_by_name
-from p2pcards.mental.bench import Modp2048
+from p2pcards.tools.bench_deck import Modp2048
 
 ED25519_FIELD_PRIME = 2**255 - 19
 

@@ -10,10 +10,10 @@ from collections.abc import Callable
 import pytest
 
 from p2pcards.mental import FaultKind, Kind, LocalError, audit, seeds_from_messages
-from p2pcards.mental.audit import AuditReport
+from p2pcards.mental.deck_audit import AuditReport
 from p2pcards.mental.kdf import hpke_info
 from p2pcards.mental.messages import Wire
-from p2pcards.mental.party import LiveRecord
+from p2pcards.mental.party_state import LiveRecord
 from p2pcards.mental.seal import hpke_open, hpke_seal
 from tests.mental_helpers import Harness, Seats
 from tests.test_mental_tamper import CASES, SEATS, _play, _tamper_nth

@@ -10,7 +10,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.mental import LocalError, Ristretto255
-from p2pcards.mental.bench import Modp2048
 from p2pcards.mental.encoding import fields, split_fields
 from p2pcards.mental.kdf import SeedKdf
 from p2pcards.mental.seal import (
@@ -23,6 +22,7 @@ from p2pcards.mental.seal import (
     sign_payload,
     verify_plaintext,
 )
+from p2pcards.tools.bench_deck import Modp2048
 from tests.mental_helpers import label_bytes
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from p2pcards.mental import PORTUGUESE_DECK, InProcessDeal
+from p2pcards.mental import PORTUGUESE_DECK
 from p2pcards.mental.kdf import SeedKdf, card_encodings
+from p2pcards.testing.deck import InProcessDeal
 from tests.mental_helpers import Pool, Seats
 
 

@@ -13,7 +13,7 @@ import rbcl  # type: ignore[import-untyped]
 from cryptography.hazmat.primitives import hpke
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from p2pcards.mental.vectors import generate, main
+from p2pcards.testing.deck_vectors import generate, main
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 TAG = "p2pcards/mental/v1/"
@@ -23,7 +23,7 @@ ORDER = 2**252 + 27742317777372353535851937790883648493
 def test_committed_vectors_match_a_fresh_generation() -> None:
     generated = generate()
     committed = sorted(p.name for p in VECTORS.glob("*.json") if not p.name.startswith("table-"))
-    assert committed == sorted(generated), "run: python -m p2pcards.mental.vectors protocol/vectors"
+    assert committed == sorted(generated), "run: python -m p2pcards.testing.deck_vectors protocol/vectors"
     for name, text in generated.items():
         assert (VECTORS / name).read_text() == text, f"{name} differs from a fresh generation"
 

@@ -14,9 +14,9 @@ import trio
 
 from p2pcards.cli import main
 from p2pcards.core import load_games
-from p2pcards.core.players import make_player
 from p2pcards.identity import Identity
 from p2pcards.net import LocalSeat, log_path, make_table, play_in_memory
+from p2pcards.players import make_player
 from p2pcards.table.transcript import SeatInfo
 from p2pcards.table.wire import frame
 

@@ -14,7 +14,6 @@ import trio
 import trio.testing
 
 from p2pcards.core import GameSpec, load_games
-from p2pcards.core.players import make_player
 from p2pcards.identity import Identity
 from p2pcards.net import (
     Link,
@@ -27,6 +26,7 @@ from p2pcards.net import (
     play_in_memory,
     single_error,
 )
+from p2pcards.players import make_player
 from p2pcards.table.transcript import SeatInfo, message_hash, sign_message
 from p2pcards.table.wire import frame, pack
 

@@ -27,7 +27,7 @@ from p2pcards.net import (
     parse_seat_spec,
     single_error,
 )
-from p2pcards.net.lobby import PROTO, decode, make_hello, parse_greeting, parse_seated_or_refused
+from p2pcards.net.handshake import PROTO, decode, make_hello, parse_greeting, parse_seated_or_refused
 from p2pcards.table.wire import MAX_FRAME, FrameDecoder, frame, pack
 
 REGISTRY = load_games()

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from p2pcards.core import GameSpec, load_games
-from p2pcards.core.arena import run_arena
+from p2pcards.tools.arena import run_arena
 
 REGISTRY = load_games()
 GAMES = ["sueca", "bisca", "copas", "sobe-e-desce"]

@@ -14,12 +14,12 @@ import p2pcards.cli as cli
 from p2pcards.core import Decision, GameRegistry, GameSpec, Line, Match, Option, load_games
 from p2pcards.identity import Identity
 from p2pcards.textplay import play_text
-from p2pcards.tui.i18n import LANGS, Text
 from p2pcards.tui.lan import JoinPlan, LanTable
-from p2pcards.tui.lobby import LobbyModel
+from p2pcards.tui.lobby_screen import LobbyModel
 from p2pcards.tui.model import GameInfo, SeatLabel, Snapshot, TableModel
 from p2pcards.tui.start import start_fragments
 from p2pcards.tui.start_model import LanEntry, SavedEntry, StartModel
+from p2pcards.words import LANGS, Text
 from tests.plugin_highcard.p2pcards_highcard import SPEC as HIGHCARD
 
 REGISTRY = load_games()
@@ -259,7 +259,7 @@ def test_the_spec_takes_the_match_class_and_loads_the_heuristic_lazily():
         GameSpec(name="x", title="X", seats=2, deck=HIGHCARD.deck, options=(), rules_version="1",
                  match_class=HIGHCARD.match_class, heuristic_class="no_colon")
     # the batch simulator too is named and loaded on first use
-    from p2pcards.core.fastsim import TrickSimulator, simulator_for
+    from p2pcards.players.simulators import TrickSimulator, simulator_for
 
     assert sueca.simulator == "p2pcards_sueca.fastsim:SIMULATOR"
     assert isinstance(simulator_for(sueca), TrickSimulator) and simulator_for(bare()) is None
@@ -276,8 +276,9 @@ def test_a_games_own_keys_are_among_its_text_keys():
     assert bare().text("pt", "nothing", default="-") == "-"
 
 
-SCREENS = ["tui/model.py", "tui/layout.py", "tui/app.py", "tui/start.py", "tui/start_model.py", "tui/keys.py",
-           "tui/i18n.py", "textplay.py"]
+SCREENS = ["tui/model.py", "tui/windows.py", "tui/layout.py", "tui/app.py", "tui/start.py", "tui/start_model.py",
+           "tui/start_past.py", "tui/keys.py", "tui/cards.py", "words/text.py", "words/en.py", "words/pt.py",
+           "words/games.py", "textplay.py"]
 
 
 @pytest.mark.parametrize("path", SCREENS)

@@ -26,9 +26,9 @@ from typing import Any
 import pytest
 
 from p2pcards.core import Decision, IllegalChoice, Line, SeatView
-from p2pcards.core.players import make_player
+from p2pcards.players import make_player
 from p2pcards.textplay import play_text
-from p2pcards.tui.i18n import LANGS
+from p2pcards.words import LANGS
 from tests.plugin_highcard.p2pcards_highcard import SPEC as HIGHCARD
 from tests.plugin_highcard.p2pcards_highcard.game import LEAD, HighcardDeal
 from tests.plugin_highcard.p2pcards_highcard.heuristic import HighcardHeuristic
@@ -257,7 +257,7 @@ def test_installed_its_own_heuristic_plays_the_arena_and_is_imported_only_when_n
     assert {lead["choice"] for d in deals for lead in d["events"] if lead["type"] == "lead"} == {"lead", "pass"}
     bad = run(site, "arena", "highcard", "-o", "lead=never", check=False)
     assert bad.returncode == 2 and "highcard: lead must be choice or dealer" in bad.stderr
-    probe = ("import sys, random; from p2pcards.core import load_games; from p2pcards.core.players import make_player; "
+    probe = ("import sys, random; from p2pcards.core import load_games; from p2pcards.players import make_player; "
              "spec = load_games().get('highcard'); "
              "print('p2pcards_highcard.heuristic' in sys.modules); "
              "print(type(make_player('heuristic', spec, random.Random(1))).__name__); "

@@ -22,10 +22,10 @@ from p2pcards.history import HistoryError
 from p2pcards.history.opened import read_transcript
 from p2pcards.history.replay import MatchSteps, follow, follow_log
 from p2pcards.net import log_path
-from p2pcards.tui.i18n import Text
+from p2pcards.tui.cards import card_label
 from p2pcards.tui.replay import FINAL, SUMMARY, ReplayModel, build_replay_app, run_replay, seat_of_log
 from p2pcards.tui.snapshot import replay_snapshot
-from p2pcards.tui.words import card_label
+from p2pcards.words import Text
 from tests.table_helpers import kinds
 from tests.test_history import _export, _played
 from tests.test_tui_app import ScreenOutput, screen_text

@@ -17,10 +17,9 @@ import trio
 
 from p2pcards.cli import main
 from p2pcards.core import load_games
-from p2pcards.core.players import make_player
 from p2pcards.identity import Identity, load_or_create
 from p2pcards.net import LocalSeat, log_path, make_table, play_in_memory
-from p2pcards.net.lobby import (
+from p2pcards.net.handshake import (
     DIALLER,
     LISTENER,
     LobbyProtocolError,
@@ -39,6 +38,7 @@ from p2pcards.net.lobby import (
     parse_rejoin,
 )
 from p2pcards.net.store import Manifest, PeerEntry, StoreError, TableLog, save_manifest
+from p2pcards.players import make_player
 from p2pcards.table.audit import audit_transcript
 from p2pcards.table.transcript import Genesis, SeatInfo, parse_message
 from p2pcards.table.wire import FrameDecoder, unpack
@@ -352,8 +352,8 @@ def test_the_start_screen_joins_a_table_it_left_by_taking_the_seat_up_again(tmp_
 def test_a_seated_player_knocking_at_the_lobby_again_is_told_how_to_get_back():
     from types import SimpleNamespace
 
+    from p2pcards.net.handshake import SeatSpec
     from p2pcards.net.host import _Joiner, _Lobby
-    from p2pcards.net.lobby import SeatSpec
 
     spec = REGISTRY.get("bisca")
     lobby = _Lobby(spec, [SeatSpec("bot", "random"), SeatSpec("remote")], set(), Identity.generate("host"), {},

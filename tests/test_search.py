@@ -1,4 +1,4 @@
-"""The search player (p2pcards/core/search.py) and its world sampler (p2pcards/core/sampling.py):
+"""The search player (p2pcards/players/search.py) and its world sampler (p2pcards/players/sampling.py):
 sampled worlds never contradict the seat's view, every decision kind gets a legal choice, the
 same seed and iteration budget give the same choices, the exact endgame agrees with plain
 minimax through the plugins' rules."""
@@ -13,12 +13,11 @@ from typing import Any
 
 import pytest
 
-from p2pcards.core import Decision, End, GameSpec, SeatView, load_games
-from p2pcards.core.arena import play_deal
-from p2pcards.core.game import DealState
-from p2pcards.core.players import PLAYER_LEVELS, make_player
-from p2pcards.core.sampling import WorldSampler, clone_state
-from p2pcards.core.search import SearchPlayer, TrickSolver, deal_score, minimax_values, rollout
+from p2pcards.core import DealState, Decision, End, GameSpec, SeatView, load_games
+from p2pcards.players import PLAYER_LEVELS, make_player
+from p2pcards.players.sampling import WorldSampler, clone_state
+from p2pcards.players.search import SearchPlayer, TrickSolver, deal_score, minimax_values, rollout
+from p2pcards.tools.arena import play_deal
 
 GAMES = load_games()
 NAMES = ("sueca", "bisca", "copas", "sobe-e-desce")
@@ -265,7 +264,7 @@ def test_clone_state_plays_out_like_a_deep_copy() -> None:
 def test_games_with_a_batch_simulator_are_searched_without_plugin_rollouts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Sueca's and Bisca's plays (the 2-of-trumps swap included) are played out in the
     batch simulator; the plugin's slow roll-outs are never needed."""
-    import p2pcards.core.search as search
+    import p2pcards.players.search as search
 
     def no_rollout(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a roll-out through the plugin")
@@ -344,8 +343,8 @@ def test_a_plugin_game_is_searched_by_its_own_deal_value_and_one_without_plays_i
     import dataclasses
 
     from p2pcards.core import Match
-    from p2pcards.core.arena import run_arena
-    from p2pcards.core.search import SearchPlayer, searchable
+    from p2pcards.players.search import SearchPlayer, searchable
+    from p2pcards.tools.arena import run_arena
     from tests.plugin_highcard.p2pcards_highcard import SPEC as HIGHCARD
 
     assert searchable(HIGHCARD)
@@ -446,7 +445,7 @@ def test_sobe_search_weighs_trump_choices_and_sitting_out(monkeypatch: pytest.Mo
 
 
 def test_other_decisions_leave_the_heuristic_only_for_a_clear_gain() -> None:
-    from p2pcards.core.search import CLEAR_WORLDS, clear_best
+    from p2pcards.players.search import CLEAR_WORLDS, clear_best
 
     noisy = [[0.0, 5.0], [0.0, -4.0]] * 10  # better by 0.5 on average, but by chance
     assert clear_best(noisy, [1.0] * len(noisy)) == 0

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from p2pcards.core import load_games
 from p2pcards.discovery.interfaces import NetInterface
 from p2pcards.net.address import AddressError, format_host_port, parse_host_port
-from p2pcards.tui.i18n import Text
 from p2pcards.tui.start_model import LanEntry, StartModel, parse_address
+from p2pcards.words import Text
 from tests import conftest
 
 
@@ -124,7 +124,7 @@ def test_identity_is_written_owner_only_and_its_directory_fsyncd(tmp_path: Path,
 def test_modp2048_is_the_benchmarks_not_the_decks() -> None:
     import p2pcards.mental
     from p2pcards.mental import GroupError, group_by_name
-    from p2pcards.mental.bench import Modp2048
+    from p2pcards.tools.bench_deck import Modp2048
 
     assert not hasattr(p2pcards.mental, "Modp2048") and not hasattr(p2pcards.mental.group, "Modp2048")
     with pytest.raises(GroupError):

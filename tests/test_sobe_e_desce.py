@@ -27,8 +27,9 @@ from p2pcards.core import (
     SeatView,
     load_games,
 )
-from p2pcards.core.arena import deal_record, run_arena
-from p2pcards.core.players import RandomPlayer
+from p2pcards.core.records import deal_record
+from p2pcards.players import RandomPlayer
+from p2pcards.tools.arena import run_arena
 from p2pcards_sobe_e_desce.game import SPEC, SobeEDesceDeal, SobeEDesceMatch, match_winner, riscos
 from p2pcards_sobe_e_desce.heuristic import SobeEDesceHeuristic
 from tests.rulecheck_sobe_e_desce import check as rulecheck

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from p2pcards.core.game import Deal, Reveal
+from p2pcards.core import Deal, Reveal
 from p2pcards.table.audit import audit_transcript
 from p2pcards.table.table import Rejected, SetupError, Table
 from p2pcards.table.transcript import parse_message, sign_message

@@ -12,7 +12,7 @@ from p2pcards.table.audit import replay_transcript
 from tests.table_helpers import REGISTRY, make_net, run
 
 # the module, not the function p2pcards.mental re-exports under the same name
-mental_audit = importlib.import_module("p2pcards.mental.audit")
+mental_audit = importlib.import_module("p2pcards.mental.deck_audit")
 
 
 @pytest.fixture

@@ -21,13 +21,13 @@ from p2pcards.identity import Identity
 from p2pcards.table.audit import audit_transcript
 from p2pcards.table.table import Rejected, SetupError, Table
 from p2pcards.table.transcript import message_hash, parse_message
-from p2pcards.table.vectors import FAULT_KEY, VOTE_SILENT, TwoPlays, WrongKeySender, generate
+from p2pcards.testing.table_vectors import FAULT_KEY, VOTE_SILENT, TwoPlays, WrongKeySender, generate
 from tests.table_helpers import REGISTRY, header
 
 ROOT = Path(__file__).parent.parent
 VECTORS = ROOT / "protocol" / "vectors"
 NAMES = ["table-bisca.json", "table-vote.json", "table-dispute.json", "table-fork.json"]
-REGENERATE = "run: python -m p2pcards.table.vectors protocol/vectors"
+REGENERATE = "run: python -m p2pcards.testing.table_vectors protocol/vectors"
 
 
 def _load(name: str) -> dict[str, Any]:
@@ -85,7 +85,7 @@ def unpack_first(raw: bytes) -> bytes:
 
 
 def test_the_table_vectors_do_not_depend_on_the_hash_seed():
-    code = ("import hashlib\nfrom p2pcards.table.vectors import generate\n"
+    code = ("import hashlib\nfrom p2pcards.testing.table_vectors import generate\n"
             "for name, text in sorted(generate().items()): print(name, hashlib.sha256(text.encode()).hexdigest())")
     outs = set()
     for seed in ("1", "4242"):

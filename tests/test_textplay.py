@@ -13,7 +13,8 @@ import pytest
 import p2pcards.cli as cli
 from p2pcards.core import load_games
 from p2pcards.textplay import play_text
-from p2pcards.tui.i18n import EN, PT
+from p2pcards.words.en import EN
+from p2pcards.words.pt import PT
 
 TEXT_EN = {k: v for k, v in EN.items() if k.startswith("text_")}
 TEXT_PT = {k: v for k, v in PT.items() if k.startswith("text_")}
@@ -265,7 +266,7 @@ def test_the_last_line_names_the_winners_in_words():
 def test_a_seed_replays_the_same_match_against_the_searching_computer(game, monkeypatch):
     """The default level searches; with --seed its budget is a number of worlds, not time,
     so the seed replays the same match even when the machine is slower the second time."""
-    import p2pcards.core.search as search
+    import p2pcards.players.search as search
 
     first = play(game, seed=9, bots="search")
     real = search.time.perf_counter

@@ -13,7 +13,8 @@ import pytest
 
 from p2pcards.core import Choice, GameSpec, load_games
 from p2pcards.textplay import play_text
-from p2pcards.tui.i18n import EN, PT
+from p2pcards.words.en import EN
+from p2pcards.words.pt import PT
 from tests.plugin_highcard.p2pcards_highcard import SPEC as HIGHCARD
 from tests.plugin_highcard.p2pcards_highcard.game import HighcardDeal, HighcardMatch
 from tests.test_plugin_walkthrough import install_highcard, run

@@ -30,21 +30,22 @@ from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
 from prompt_toolkit.output import DummyOutput
 
 from p2pcards.core import GO_IN, PASS, PLAY, TRUMP, Decision, load_games
-from p2pcards.discovery import Announcement, FakeLan, encode_txt, open_fake
+from p2pcards.discovery import Announcement, encode_txt
 from p2pcards.identity import Identity, load_or_create
 from p2pcards.net import PROTO, log_path, unfinished_tables
 from p2pcards.net.store import read_log
 from p2pcards.table.audit import audit_transcript
+from p2pcards.testing.fake_lan import FakeLan, open_fake
 from p2pcards.tui.app import build_app, run_local_table, run_with_trio
-from p2pcards.tui.i18n import Text
 from p2pcards.tui.lan import LanTable, run_lan_table
 from p2pcards.tui.layout import hand_fragments
-from p2pcards.tui.lobby import LobbyModel
+from p2pcards.tui.lobby_screen import LobbyModel
 from p2pcards.tui.model import GameInfo, SeatLabel, Snapshot, TableModel
 from p2pcards.tui.runtime import LocalTable
 from p2pcards.tui.start import _Browser, build_start_app, run_start_screen
 from p2pcards.tui.start_model import StartModel
 from p2pcards.tui.style import build_style
+from p2pcards.words import Text
 
 REGISTRY = load_games()
 RIGHT = "\x1b[C"

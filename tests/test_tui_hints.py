@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from p2pcards.core import PLAY, Decision
-from p2pcards.core.hints import Hint
 from p2pcards.history.db import History, db_path, rebuild
+from p2pcards.players.hints import Hint
 from p2pcards.table.transcript import Genesis, make_genesis, parse_message
 from p2pcards.tui import runtime
 from p2pcards.tui.runtime import LocalTable, ScreenTable

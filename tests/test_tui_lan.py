@@ -22,9 +22,9 @@ from p2pcards.identity import Identity
 from p2pcards.net import host_table, join_table, parse_seat_spec
 from p2pcards.net.store import PERSON, load_manifest, manifest_path, read_log
 from p2pcards.table.transcript import Genesis, parse_message
-from p2pcards.tui.i18n import Text
 from p2pcards.tui.lan import HostPlan, JoinPlan, LanTable, lan_screens, run_lan_async
 from p2pcards.tui.model import Snapshot
+from p2pcards.words import Text
 from tests.test_tui_app import REGISTRY, ScreenOutput, Typist, person, screen_text
 from tests.test_tui_model import make_model
 
@@ -262,8 +262,8 @@ def test_a_player_who_drops_is_shown_reconnecting_and_plays_on_after_resume(tmp_
 
 def test_a_network_failure_is_told_in_the_screens_language(tmp_path):
     from p2pcards.net import ConnectError, NetError, Refused, VotedOut
-    from p2pcards.tui.i18n import Text
     from p2pcards.tui.lan import net_failure
+    from p2pcards.words import Text
 
     pt, en = Text("pt"), Text("en")
     refused = Refused("seated", "this identity holds seat 2 of this table, which is being played: …")

@@ -22,7 +22,6 @@ from p2pcards.core import (
     load_games,
     strength_table,
 )
-from p2pcards.tui.i18n import STRINGS, Text, default_lang
 from p2pcards.tui.model import (
     GameInfo,
     SeatLabel,
@@ -34,6 +33,7 @@ from p2pcards.tui.model import (
     too_small,
 )
 from p2pcards.tui.start_model import LanEntry, StartModel, parse_address
+from p2pcards.words import STRINGS, Text, default_lang
 
 REGISTRY = load_games()
 PT = strength_table(PT_RANK_ORDER)
@@ -598,7 +598,7 @@ def test_help_is_one_aligned_column_in_both_languages():
 
 
 def test_a_refused_message_is_told_under_the_trick_until_the_deal_is_over():
-    from p2pcards.tui.i18n import Text
+    from p2pcards.words import Text
 
     model, _ = make_model("sueca")
     assert model.notices() == []
@@ -615,7 +615,7 @@ def test_a_refused_message_is_told_under_the_trick_until_the_deal_is_over():
 
 
 def test_a_verdict_says_why_in_the_tables_language_not_in_the_wire_numbering():
-    from p2pcards.tui.i18n import Text
+    from p2pcards.words import Text
 
     model, _ = make_model()
     lost = {"points": [0, 0], "tricks": [0, 0], "game_points": [0, 4], "multiplier": 1, "renuncia": 2}

@@ -67,7 +67,7 @@ async def test_a_closed_gate_holds_the_decision_until_it_opens():
 
 
 def test_a_searching_bot_thinks_as_long_as_the_pace_within_bounds():
-    from p2pcards.core.players import SEEDED_WORLDS, bot_budget
+    from p2pcards.players import SEEDED_WORLDS, bot_budget
     from p2pcards.tui.runtime import think_budget
 
     assert [think_budget(s) for s in (0.0, 0.05, 0.8, 3.0)] == [100, 100, 800, 1000]

@@ -17,15 +17,16 @@ import trio
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 
-from p2pcards.core.players import make_player
 from p2pcards.history import HistoryError
 from p2pcards.history.db import History, db_path
 from p2pcards.history.stats import run_stats
+from p2pcards.players import make_player
 from p2pcards.tui import replay as replay_screen
-from p2pcards.tui.i18n import Text
 from p2pcards.tui.runtime import LocalTable
 from p2pcards.tui.start import start_fragments
-from p2pcards.tui.start_model import MENU, PastEntry, StartChoice, StartModel, past_games
+from p2pcards.tui.start_model import MENU, StartChoice, StartModel
+from p2pcards.tui.start_past import PastEntry, past_games
+from p2pcards.words import Text
 from tests.test_history import _deal, _played, _sueca_table
 from tests.test_tui_app import DOWN, REGISTRY, ScreenOutput, person, screen_text
 from tests.test_tui_strings import english_in

@@ -1,6 +1,6 @@
 """Every word on the full-screen table, start screen and lobby comes from the translation
 table: the two languages have the same keys and fields, and a Portuguese screen shows no
-English word of the English table (a string built outside :mod:`p2pcards.tui.i18n` would)."""
+English word of the English table (a string built outside :mod:`p2pcards.words` would)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from p2pcards.tui.i18n import EN, PT, STRINGS, Text
-from p2pcards.tui.lobby import LobbyModel
+from p2pcards.tui.lobby_screen import LobbyModel
 from p2pcards.tui.start import start_fragments
 from p2pcards.tui.start_model import LanEntry, StartModel
+from p2pcards.words import STRINGS, Text
+from p2pcards.words.en import EN
+from p2pcards.words.pt import PT
 from tests.test_tui_app import REGISTRY, drive, local
 
 WORD = re.compile(r"[A-Za-z]{3,}")

@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.identity import Identity
-from p2pcards.tui.i18n import Text
+from p2pcards.words import Text
 from tests.test_plugin_walkthrough import install_highcard
 from tests.test_tui_tmux import REPO, Tmux, hand
 

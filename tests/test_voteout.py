@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 
 from p2pcards.table.audit import audit_transcript
-from p2pcards.table.local import LocalMesh
 from p2pcards.table.table import Rejected, Table
 from p2pcards.table.transcript import canonical, parse_message
 from p2pcards.table.wire import pack, unpack
+from p2pcards.testing.table_mesh import LocalMesh
 from tests.table_helpers import REGISTRY, assert_agree, deals_of, header, kinds, make_net, mesh_of
 
 

@@ -16,10 +16,10 @@ import trio
 import trio.testing
 
 from p2pcards.core import load_games
-from p2pcards.core.players import make_player
 from p2pcards.identity import Identity
 from p2pcards.net import Link, LocalSeat, Node, log_path, make_table, single_error
 from p2pcards.net.store import FrameFile, side_path
+from p2pcards.players import make_player
 from p2pcards.table.audit import audit_transcript
 from p2pcards.table.events import Output
 from p2pcards.table.table import Table

@@ -9,7 +9,8 @@ Modules, one per seam: :mod:`~p2pcards.cli.help` (the help texts), :mod:`~p2pcar
 :mod:`~p2pcards.cli.printer` (how records read for people), and the commands by area:
 :mod:`~p2pcards.cli.offline` (games, arena, duel, engine, bench), :mod:`~p2pcards.cli.play`
 (play and the start screen), :mod:`~p2pcards.cli.network` (host, join, tables),
-:mod:`~p2pcards.cli.resume` and :mod:`~p2pcards.cli.audit`.
+:mod:`~p2pcards.cli.resume`, :mod:`~p2pcards.cli.records` (export, replay, history, stats,
+audit).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from p2pcards.cli.common import CliError
+from p2pcards.cli.common import CliError, _is_terminal
 from p2pcards.cli.common import _left_note as _left_note
 from p2pcards.cli.parser import build_parser
 from p2pcards.cli.play import cmd_start
@@ -31,8 +32,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
         args.func = cmd_start
+    out = out or sys.stdout
     try:
-        return int(args.func(args, out or sys.stdout))
+        if args.func is cmd_start and not _is_terminal(out):  # `p2pcards` alone, not on a terminal: the help
+            parser.print_help(out)
+            return 0
+        return int(args.func(args, out))
     except CliError as exc:
         parser.exit(2, f"p2pcards: error: {exc}\n")
     except BrokenPipeError:

@@ -67,7 +67,7 @@ def _left_note(status: int, lang: str = "en") -> int:
     table is over and when the person left it on purpose; its ``left`` tells them apart.
     """
     if getattr(status, "left", False):
-        from p2pcards.tui.i18n import Text
+        from p2pcards.words import Text
 
         print(Text(lang)("left_note"), file=sys.stderr)
     return status

@@ -20,7 +20,7 @@ from p2pcards.cli.common import (
 from p2pcards.cli.printer import _network_start, _TablePrinter
 from p2pcards.cli.resume import _resume
 from p2pcards.core import GameRegistry, GameSpec
-from p2pcards.core.players import PLAYER_LEVELS
+from p2pcards.players import PLAYER_LEVELS
 
 
 def cmd_host(args: argparse.Namespace, out: TextIO) -> int:

@@ -11,7 +11,7 @@ from typing import Any, TextIO
 from p2pcards.cli.common import CliError, _game, _load, _parse_options
 from p2pcards.cli.printer import _describe, _describe_duel
 from p2pcards.core import GameSpec
-from p2pcards.core.players import PLAYER_LEVELS
+from p2pcards.players import PLAYER_LEVELS
 
 #: The words of `p2pcards games` around the games' own (``--lang`` before the command; English
 #: when it is not given, so that the output stays the same for scripts whatever the locale).
@@ -93,7 +93,7 @@ def _about(spec: GameSpec, lang: str = "en") -> str:
 
 
 def cmd_arena(args: argparse.Namespace, out: TextIO) -> int:
-    from p2pcards.core.arena import run_arena
+    from p2pcards.tools.arena import run_arena
 
     registry = _load()
     spec = _game(registry, args.game)
@@ -120,7 +120,7 @@ def cmd_arena(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_duel(args: argparse.Namespace, out: TextIO) -> int:
     import os
 
-    from p2pcards.core.duel import check_duel, run_duel
+    from p2pcards.tools.duel import check_duel, run_duel
 
     registry = _load()
     spec = _game(registry, args.game)
@@ -141,14 +141,14 @@ def cmd_duel(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_engine(args: argparse.Namespace, out: TextIO) -> int:
-    from p2pcards.core.engine import serve
+    from p2pcards.tools.engine import serve
 
     return serve(sys.stdin.buffer, out, _load())
 
 
 def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     if args.what == "rules":
-        from p2pcards.core.bench import run_rules_bench
+        from p2pcards.tools.bench_rules import run_rules_bench
 
         registry = _load()
         if args.seconds <= 0:
@@ -173,7 +173,7 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     if args.what == "table":
         return _bench_table(args, out)
     if args.what == "sim":
-        from p2pcards.core.bench import print_sim_bench
+        from p2pcards.tools.bench_rules import print_sim_bench
 
         try:
             return print_sim_bench(out, _load().games, args.seconds, args.check, args.json)
@@ -183,13 +183,13 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
         raise CliError("--seats must be 2, 3 or 4")
     if args.cards < args.seats or args.cards > 52:
         raise CliError("--cards must be between the number of seats and 52")
-    from p2pcards.mental import bench as deck_bench
+    from p2pcards.tools import bench_deck as deck_bench
 
     return deck_bench.run(seats=args.seats, cards=args.cards, json_out=args.json)
 
 
 def _bench_table(args: argparse.Namespace, out: TextIO) -> int:
-    from p2pcards.net.bench import run_table_bench
+    from p2pcards.tools.bench_table import run_table_bench
 
     if not 1 <= args.deals <= 50:
         raise CliError("--deals must be between 1 and 50")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 from p2pcards import __version__
-from p2pcards.cli.audit import cmd_audit
 from p2pcards.cli.help import (
     ARENA_EPILOG,
     AUDIT_EPILOG,
@@ -27,9 +26,9 @@ from p2pcards.cli.help import (
 from p2pcards.cli.network import cmd_host, cmd_join, cmd_tables
 from p2pcards.cli.offline import cmd_arena, cmd_bench, cmd_duel, cmd_engine, cmd_games
 from p2pcards.cli.play import cmd_play
-from p2pcards.cli.records import cmd_export, cmd_history, cmd_replay, cmd_stats
+from p2pcards.cli.records import cmd_audit, cmd_export, cmd_history, cmd_replay, cmd_stats
 from p2pcards.cli.resume import cmd_resume
-from p2pcards.core.players import PLAYER_LEVELS, TABLE_LEVEL
+from p2pcards.players import PLAYER_LEVELS, TABLE_LEVEL
 
 
 def _lan_options(p: argparse._ActionsContainer) -> None:

@@ -20,7 +20,7 @@ from p2pcards.cli.common import (
 from p2pcards.cli.network import _announcement, _join_target, _returning, _warn_unfinished
 from p2pcards.cli.resume import _resume_on_screen
 from p2pcards.core import GameRegistry, GameSpec
-from p2pcards.core.players import PLAYER_LEVELS
+from p2pcards.players import PLAYER_LEVELS
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
@@ -40,14 +40,14 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
         return _play_lan(args, out, registry, spec, options)
     if args.text or not _is_terminal(out):
         from p2pcards.textplay import play_text
-        from p2pcards.tui.i18n import default_lang
+        from p2pcards.words import default_lang
 
         _identity()  # the data directory is checked as for the full-screen table: same refusal, same status
         return play_text(spec, options, args.bots, args.seed, args.deals, sys.stdin, out,
                          lang=args.lang or args.start_lang or default_lang())
     from p2pcards.identity import data_dir
     from p2pcards.tui.app import play_local
-    from p2pcards.tui.i18n import default_lang
+    from p2pcards.words import default_lang
 
     me = _identity()
     _warn_unfinished(data_dir(), me)  # stays on the terminal under the screen, seen again once it closes
@@ -61,8 +61,8 @@ def _play_lan(args: argparse.Namespace, out: TextIO, registry: GameRegistry, spe
     """``play --host`` / ``play --join``: the person at a LAN table on the full screen."""
     from p2pcards.identity import data_dir
     from p2pcards.net import parse_seat_spec
-    from p2pcards.tui.i18n import default_lang
     from p2pcards.tui.lan import HostPlan, JoinPlan, hosting_announcer, play_lan
+    from p2pcards.words import default_lang
 
     if args.host and args.join is not None:
         raise CliError("--host and --join: choose one")
@@ -116,14 +116,10 @@ def _play_lan(args: argparse.Namespace, out: TextIO, registry: GameRegistry, spe
 
 
 def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
-    """``p2pcards`` alone: the start screen on a terminal, else the help."""
-    if not _is_terminal(out):
-        from p2pcards.cli.parser import build_parser  # here: the parser imports every command, this one too
-
-        build_parser().print_help(out)
-        return 0
+    """``p2pcards`` alone on a terminal: the start screen (elsewhere :func:`p2pcards.cli.main`
+    prints the help instead, with the parser it holds)."""
     from p2pcards.identity import data_dir
-    from p2pcards.tui.i18n import default_lang
     from p2pcards.tui.start import run_start_screen
+    from p2pcards.words import default_lang
 
     return run_start_screen(_load(), me=_identity(), lang=args.start_lang or default_lang(), data_dir=data_dir())

@@ -41,9 +41,9 @@ def _resume_on_screen(found: Any, me: Any, registry: GameRegistry, data: Any, la
     """A table with the person's seat, resumed on the full-screen table."""
     from p2pcards.net import ResumeError
     from p2pcards.tui.app import run_local_table
-    from p2pcards.tui.i18n import Text, default_lang
     from p2pcards.tui.lan import ResumePlan, play_lan
     from p2pcards.tui.runtime import LocalTable
+    from p2pcards.words import Text, default_lang
 
     lang = lang or default_lang()
     if found.manifest.role == "local":

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import pluggy
 
-from p2pcards.core.game import GameSpec
+from p2pcards.core.spec import GameSpec
 
 __all__ = [
     "hookspec",

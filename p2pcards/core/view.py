@@ -19,8 +19,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from p2pcards.core.cards import Card, Suit
+from p2pcards.core.deal import DealState
 from p2pcards.core.deck import DISCARD, PLAYED, STOCK
-from p2pcards.core.game import Choice, DealState, Decision
+from p2pcards.core.steps import Choice, Decision
 
 __all__ = ["SeatView"]
 

@@ -4,30 +4,20 @@
   makes of it, sans-IO: parsing never raises on what the LAN sends.
 - :mod:`~p2pcards.discovery.bridge` -- python-zeroconf bridged into trio
   (:func:`open_discovery`).
-- :mod:`~p2pcards.discovery.fake` -- the same interface in memory, for tests.
-- :mod:`~p2pcards.discovery.lobby` -- announcing a hosted table as its seats fill; listing
+- :mod:`~p2pcards.discovery.tables` -- announcing a hosted table as its seats fill; listing
   and finding tables.
 
 The TXT record format is specified in ``protocol/TRANSPORT.md`` ("Discovery").  The bridge
 (and zeroconf with it) is imported on first use of :func:`open_discovery`, so that commands
-that do not need the LAN do not pay for it.
+that do not need the LAN do not pay for it.  The same interface in memory, for tests, is
+:mod:`p2pcards.testing.fake_lan`.
 """
 
 from typing import TYPE_CHECKING, Any
 
-from p2pcards.discovery.base import DEFAULT_TTL, Discovery, DiscoveryError, IpVersion, Registration
-from p2pcards.discovery.fake import FakeDiscovery, FakeLan, open_fake
-from p2pcards.discovery.interfaces import NetInterface, list_interfaces, select_interfaces
-from p2pcards.discovery.lobby import (
-    NotJoinable,
-    TableAnnouncer,
-    TableNotFound,
-    announcing,
-    check_joinable,
-    collect_tables,
-    find_table,
-    watch_tables,
-)
+from p2pcards.discovery.base import DEFAULT_TTL, Discovery, Registration
+from p2pcards.discovery.errors import DiscoveryError
+from p2pcards.discovery.interfaces import IpVersion, NetInterface, list_interfaces, select_interfaces
 from p2pcards.discovery.record import (
     SERVICE_TYPE,
     TXT_VERSION,
@@ -46,6 +36,16 @@ from p2pcards.discovery.record import (
     parse_announcement,
     table_json,
     why_not_joinable,
+)
+from p2pcards.discovery.tables import (
+    NotJoinable,
+    TableAnnouncer,
+    TableNotFound,
+    announcing,
+    check_joinable,
+    collect_tables,
+    find_table,
+    watch_tables,
 )
 
 if TYPE_CHECKING:
@@ -68,8 +68,6 @@ __all__ = [
     "AnnouncementError",
     "Discovery",
     "DiscoveryError",
-    "FakeDiscovery",
-    "FakeLan",
     "IpVersion",
     "NetInterface",
     "NotJoinable",
@@ -92,7 +90,6 @@ __all__ = [
     "list_interfaces",
     "listing",
     "open_discovery",
-    "open_fake",
     "order_addresses",
     "parse_announcement",
     "select_interfaces",

@@ -12,26 +12,17 @@ import contextlib
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Protocol
 
+from p2pcards.discovery.interfaces import NetInterface
 from p2pcards.discovery.record import Announcement, TableEvent
 from p2pcards.net.errors import leaves
 
-if TYPE_CHECKING:
-    from p2pcards.discovery.interfaces import NetInterface
-
-__all__ = ["Discovery", "DiscoveryError", "Registration", "IpVersion", "DEFAULT_TTL", "one_error"]
-
-#: Which IP versions to use for multicast DNS: IPv4, IPv6 or both.
-IpVersion = Literal["4", "6", "all"]
+__all__ = ["Discovery", "Registration", "DEFAULT_TTL", "one_error"]
 
 #: Seconds an announcement lives in browsers' caches unless refreshed (its records' TTL):
 #: a crashed host's table is listed at most this long.
 DEFAULT_TTL = 120
-
-
-class DiscoveryError(Exception):
-    """LAN discovery cannot work (no usable interface, a socket error...); ``str()`` is for people."""
 
 
 @dataclass

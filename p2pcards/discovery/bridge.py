@@ -42,8 +42,15 @@ from zeroconf import (  # type: ignore[attr-defined]  # DNSOutgoing, DNSQuestion
     current_time_millis,
 )
 
-from p2pcards.discovery.base import DEFAULT_TTL, DiscoveryError, IpVersion, Registration, one_error
-from p2pcards.discovery.interfaces import NetInterface, announce_addresses, select_interfaces, zeroconf_choice
+from p2pcards.discovery.base import DEFAULT_TTL, Registration, one_error
+from p2pcards.discovery.errors import DiscoveryError
+from p2pcards.discovery.interfaces import (
+    IpVersion,
+    NetInterface,
+    announce_addresses,
+    select_interfaces,
+    zeroconf_choice,
+)
 from p2pcards.discovery.record import (
     SERVICE_TYPE,
     Announcement,

@@ -17,9 +17,8 @@ from typing import Any, Final, TextIO
 
 import trio
 
-from p2pcards.discovery.base import DEFAULT_TTL, Discovery, DiscoveryError, Registration, one_error
-from p2pcards.discovery.lobby import TableAnnouncer, announcing, check_joinable, collect_tables, find_table
-from p2pcards.discovery.lobby import watch_tables as _watch
+from p2pcards.discovery.base import DEFAULT_TTL, Discovery, Registration, one_error
+from p2pcards.discovery.errors import DiscoveryError
 from p2pcards.discovery.record import (
     Announcement,
     InstalledGame,
@@ -29,6 +28,8 @@ from p2pcards.discovery.record import (
     table_json,
     why_not_joinable,
 )
+from p2pcards.discovery.tables import TableAnnouncer, announcing, check_joinable, collect_tables, find_table
+from p2pcards.discovery.tables import watch_tables as _watch
 
 __all__ = [
     "TABLES_EPILOG", "add_lan_options", "run_tables", "hosting", "hosting_defaults", "make_announcement", "locate",

@@ -13,16 +13,21 @@ import ipaddress
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
-from p2pcards.discovery.base import DiscoveryError, IpVersion
+from p2pcards.discovery.errors import DiscoveryError
 
-__all__ = ["NetInterface", "list_interfaces", "local_addresses", "select_interfaces", "zeroconf_choice",
+__all__ = ["IpVersion", "NetInterface", "list_interfaces", "local_addresses", "select_interfaces", "zeroconf_choice",
            "announce_addresses"]
 
 _IFF_UP = 0x1
 _IFF_LOOPBACK = 0x8
 _IFF_MULTICAST = 0x1000
 _SYS = Path("/sys/class/net")
+
+
+#: Which IP versions to use for multicast DNS: IPv4, IPv6 or both.
+IpVersion = Literal["4", "6", "all"]
 
 
 @dataclass(frozen=True, slots=True)

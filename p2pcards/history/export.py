@@ -9,7 +9,7 @@ from typing import Any, TextIO
 
 from p2pcards.core import GameRegistry, GameSpec, load_games, pretty
 from p2pcards.history.opened import Opened, open_transcript, read_transcript
-from p2pcards.tui.words import summary_text
+from p2pcards.words import summary_text
 
 __all__ = ["EXPORT_EPILOG", "export_records", "run_export"]
 

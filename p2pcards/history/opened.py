@@ -5,7 +5,7 @@ last frame (a process killed while it wrote) from damage (frames that stop follo
 another before the end).  :func:`open_transcript` follows the messages with an observer
 replica, as ``p2pcards audit`` does, and keeps for each closed deal the table's ``deal``
 event and, when the audit opened the cards, the deal in the arena's record format
-(:func:`p2pcards.core.arena.deal_record`): hands at the start, events, tricks, result.
+(:func:`p2pcards.core.records.deal_record`): hands at the start, events, tricks, result.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from p2pcards.core import GameRegistry, GameSpec
-from p2pcards.core.arena import play_record
+from p2pcards.core.records import play_record
 from p2pcards.history import HistoryError
 from p2pcards.table.audit import replay_transcript
 from p2pcards.table.events import DealClosed, Ended, TableEvent

@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from p2pcards.core import DealState, Decision, End, GameRegistry, GameSpec, Match, load_games
-from p2pcards.core.sampling import clone_state
 from p2pcards.history import HistoryError
 from p2pcards.history.db import deal_facts
 from p2pcards.history.opened import read_transcript
+from p2pcards.players.sampling import clone_state
 from p2pcards.table.audit import replay_transcript
 from p2pcards.table.events import DealClosed, Ended, Output
 from p2pcards.table.table import Stage, Table

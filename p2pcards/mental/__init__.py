@@ -1,7 +1,7 @@
 """The mental deck: a dealer-less shuffle, deals, reveals, transfers and an audit that blames.
 
 Commit-reveal SRA over a prime-order group (ristretto255; the benchmark's modp-2048
-baseline lives in :mod:`p2pcards.mental.bench`), sans-IO: nothing here touches a socket, a
+baseline lives in :mod:`p2pcards.tools.bench_deck`), sans-IO: nothing here touches a socket, a
 clock or a thread.  The wire protocol is specified in ``protocol/PROTOCOL.md``.
 
 * :class:`DealSetup` -- the public context of a deal (group, table, deal number, deck,
@@ -12,12 +12,13 @@ clock or a thread.  The wire protocol is specified in ``protocol/PROTOCOL.md``.
   :class:`Fault` with the seat to blame, or clean with the card at every position.
 * Errors: :class:`LocalError` (caller misuse), :class:`DeckFault` (names the seat),
   :class:`UnattributedFault` (visible now, blamed by the audit), :class:`MalformedMessage`.
-* :class:`InProcessDeal` -- every seat of a deal in one process (tests, vectors, benchmark);
-  :mod:`p2pcards.mental.bench` and :mod:`p2pcards.mental.vectors` build on it.
+
+Every seat of a deal in one process (tests, vectors, benchmark) is
+:class:`p2pcards.testing.deck.InProcessDeal`.
 """
 
-from p2pcards.mental.audit import AuditReport, Fault, audit, seeds_from_messages, verify_evidence
 from p2pcards.mental.cards import FRENCH_DECK, PORTUGUESE_DECK, check_deck, standard_deck
+from p2pcards.mental.deck_audit import AuditReport, Fault, audit, seeds_from_messages
 from p2pcards.mental.errors import (
     DeckFault,
     FaultKind,
@@ -28,11 +29,12 @@ from p2pcards.mental.errors import (
     RemoteError,
     UnattributedFault,
 )
+from p2pcards.mental.evidence import verify_evidence
 from p2pcards.mental.group import CountingGroup, Group, Ristretto255, group_by_name
 from p2pcards.mental.messages import Kind, Wire
-from p2pcards.mental.party import Awaited, Party, Phase
+from p2pcards.mental.party import Party
+from p2pcards.mental.party_state import Awaited, Phase
 from p2pcards.mental.setup import MAX_SEATS, MIN_SEATS, DealSetup
-from p2pcards.mental.simulate import InProcessDeal, Sent
 
 __all__ = [
     "FRENCH_DECK",
@@ -50,14 +52,12 @@ __all__ = [
     "GroupError",
     "Kind",
     "LocalError",
-    "InProcessDeal",
     "MalformedMessage",
     "MentalError",
     "Party",
     "Phase",
     "RemoteError",
     "Ristretto255",
-    "Sent",
     "UnattributedFault",
     "Wire",
     "audit",

@@ -10,7 +10,8 @@ outside the prime-order group, or the identity.
   32 bytes, scalars 32 bytes little-endian below the group order.  Hash to group is
   ``crypto_core_ristretto255_from_hash(SHA-512(message))``.
 * :class:`CountingGroup` wraps a group and counts operations, for the benchmark (whose
-  baseline, the textbook modp-2048 group, lives with it: :mod:`p2pcards.mental.bench`).
+  baseline, the textbook modp-2048 group, lives with the benchmark, among the tools:
+  :mod:`p2pcards.tools.bench_deck`).
 """
 
 from __future__ import annotations

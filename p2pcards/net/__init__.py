@@ -19,10 +19,10 @@ from p2pcards.net.errors import (
     VotedOut,
     single_error,
 )
+from p2pcards.net.handshake import PROTO, SeatSpec, parse_seat_spec
 from p2pcards.net.host import host_table
 from p2pcards.net.join import join_table
 from p2pcards.net.link import Link, LinkClosed
-from p2pcards.net.lobby import PROTO, SeatSpec, parse_seat_spec
 from p2pcards.net.memory import make_table, memory_mesh, play_in_memory
 from p2pcards.net.node import LocalSeat, Node, TableRecorder, describe_table
 from p2pcards.net.resume import Unfinished, resume_table, unfinished_tables

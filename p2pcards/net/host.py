@@ -26,11 +26,9 @@ from typing import Any
 import trio
 
 from p2pcards.core import GameSpec
-from p2pcards.core.players import Player, make_player
 from p2pcards.identity import Identity
 from p2pcards.net.errors import ListenError, LobbyTimeout, MeshError, single_error
-from p2pcards.net.link import Link, LinkClosed, PreauthGate, PreauthSlot, open_preauth
-from p2pcards.net.lobby import (
+from p2pcards.net.handshake import (
     NONCE_SIZE,
     Hello,
     LobbyProtocolError,
@@ -44,10 +42,12 @@ from p2pcards.net.lobby import (
     make_start,
     parse_hello,
 )
+from p2pcards.net.link import Link, LinkClosed, PreauthGate, PreauthSlot, open_preauth
 from p2pcards.net.memory import make_table
 from p2pcards.net.node import LINGER, EventSink, LinkSink, LocalSeat, Node, TableRecorder, describe_table
 from p2pcards.net.rejoin import answer_rejoin
 from p2pcards.net.store import PERSON, Manifest, PeerEntry, peer_stem, save_identity, table_dir
+from p2pcards.players import Player, make_player
 from p2pcards.table.table import Table
 from p2pcards.table.transcript import Genesis, SeatInfo, parse_message
 

@@ -25,11 +25,9 @@ from typing import Any
 import trio
 
 from p2pcards.core import GameRegistry
-from p2pcards.core.players import Player, make_player
 from p2pcards.identity import Identity, fingerprint
 from p2pcards.net.errors import ConnectError, LobbyTimeout, MeshError, Refused, single_error
-from p2pcards.net.link import Link, LinkClosed, PreauthGate, open_preauth, receive_control
-from p2pcards.net.lobby import (
+from p2pcards.net.handshake import (
     DIALLER,
     LISTENER,
     NONCE_SIZE,
@@ -46,9 +44,11 @@ from p2pcards.net.lobby import (
     parse_seated_or_refused,
     parse_start,
 )
+from p2pcards.net.link import Link, LinkClosed, PreauthGate, open_preauth, receive_control
 from p2pcards.net.node import LINGER, EventSink, LinkSink, LocalSeat, Node, TableRecorder, describe_table
 from p2pcards.net.rejoin import answer_rejoin
 from p2pcards.net.store import PERSON, Manifest, PeerEntry, peer_stem
+from p2pcards.players import Player, make_player
 from p2pcards.table.table import Table
 from p2pcards.table.transcript import Genesis, TranscriptError, parse_message
 

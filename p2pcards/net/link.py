@@ -31,7 +31,7 @@ from typing import Any, Final
 import trio
 
 from p2pcards.net.errors import ConnectError
-from p2pcards.net.lobby import decode
+from p2pcards.net.handshake import decode
 from p2pcards.table.wire import MAX_FRAME, FrameDecoder, FrameError, frame
 
 __all__ = ["Link", "LinkClosed", "PreauthGate", "PreauthSlot", "PREAUTH_FRAME", "PREAUTH_CONNECTIONS", "open_preauth",
@@ -302,7 +302,7 @@ async def receive_control(link: Link, what: str, timeout: float | None = None) -
     """The next control message on ``link``, decoded (``what``: what this peer waits for,
     for the error).  Raises :class:`~p2pcards.net.errors.ConnectError` when the link closes,
     or when nothing comes within ``timeout`` seconds, and
-    :class:`~p2pcards.net.lobby.LobbyProtocolError` for a message that is not one."""
+    :class:`~p2pcards.net.handshake.LobbyProtocolError` for a message that is not one."""
     with trio.move_on_after(math.inf if timeout is None else timeout):
         try:
             return decode(await link.receive())

@@ -28,9 +28,9 @@ from p2pcards.identity import Identity
 from p2pcards.net.clocks import AHEAD_SYNC, HEARTBEAT, Away, Clock
 from p2pcards.net.errors import MeshError, PeerSilent, ResumeError, single_error
 from p2pcards.net.files import PeerFiles, keep_manifest
+from p2pcards.net.handshake import LobbyProtocolError
 from p2pcards.net.inbox import POKE, Filed, Frame
 from p2pcards.net.link import Link
-from p2pcards.net.lobby import LobbyProtocolError
 from p2pcards.net.mesh import LINGER, LinkSink, Mesh
 from p2pcards.net.peer import EventSink, LocalSeat, Peer, TableRecorder, describe_table, in_background
 from p2pcards.net.store import Manifest, log_path, peer_stem

@@ -20,11 +20,11 @@ from typing import Any, Protocol
 
 import trio
 
-from p2pcards.core.players import Player
 from p2pcards.identity import Identity, fingerprint
 from p2pcards.net.clocks import Clock
 from p2pcards.net.files import PeerFiles
 from p2pcards.net.inbox import Inbox, Reorder
+from p2pcards.players import Player
 from p2pcards.table.common import Rejected
 from p2pcards.table.events import Output, TableEvent
 from p2pcards.table.table import Table

@@ -27,8 +27,7 @@ from typing import Any, Final
 import trio
 
 from p2pcards.net.errors import ConnectError, MeshError, Refused, VotedOut
-from p2pcards.net.link import Link, LinkClosed, receive_control
-from p2pcards.net.lobby import (
+from p2pcards.net.handshake import (
     NONCE_SIZE,
     LobbyProtocolError,
     make_challenge,
@@ -41,6 +40,7 @@ from p2pcards.net.lobby import (
     parse_rejoin,
     parse_seated_or_refused,
 )
+from p2pcards.net.link import Link, LinkClosed, receive_control
 from p2pcards.net.node import Node
 from p2pcards.table.wire import pack
 

@@ -36,11 +36,10 @@ from typing import Any, Final
 import trio
 
 from p2pcards.core import GameRegistry
-from p2pcards.core.players import PLAYER_LEVELS, Player, make_player
 from p2pcards.identity import Identity
 from p2pcards.net.errors import ConnectError, ListenError, NetError, ResumeError, TableGone, single_error
+from p2pcards.net.handshake import NONCE_SIZE, LobbyProtocolError, decode, make_greeting, make_refused
 from p2pcards.net.link import LinkClosed, PreauthGate, open_preauth
-from p2pcards.net.lobby import NONCE_SIZE, LobbyProtocolError, decode, make_greeting, make_refused
 from p2pcards.net.node import LINGER, EventSink, LinkSink, LocalSeat, Node, TableRecorder, describe_table
 from p2pcards.net.rejoin import REJOIN_TIMEOUT, answer_rejoin, dial_rejoin
 from p2pcards.net.store import (
@@ -57,6 +56,7 @@ from p2pcards.net.store import (
     save_manifest,
     side_path,
 )
+from p2pcards.players import PLAYER_LEVELS, Player, make_player
 from p2pcards.table.transcript import Genesis, TranscriptError, parse_message
 
 __all__ = ["Unfinished", "unfinished_tables", "resume_table"]

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Final
 
 from p2pcards.identity import Identity, IdentityError
-from p2pcards.net.lobby import Process
+from p2pcards.net.handshake import Process
 from p2pcards.private import fsync_dir, write_private
 from p2pcards.table.wire import FrameDecoder, FrameError, frame, pack, unpack
 

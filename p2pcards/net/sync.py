@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from p2pcards.net.lobby import LobbyProtocolError, expect_fields
+from p2pcards.net.handshake import LobbyProtocolError, expect_fields
 from p2pcards.table.wire import pack
 
 __all__ = ["SYNC_BATCH", "Sync", "Synced", "Syncs", "make_sync", "make_synced", "parse_control"]

@@ -2,7 +2,7 @@
 what its verdict is (protocol/PROTOCOL.md, "Faults and disputes" and "Verdicts").
 
 :func:`audit_deal` is what a replica runs when a deal's seeds are in: the deck audit
-(:func:`p2pcards.mental.audit`) and then the strict replay of the deal through the rules
+(:func:`p2pcards.mental.deck_audit`) and then the strict replay of the deal through the rules
 with every card known; :func:`verdict` turns it, or the fault that ended the deal early,
 into the deal's verdict.  Pure functions of what the replica holds: a
 :class:`~p2pcards.table.dealrun.DealRun` gives the deal, the caller acts on the answer.
@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from p2pcards.core import DealState, Decision, End, IllegalChoice, Match
 from p2pcards.mental import DealSetup, DeckFault, RemoteError, audit, verify_evidence
-from p2pcards.mental.party import LiveRecord
+from p2pcards.mental.party_state import LiveRecord
 from p2pcards.table.common import MAX_REASON, Cause, Rejected
 from p2pcards.table.dealrun import DealRun
 from p2pcards.table.transcript import TableKind
@@ -90,7 +90,7 @@ def audit_deal(
     """Deck audit then rules replay: the replayed deal (None on a deck fault) and a verdict.
 
     ``trusted``: the seat of the replica auditing its own record; ``live``: what its party
-    derived and checked while it played (see :func:`p2pcards.mental.audit`).  Both None
+    derived and checked while it played (see :func:`p2pcards.mental.deck_audit`).  Both None
     offline, where everything is checked here.
 
     The verdict is ``clean``, ``renuncia`` (the replay found a seat breaking a play rule;

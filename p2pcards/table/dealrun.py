@@ -17,11 +17,11 @@ from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Any, Final
 
-from p2pcards.core import Deal, DealState, Decision, End, IllegalChoice, Locate, Reveal, dummy_choice
-from p2pcards.core.game import GameSpec
+from p2pcards.core import Deal, DealState, Decision, End, GameSpec, IllegalChoice, Locate, Reveal
 from p2pcards.identity import Identity
 from p2pcards.mental import DealSetup, Party, Phase, RemoteError
 from p2pcards.mental.kdf import commitment
+from p2pcards.players import dummy_choice
 from p2pcards.table.common import Cause, Rejected, public_cause
 from p2pcards.table.transcript import TableKind
 

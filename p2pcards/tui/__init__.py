@@ -4,11 +4,10 @@
 :mod:`~p2pcards.tui.layout`, :mod:`~p2pcards.tui.keys` and :mod:`~p2pcards.tui.style` draw
 it and bind keys to it; :mod:`~p2pcards.tui.runtime` keeps it up to date from the table's
 peers (trio); :mod:`~p2pcards.tui.app` runs both, trio as a guest of prompt-toolkit's
-asyncio loop; :mod:`~p2pcards.tui.start` is the start screen; :mod:`~p2pcards.tui.i18n`
-holds the English and Portuguese strings.
+asyncio loop; :mod:`~p2pcards.tui.start` is the start screen.  The English and Portuguese
+strings are in :mod:`p2pcards.words`.
 """
 
-from p2pcards.tui.i18n import LANGS, Text, default_lang
 from p2pcards.tui.model import GameInfo, SeatLabel, Snapshot, TableModel, snapshot_of
 
-__all__ = ["LANGS", "GameInfo", "SeatLabel", "Snapshot", "TableModel", "Text", "default_lang", "snapshot_of"]
+__all__ = ["GameInfo", "SeatLabel", "Snapshot", "TableModel", "snapshot_of"]

@@ -28,15 +28,15 @@ from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.output import Output
 
 from p2pcards.core import GameSpec
-from p2pcards.core.players import TABLE_LEVEL
 from p2pcards.identity import Identity
-from p2pcards.tui.i18n import Text
+from p2pcards.players import TABLE_LEVEL
 from p2pcards.tui.keys import create_key_bindings
 from p2pcards.tui.layout import build_layout
 from p2pcards.tui.logfile import screen_logging
 from p2pcards.tui.model import TableModel
 from p2pcards.tui.runtime import LocalTable
 from p2pcards.tui.style import build_style
+from p2pcards.words import Text
 
 __all__ = ["build_app", "run_with_trio", "play_local", "run_local_table"]
 

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 from p2pcards.core import PLAY, Card, Decision
-from p2pcards.tui.i18n import Text
+from p2pcards.tui.cards import card_label
 from p2pcards.tui.snapshot import Snapshot
-from p2pcards.tui.words import card_label
+from p2pcards.words import Text
 
 __all__ = ["CARD_KEYS", "LETTER_KEYS", "YES_KEYS", "TableKeys"]
 

@@ -4,7 +4,7 @@
 seat and the host's computer players paced for the screen) or
 :func:`~p2pcards.net.join_table` (with the person as the joining peer) in trio, a guest of
 the screen's asyncio loop as for a table against the computer
-(:mod:`p2pcards.tui.runtime`).  The lobby screen (:mod:`p2pcards.tui.lobby`) shows where
+(:mod:`p2pcards.tui.runtime`).  The lobby screen (:mod:`p2pcards.tui.lobby_screen`) shows where
 players join and how many seats are taken, or whom the person is seated with; when the
 table starts the table screen takes over, with the seats of the genesis.  A link to
 another process that drops shows "waiting for … (reconnecting)" until that process comes
@@ -32,18 +32,18 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from p2pcards.core import GameRegistry, GameSpec
-from p2pcards.core.players import Player
 from p2pcards.discovery.commands import NoAnnouncer
 from p2pcards.discovery.interfaces import local_addresses
 from p2pcards.identity import Identity
 from p2pcards.net import NetError, Refused, host_table, join_table, log_path, resume_table, single_error
-from p2pcards.net.lobby import SeatSpec
+from p2pcards.net.handshake import SeatSpec
+from p2pcards.players import Player
 from p2pcards.tui.app import build_app, exit_status, run_with_trio
-from p2pcards.tui.i18n import Text
-from p2pcards.tui.lobby import LobbyModel, build_lobby_app, end_if_ended
+from p2pcards.tui.lobby_screen import LobbyModel, build_lobby_app, end_if_ended
 from p2pcards.tui.logfile import screen_logging
 from p2pcards.tui.model import GameInfo, SeatLabel, TableModel
 from p2pcards.tui.runtime import PacedBot, ScreenTable
+from p2pcards.words import Text
 
 __all__ = ["HostPlan", "JoinPlan", "LanTable", "ResumePlan", "PERSON_TIMEOUT", "hosting_announcer", "local_addresses",
            "lan_screens", "play_lan", "run_lan_async", "run_lan_table"]

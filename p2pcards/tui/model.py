@@ -5,12 +5,13 @@ table (:mod:`p2pcards.tui.snapshot`: copied out of the live
 :class:`~p2pcards.table.table.Table` by :func:`snapshot_of` whenever it changes), the
 decision the person is asked for (if any), and the screen's own state: the cursor in the
 hand, the cards marked for a pass or an exchange, the window on top (help, scores, last
-trick, leave?, the deal's summary, the match's end), a hint's line and the offer to finish
-a forced deal.  Keys arrive as method calls
+trick, leave?, the deal's summary, the match's end; what they say is
+:mod:`p2pcards.tui.windows`), a hint's line and the offer to finish a forced deal.  Keys
+arrive as method calls
 (:mod:`p2pcards.tui.input`: :meth:`TableModel.left`, :meth:`~TableModel.enter`,
 :meth:`~TableModel.digit`, :meth:`~TableModel.key` ...); what they cause outside the screen
 goes through callbacks: ``on_choice(choice)`` (the person's decision, in the formats of
-:mod:`p2pcards.core.game`), ``on_continue()`` (the summary of a deal was read),
+:mod:`p2pcards.core`), ``on_continue()`` (the summary of a deal was read),
 ``on_exit()`` (leave the table), ``on_hint()`` (``h``: compute a hint, which comes back
 through :meth:`TableModel.show_hint`) and ``on_finish()`` (``f``: finish a forced deal).
 
@@ -19,22 +20,23 @@ prompt_toolkit or trio, so all of it is tested without a terminal.
 
 Nothing here knows a game: what differs between games (play direction, trumps, running
 counts, how results read, the words and reasons of a decision dialog, facts and notes) comes
-from the game's spec and deal state (:mod:`p2pcards.core.game`, "How a game reaches the
+from the game's spec and deal state (:mod:`p2pcards.core`, "How a game reaches the
 screens"), and its words from the game's own texts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from p2pcards.core import PLAY, Card, Decision, Line, pretty
-from p2pcards.core.hints import Hint
-from p2pcards.tui.i18n import Text
+from p2pcards.players.hints import Hint
+from p2pcards.tui.cards import SUIT_ORDER, card_label, is_red, sort_hand
 from p2pcards.tui.input import CARD_KEYS, TableKeys
 from p2pcards.tui.snapshot import GameInfo, SeatLabel, Snapshot, snapshot_of
-from p2pcards.tui.words import SUIT_ORDER, card_label, is_red, line_text, sort_hand, summary_text
+from p2pcards.tui.windows import TableWindows
+from p2pcards.words import Text, line_text, summary_text
 
 __all__ = [
     "CARD_KEYS",
@@ -104,7 +106,7 @@ class SeatPanel:
     active: bool
 
 
-class TableModel(TableKeys):
+class TableModel(TableKeys, TableWindows):
     """Everything on the table screen (module docstring)."""
 
     def __init__(
@@ -312,7 +314,7 @@ class TableModel(TableKeys):
 
     @property
     def mode(self) -> str | None:
-        """The kind of the decision the keys work on now (:data:`~p2pcards.core.game.PLAY`,
+        """The kind of the decision the keys work on now (:data:`~p2pcards.core.steps.PLAY`,
         or a kind of the game's), or None."""
         if self.decision is None or self.overlay is not None:
             return None
@@ -575,195 +577,6 @@ class TableModel(TableKeys):
         if swap is None:
             return None
         return self.text("prompt_extra", choice=self.choice_label(swap))
-
-    # ------------------------------------------------------------------ sides and scores
-    def sides(self) -> list[tuple[str, tuple[int, ...]]]:
-        """The scoring sides (teams or players) with their names, in the order of ``totals``."""
-        t = self.text
-        if self.game.teams:
-            out = []
-            for team in self.game.teams:
-                names = " & ".join(self.name(s) for s in team)
-                label = t("us") if self.me in team else t("them")
-                out.append((f"{label} ({names})", tuple(team)))
-            return out
-        return [(self.name(s), (s,)) for s in range(self.game.seats)]
-
-    def score_lines(self) -> list[str]:
-        """The score panel: this deal so far, then the match."""
-        t = self.text
-        snap = self.snap
-        lines = [t("this_deal")]
-        counts = self.game.counts
-        for label, seats in self.sides():
-            short = label.split(" (")[0]
-            if not snap.in_deal:
-                break
-            pts = sum(snap.points_won[s] for s in seats if s < len(snap.points_won))
-            tricks = sum(snap.tricks_won[s] for s in seats if s < len(snap.tricks_won))
-            if "points" in counts and "tricks" in counts:
-                lines.append(f" {short}: {pts} {t('pts')}, {t.plural('n_tricks', tricks)}")
-            elif "points" in counts:
-                lines.append(f" {short}: {t.plural('n_points', pts)}")
-            else:
-                lines.append(f" {short}: {t.plural('n_tricks', tricks)}")
-        lines.append("")
-        lines.append(f"{t('match')} · {self.match_rule()}")
-        totals = snap.totals or self._last_totals()
-        for (label, _), total in zip(self.sides(), totals):
-            lines.append(f" {label.split(' (')[0]}: {total}")
-        if self.history:
-            lines.append("")
-            lines.append(t("history"))
-            for ev in self.history[-4:]:
-                mark = {"clean": "✓", "renuncia": "R", "fault": "✗"}.get(ev["audit"]["verdict"], "?")
-                lines.append(f" {ev['deal'] + 1}: {'–'.join(str(x) for x in ev['totals'])} {mark}")
-        lines.append("")
-        lines.append(t("speed", s=self.speed))
-        return lines
-
-    def _last_totals(self) -> list[int]:
-        return list(self.history[-1]["totals"]) if self.history else []
-
-    def match_rule(self) -> str:
-        """How the match is won, in a few words: the game's ``match_rule`` words, filled
-        with the table's options (else what the totals count)."""
-        lang = self.text.lang
-        totals = self.game.word(lang, "totals", self.text("points"))
-        rule = self.game.word(lang, "match_rule", totals)
-        try:
-            return rule.format(**self.game.options)
-        except (KeyError, IndexError, ValueError):
-            return rule
-
-    def side_name(self, side: int) -> str:
-        """A scoring side (a team, or a seat) by its label."""
-        sides = self.sides()
-        return sides[side][0] if 0 <= side < len(sides) else "?"
-
-    def summary_lines(self) -> list[str]:
-        """The deal's summary: result per side, the audit's verdict, the match score."""
-        ev = self.summary
-        if ev is None:
-            return []
-        t = self.text
-        lines: list[str] = []
-        res = ev.get("result")
-        spec = self.game.spec
-        if res is None:
-            lines.append(t("void"))
-        elif spec is not None:
-            lines += summary_text(spec, t.lang, spec.deal_summary(res), self.side_name, self.seat_name)
-        lines.append("")
-        lines.append(self.verdict_line(ev["audit"]))
-        lines.append(t("totals", totals=self.totals_text(ev.get("totals", []))))
-        return lines
-
-    def verdict_line(self, audit: Mapping[str, Any]) -> str:
-        t = self.text
-        verdict = audit.get("verdict")
-        seat = audit.get("seat")
-        kind = audit.get("kind") or verdict or ""
-        # the kind in the table's language; the reason itself (wire numbering, English) is
-        # for `p2pcards audit` and the log -- shown only for a kind this screen does not know
-        reason = t(f"why_{kind}") if f"why_{kind}" in t else (audit.get("reason") or kind)
-        if verdict == "clean":
-            return "✓ " + t("verified")
-        if verdict == "renuncia":
-            return "✗ " + t("renuncia", name=self.who(seat), reason=reason)
-        if verdict == "vote-out":
-            return "✗ " + (t("vote_out_you") if seat == self.me else t("vote_out", name=self.name(seat)))
-        if seat is None:
-            return "✗ " + t("fault_unknown", reason=reason)
-        if seat == self.me:
-            return "✗ " + t("fault_you", reason=reason)
-        return "✗ " + t("fault", name=self.name(seat), reason=reason)
-
-    def totals_text(self, totals: Sequence[int]) -> str:
-        return " · ".join(f"{label.split(' (')[0]} {v}" for (label, _), v in zip(self.sides(), totals))
-
-    def final_lines(self) -> list[str]:
-        """The end of the match: the winner and the tally per the game's scoring."""
-        ev = self.final
-        if ev is None:
-            return []
-        t = self.text
-        winner = ev.get("winner")
-        totals = list(ev.get("totals", []))
-        sides = self.sides()
-        lines: list[str] = []
-        if winner is None:
-            lines.append(t("no_winner", n=ev.get("deals", len(self.history))))
-        elif self.game.teams:
-            team = sides[winner][1]
-            lines.append(t("winners_you") if self.me in team else t("winner_team", name=sides[winner][0]))
-        else:
-            lines.append(t("winner_you") if winner == self.me else t("winner_player", name=self.name(winner)))
-        lines.append("")
-        lines.append(f"{t('tally')} ({self.match_rule()})")
-        spec = self.game.spec
-        if spec is not None and len(totals) == len(sides):
-            summary = spec.match_summary(totals, winner, self.game.options)
-            lines += ["  " + x for x in summary_text(spec, t.lang, summary, self.side_name, self.seat_name)]
-        else:
-            lines += [f"  {label}: {v}" for (label, _), v in zip(sides, totals)]
-        return lines
-
-    def last_trick_lines(self) -> list[str]:
-        t = self.text
-        last = self.snap.last_trick
-        if last is None:
-            return [t("no_trick_yet")]
-        _, plays, winner = last
-        lines = [f"{self.name(s)}: {card_label(c)}" for s, c in plays]
-        lines.append(t("won_by", name=self.who(winner)))
-        return lines
-
-    def extra_title(self, kind: str | None) -> str:
-        """The title of a window of a screen built on this one (a replay's deal list...)."""
-        return ""
-
-    def extra_window(self, kind: str | None) -> tuple[list[str], str] | None:
-        """The lines and the keys line of such a window (None: no such window here)."""
-        return None
-
-    def help_lines(self) -> list[str]:
-        """The help window: each key, then what it does, in one aligned column."""
-        rows = [line.split("\t", 1) for line in self.text("help").split("\n")]
-        width = max(len(r[0]) for r in rows if len(r) == 2)
-        return [f"{r[0]:<{width}}  {r[1]}" if len(r) == 2 else r[0] for r in rows]
-
-    def dialog_title(self) -> str:
-        """The decision dialog's title: the game's ``decision.KIND.title`` words."""
-        kind = self.mode or ""
-        return self.game.word(self.text.lang, f"decision.{kind}.title", self.text("decide_title"))
-
-    def button(self, which: str) -> str:
-        """The dialog's ``confirm`` or ``decline`` button in the game's words."""
-        kind = self.mode or ""
-        return self.game.word(self.text.lang, f"decision.{kind}.{which}", self.text(f"{which}_button"))
-
-    def dialog_lines(self) -> list[str]:
-        """The text of the decision dialog (a pick of cards, a list of choices): the game's
-        lines for it, then what the keys do; empty for a play."""
-        t = self.text
-        decision = self.decision
-        if decision is None or self.mode is None or self.mode == PLAY:
-            return []
-        k = len(self.picked)
-        lines = [self.say(line, k=k) for line in self.snap.dialog]
-        if decision.pick is not None:
-            hi = decision.pick[1]
-            lines.append(t("pick_keys", keys=self.card_keys(), confirm=self.button("confirm"), k=k, hi=hi))
-            if decision.may_decline:
-                lines.append(t("decline_key", decline=self.button("decline")))
-        else:
-            lines.append(t("choose_keys", n=min(len(self.choice_options()), 9)))
-        if self.message:
-            lines.append(self.message)
-        elif self.hint_line:
-            lines.append(self.hint_line)
-        return lines
 
     def choice_options(self) -> list[tuple[Choice, str, bool, bool]]:
         """A list of choices' dialog (e.g. a trump suit): ``(choice, label, red, under cursor)``,

@@ -34,10 +34,10 @@ from p2pcards.core import PLAY, GameRegistry, pretty
 from p2pcards.history.charts import points_chart
 from p2pcards.history.replay import DealSteps, MatchSteps, follow_log
 from p2pcards.tui.app import build_app
-from p2pcards.tui.i18n import Text
+from p2pcards.tui.cards import card_label
 from p2pcards.tui.model import SeatPanel, TableModel
 from p2pcards.tui.snapshot import GameInfo, SeatLabel, Snapshot, replay_snapshot
-from p2pcards.tui.words import card_label
+from p2pcards.words import Text
 
 __all__ = ["FINAL", "SUMMARY", "ReplayModel", "build_replay_app", "replay_match", "run_replay",
            "seat_of_log"]

@@ -15,7 +15,7 @@ and anything the screen asks of trio goes through :meth:`LocalTable.soon` (the t
   peers of the mental-deck protocol, each its own node joined to the others by in-memory
   streams, so every deal is shuffled, dealt and audited exactly as on a LAN.
 
-Hints (``h``) and a forced rest of a deal (``f``; :mod:`p2pcards.core.hints`) are computed
+Hints (``h``) and a forced rest of a deal (``f``; :mod:`p2pcards.players.hints`) are computed
 by :class:`ScreenTable` from the person's own :class:`~p2pcards.core.view.SeatView` (a copy
 of it), in a worker thread as the searching computer players think, so the screen stays
 live; a hint that comes back after the person decided is dropped.  A hint shown is
@@ -40,8 +40,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.core import PLAY, Decision, GameRegistry, GameSpec, SeatView
-from p2pcards.core.hints import HINT_MS, Hint, frozen_view, rest_is_forced, suggest
-from p2pcards.core.players import TABLE_LEVEL, Player, bot_budget, make_player
 from p2pcards.history.db import Recorder
 from p2pcards.identity import Identity
 from p2pcards.net import LocalSeat, NetError, ResumeError, log_path, make_table, memory_mesh, single_error
@@ -56,10 +54,12 @@ from p2pcards.net.store import (
     save_identity,
     table_dir,
 )
+from p2pcards.players import TABLE_LEVEL, Player, bot_budget, make_player
+from p2pcards.players.hints import HINT_MS, Hint, frozen_view, rest_is_forced, suggest
 from p2pcards.table.events import DealClosed, Ended, TableEvent
 from p2pcards.table.transcript import Genesis, SeatInfo, parse_message
-from p2pcards.tui.i18n import Text
 from p2pcards.tui.model import GameInfo, SeatLabel, TableModel, snapshot_of
+from p2pcards.words import Text
 
 __all__ = ["BOT_NAMES", "Gate", "LocalTable", "PacedBot", "PersonPlayer", "ScreenTable"]
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from p2pcards.core import Card, DealState, Decision, GameSpec, Line
 from p2pcards.core.view import SeatView
-from p2pcards.tui.words import game_word
+from p2pcards.words import game_word
 
 __all__ = ["GameInfo", "SeatLabel", "Snapshot", "replay_snapshot", "snapshot_of"]
 

@@ -33,12 +33,12 @@ from prompt_toolkit.styles import Style
 
 from p2pcards.core import GameRegistry
 from p2pcards.identity import Identity
-from p2pcards.net.lobby import SeatSpec
+from p2pcards.net.handshake import SeatSpec
 from p2pcards.tui.app import play_local, run_with_trio
-from p2pcards.tui.i18n import Text
 from p2pcards.tui.lan import HostPlan, JoinPlan, ResumePlan, hosting_announcer, net_failure, play_lan
 from p2pcards.tui.logfile import screen_logging
 from p2pcards.tui.start_model import MENU, MENU_KEYS, LanEntry, SavedEntry, StartChoice, StartModel
+from p2pcards.words import Text
 
 __all__ = ["build_start_app", "run_start_screen", "saved_tables", "start_fragments", "lan_entry"]
 

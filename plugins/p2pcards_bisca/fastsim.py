@@ -1,4 +1,4 @@
-"""Bisca in the batch simulator (:mod:`p2pcards.core.fastsim`): how it deals, and its stock.
+"""Bisca in the batch simulator (:mod:`p2pcards.players.fastsim`): how it deals, and its stock.
 
 Cards are indices into the Bisca deck (:data:`p2pcards.core.PORTUGUESE_40`), seats 0 and
 1, each its own side.  The rules of play are the core's with a stock: while it lasts
@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from p2pcards.core import PORTUGUESE_40, PT_POINTS, DealState
-from p2pcards.core.fastsim import I64, CardTable, Positions, TrickSimulator
+from p2pcards.players.fastsim import I64, CardTable, Positions
+from p2pcards.players.simulators import TrickSimulator
 from p2pcards_bisca.game import OPTIONS, BiscaDeal
 
 __all__ = ["BiscaSimulator", "SIMULATOR"]
@@ -62,5 +63,5 @@ class BiscaSimulator(TrickSimulator):
         return [ids[state.deck.cards[p]] for p in stock]  # type: ignore[index]
 
 
-#: the simulator ``p2pcards.core.fastsim.simulator_for`` finds for Bisca
+#: the simulator ``p2pcards.players.simulators.simulator_for`` finds for Bisca
 SIMULATOR = BiscaSimulator()

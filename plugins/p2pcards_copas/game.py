@@ -23,7 +23,7 @@ of taking as few hearts as possible and not the queen of spades.
   lowest wins; the same tie rule applies (this project's decision: while the lowest total
   is shared another deal is played, and totals keep adding up).
 * Renúncia (revoke): the offender scores 26 for the deal and everyone else 0.  A revoke
-  that is evident from public facts ends the deal at once (p2pcards.core.game).
+  that is evident from public facts ends the deal at once (p2pcards.core).
   A forfeit (a player blamed for cheating or voted out, at any point of the deal, passing
   included) is scored the same way.
 

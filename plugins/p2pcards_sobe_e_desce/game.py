@@ -38,7 +38,7 @@ tricks to come down from 20 to 0.
   took one or failed to.  ``played`` still says who had gone in, and the match's count of
   deals sat out follows it (a seat that had not decided yet counts as not having played).
 
-Public inferences (for the evident renúncia of p2pcards.core.game): a seat that
+Public inferences (for the evident renúncia of p2pcards.core): a seat that
 cannot follow and does not play a higher trump holds no trump above the trick's highest
 (none at all if the trick had no trump); a leader that does not lead the ace of trumps
 does not hold it; the turned card is known to stay in the chooser's hand until it is

@@ -19,7 +19,7 @@ import random
 from typing import Any
 
 from p2pcards.core import GO_IN, PORTUGUESE_40, PT_RANK_ORDER, SUITS, TRUMP, Decision, SeatView, strength_table
-from p2pcards.core.heuristics import beats, by_position, current_winner, is_top, lowest, outstanding
+from p2pcards.players.heuristics import beats, by_position, current_winner, is_top, lowest, outstanding
 
 __all__ = ["SobeEDesceHeuristic"]
 

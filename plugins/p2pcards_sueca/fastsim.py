@@ -1,4 +1,4 @@
-"""Sueca in the batch simulator (:mod:`p2pcards.core.fastsim`): how it deals and scores.
+"""Sueca in the batch simulator (:mod:`p2pcards.players.fastsim`): how it deals and scores.
 
 Cards are indices into the Sueca deck (:data:`p2pcards.core.PORTUGUESE_40`: suit by suit,
 ranks high to low), seats 0..3, teams 0 (seats 0+2) and 1 (seats 1+3).  The rules of play
@@ -6,8 +6,8 @@ are the core's: follow suit if you can, no obligation to trump.  The plugin
 (:mod:`p2pcards_sueca.game`) is the authority; ``cross_check`` compares the two.
 
 For a search bot: :meth:`SuecaSimulator.from_states` turns plugin deals (full information,
-e.g. sampled worlds) into a batch, or build :class:`~p2pcards.core.fastsim.Positions`
-directly; :meth:`~p2pcards.core.fastsim.TrickSimulator.playout` plays them out with random
+e.g. sampled worlds) into a batch, or build :class:`~p2pcards.players.fastsim.Positions`
+directly; :meth:`~p2pcards.players.simulators.TrickSimulator.playout` plays them out with random
 players and returns the final card points per team per deal.
 """
 
@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from p2pcards.core import PORTUGUESE_40, PT_POINTS, game_points
-from p2pcards.core.fastsim import I64, CardTable, Outcome, Positions, TrickSimulator
+from p2pcards.players.fastsim import I64, CardTable, Outcome, Positions
+from p2pcards.players.simulators import TrickSimulator
 from p2pcards_sueca.game import OPTIONS, TEAMS, SuecaDeal
 
 __all__ = ["SuecaSimulator", "SIMULATOR", "deal_game_points"]
@@ -69,5 +70,5 @@ def deal_game_points(outcome: Outcome, all_points: int = 2) -> I64:
     return out
 
 
-#: the simulator ``p2pcards.core.fastsim.simulator_for`` finds for Sueca
+#: the simulator ``p2pcards.players.simulators.simulator_for`` finds for Sueca
 SIMULATOR = SuecaSimulator()

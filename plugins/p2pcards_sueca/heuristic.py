@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 from p2pcards.core import PORTUGUESE_40, PT_POINTS, PT_RANK_ORDER, Decision, SeatView, strength_table
-from p2pcards.core.heuristics import (
+from p2pcards.players.heuristics import (
     beats,
     cheapest,
     current_winner,

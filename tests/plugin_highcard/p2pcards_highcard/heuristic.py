@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 from p2pcards.core import Decision, SeatView
-from p2pcards.core.heuristics import beats, by_position, highest, lowest
+from p2pcards.players.heuristics import beats, by_position, highest, lowest
 
 from .game import LEAD, HighcardDeal
 

@@ -1,0 +1,387 @@
+"""One deal of a trick-taking game as a state machine over steps (the contract is in
+:mod:`p2pcards.core`'s docstring): :class:`DealState`, with the trick-taking machinery
+every game shares.  A game subclasses it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Final
+
+from p2pcards.core.cards import Card, Suit
+from p2pcards.core.deck import PLAYED, STOCK, Deck
+from p2pcards.core.steps import PLAY, Choice, Deal, Decision, End, IllegalChoice, Locate, Reveal, Step
+from p2pcards.core.summary import Line
+from p2pcards.core.tricks import Trick, trick_winner
+
+__all__ = ["DealState"]
+
+#: Handlers of queued steps that change nothing that follows them (see DealState.deals_ahead).
+_PLAIN_HANDLERS: Final = (None, "_on_draw")
+
+
+class DealState:
+    """One deal of a trick-taking game, as a state machine over steps (module docstring).
+
+    Subclasses implement :meth:`_setup` (queue the first steps), :meth:`legal_plays`,
+    :meth:`_result` and optionally the hooks documented on each method.  State that is
+    public (``trump``, ``tricks``, ``voids``, ``events``...) is what every peer holds.
+    """
+
+    #: rank -> strength used to resolve tricks; set by subclasses.
+    strength: Mapping[str, int] = {}
+    #: rank -> card points; set by subclasses that count points.
+    points: Mapping[str, int] = {}
+
+    def __init__(
+        self, seats: int, dealer: int, options: Mapping[str, Any], deck: Deck, number: int = 0
+    ) -> None:
+        self.seats = seats
+        self.dealer = dealer
+        self.options = options
+        self.deck = deck
+        self.number = number
+        self.trump: Suit | None = None
+        #: public face-up trump card position (Sueca's dealer card, Bisca's under-stock card)
+        self.trump_card_pos: int | None = None
+        self.active: list[int] = list(range(seats))
+        self.leader: int | None = None
+        self.trick: list[tuple[int, int]] = []
+        self.tricks: list[Trick] = []
+        self.won: list[list[int]] = [[] for _ in range(seats)]
+        self.voids: list[set[Suit]] = [set() for _ in range(seats)]
+        self.excluded: list[set[Card]] = [set() for _ in range(seats)]
+        self.events: list[dict[str, Any]] = []
+        #: positions revealed to everyone (by Reveal and Locate steps)
+        self.shown: set[int] = set()
+        self.hands_at_start: list[list[Card | None]] | None = None
+        self.renuncia: int | None = None
+        self.result: dict[str, Any] | None = None
+        self._queue: deque[tuple[Step, str | None]] = deque()
+        self._pending: dict[int, Choice] = {}
+        self._setup()
+
+    # ------------------------------------------------------------------ driver API
+    def step(self) -> Step:
+        """The pending step."""
+        return self._queue[0][0]
+
+    @property
+    def over(self) -> bool:
+        return self.result is not None
+
+    def deals_ahead(self) -> tuple[Deal, ...]:
+        """The deals from the stock queued right after the pending one, which the deal will
+        carry out whatever the cards turn out to be (an opening deal of several hands).
+
+        A table may deal them together with the pending deal: each seat then sends its
+        keys for all of them at once, one message instead of one per deal.  Empty unless
+        the pending step is a deal from the stock.  The run stops at the first step that is
+        not a deal from the stock, and after a deal whose handler may change what follows
+        (any handler but the draw's, :meth:`_on_draw`, which only records an event).
+        """
+        if not self._queue:
+            return ()
+        head, handler = self._queue[0]
+        if not (isinstance(head, Deal) and head.source == STOCK) or handler not in _PLAIN_HANDLERS:
+            return ()
+        out: list[Deal] = []
+        for step, handler in list(self._queue)[1:]:
+            if not (isinstance(step, Deal) and step.source == STOCK):
+                break
+            out.append(step)
+            if handler not in _PLAIN_HANDLERS:
+                break
+        return tuple(out)
+
+    def decisions(self) -> Iterator[Decision]:
+        """With full information: each decision as it comes, fulfilling every deck step in
+        between (:meth:`complete`), until the deal ends.  The caller takes the decision's
+        choices (:meth:`apply`) before asking for the next one."""
+        while True:
+            step = self._queue[0][0]
+            if isinstance(step, End):
+                return
+            if isinstance(step, Decision):
+                yield step
+            else:
+                self.complete()
+
+    def complete(self) -> None:
+        """Fulfil the pending :class:`Deal`, :class:`Reveal` or :class:`Locate` step."""
+        step, handler = self._queue[0]
+        deck = self.deck
+        if isinstance(step, Deal):
+            for pos in step.positions:
+                if step.source != deck.owner[pos]:
+                    raise IllegalChoice(f"position {pos} is not held by {step.source}")
+                deck.move(pos, step.seat)
+        elif isinstance(step, Reveal):
+            for pos in step.positions:
+                if deck.cards[pos] is None:
+                    raise IllegalChoice(f"position {pos} was not revealed")
+            self.shown.update(step.positions)
+        elif isinstance(step, Locate):
+            found = deck.find(step.card)
+            if found is None:
+                raise IllegalChoice(f"{step.card} was not located")
+            self.shown.add(found)
+        else:
+            raise IllegalChoice(f"{type(step).__name__} is not completed by the deck")
+        self._queue.popleft()
+        if handler is not None:
+            getattr(self, handler)(step)
+
+    def undecided(self) -> tuple[int, ...]:
+        """Seats of the pending decision that have not decided yet (in seat order)."""
+        step = self._queue[0][0]
+        if not isinstance(step, Decision):
+            return ()
+        return tuple(s for s in step.seats if s not in self._pending)
+
+    def legal(self, seat: int) -> list[Choice]:
+        """Legal choices (or, for picks, the items to pick from) of ``seat`` now."""
+        step = self._queue[0][0]
+        if not isinstance(step, Decision) or seat not in step.seats:
+            return []
+        if step.kind == PLAY:
+            return self.legal_plays(seat)
+        return self._legal_other(seat, step)
+
+    def apply(self, seat: int, choice: Choice) -> None:
+        """Take ``seat``'s choice for the pending decision."""
+        step, handler = self._queue[0]
+        if not isinstance(step, Decision):
+            raise IllegalChoice(f"no decision is pending (the next step is {type(step).__name__})")
+        if seat not in step.seats:
+            raise IllegalChoice(f"it is not seat {seat}'s turn to decide")
+        if seat in self._pending:
+            raise IllegalChoice(f"seat {seat} has already decided")
+        if step.pick is not None:
+            choice = self._check_pick(seat, step, choice)
+        assert handler is not None
+        if len(step.seats) == 1:
+            self._run(handler, seat, choice)
+            return
+        self._pending[seat] = choice
+        if len(self._pending) == len(step.seats):
+            choices = dict(sorted(self._pending.items()))
+            self._pending = {}
+            self._run(handler, choices)
+
+    def forfeit(self, seat: int) -> None:
+        """End the deal at once as lost by ``seat`` (blamed for cheating, or voted out).
+
+        Rule: the seat is the offender of a renúncia, whatever point
+        the deal has reached -- before anything is dealt, mid-trick, during a non-play
+        decision, or after the deal has ended (its result is then replaced).  Pending steps
+        and undecided choices are dropped, ``renuncia`` becomes ``seat`` and the game's
+        :meth:`_result` gives the penalty result, which :class:`End` carries.
+
+        The result depends only on public information (the decisions taken and the cards
+        in tricks), never on cards this observer happens to know: an observer, a seat and
+        a full-information replay of the same public history compute the same result.
+        """
+        if type(seat) is not int or not 0 <= seat < self.seats:
+            raise ValueError(f"{seat!r} is not a seat of this deal")
+        self._pending = {}
+        self.renuncia = seat
+        self._end()
+
+    def _run(self, handler: str, *args: Any) -> None:
+        """Pop the pending decision and run its handler; a handler raises
+        :class:`IllegalChoice` only before it changes anything, so put the step back."""
+        entry = self._queue.popleft()
+        try:
+            getattr(self, handler)(*args)
+        except IllegalChoice:
+            self._queue.appendleft(entry)
+            raise
+
+    def _check_pick(self, seat: int, step: Decision, choice: Choice) -> Choice:
+        if choice is None:
+            if step.may_decline:
+                return None
+            raise IllegalChoice(f"seat {seat} may not decline this {step.kind}")
+        assert step.pick is not None
+        lo, hi = step.pick
+        if not isinstance(choice, (tuple, list)) or not all(
+            type(p) is int for p in choice
+        ):
+            raise IllegalChoice(f"a {step.kind} is a list of positions, not {choice!r}")
+        picked = tuple(choice)
+        if not lo <= len(picked) <= hi or len(set(picked)) != len(picked):
+            raise IllegalChoice(f"a {step.kind} takes {lo}..{hi} distinct positions, got {picked!r}")
+        hand = self.deck.hands[seat]
+        for p in picked:
+            if p not in hand:
+                raise IllegalChoice(f"seat {seat} does not hold position {p}")
+        return picked
+
+    # ------------------------------------------------------------------ queue helpers
+    def _push(self, step: Step, handler: str | None = None) -> None:
+        self._queue.append((step, handler))
+
+    def _end(self) -> None:
+        """Finish the deal: compute the result and queue :class:`End`."""
+        self._queue.clear()
+        self.result = self._result()
+        self.result["renuncia"] = self.renuncia
+        self._push(End(self.result))
+
+    def _snapshot_hands(self) -> None:
+        """Record the hands 'dealt at the start' (for records and bots' memory)."""
+        self.hands_at_start = [self.deck.hand_cards(s) for s in range(self.seats)]
+
+    def _event(self, kind: str, seat: int, **fields: Any) -> None:
+        ev: dict[str, Any] = {"type": kind, "seat": seat}
+        ev.update(fields)
+        self.events.append(ev)
+
+    def _draw(self, seat: int, positions: Sequence[int]) -> None:
+        """Queue a deal of stock positions to ``seat`` recorded as a draw event."""
+        self._push(Deal(seat, tuple(positions)), "_on_draw")
+
+    def _on_draw(self, step: Deal) -> None:
+        self._event("draw", step.seat, cards=[self.deck.cards[p] for p in step.positions])
+
+    # ------------------------------------------------------------------ trick play
+    def next_seat(self, seat: int) -> int:
+        """The next active seat in play order."""
+        n = self.seats
+        nxt = (seat + 1) % n
+        active = self.active
+        if len(active) != n:
+            while nxt not in active:
+                nxt = (nxt + 1) % n
+        return nxt
+
+    def _ask_play(self, seat: int) -> None:
+        self._push(Decision((seat,), PLAY), "_on_play")
+
+    def _start_trick(self, leader: int) -> None:
+        self.leader = leader
+        self._ask_play(leader)
+
+    @property
+    def led_suit(self) -> Suit | None:
+        if not self.trick:
+            return None
+        return self.deck.cards[self.trick[0][1]][1]  # type: ignore[index]
+
+    def trick_cards(self) -> list[Card]:
+        cards = self.deck.cards
+        return [cards[p] for _, p in self.trick]  # type: ignore[misc]
+
+    def _on_play(self, seat: int, choice: Choice) -> None:
+        if type(choice) is not int or choice not in self.deck.hands[seat]:
+            raise IllegalChoice(f"seat {seat} cannot play {choice!r}: not a position it holds")
+        if self.renuncia is None and self.deck.knows_hand(seat):
+            if choice not in self.legal_plays(seat):
+                self.renuncia = seat
+        self._push(Reveal((choice,), seat), "_on_played")
+        self._playing = (seat, choice)
+
+    def _on_played(self, step: Reveal) -> None:
+        seat, pos = self._playing
+        card = self.deck.cards[pos]
+        assert card is not None
+        evident = card[1] in self.voids[seat] or card in self.excluded[seat]
+        self._infer(seat, card)
+        self.deck.move(pos, PLAYED)
+        self.trick.append((seat, pos))
+        self._event("play", seat, card=card)
+        if evident:
+            if self.renuncia is None:
+                self.renuncia = seat
+            self._end()
+            return
+        if len(self.trick) < len(self.active):
+            self._ask_play(self.next_seat(seat))
+            return
+        cards = self.trick_cards()
+        i = trick_winner(cards, self.trump, self.strength)
+        winner = self.trick[i][0]
+        assert self.leader is not None
+        self.tricks.append(Trick(self.leader, tuple(self.trick), winner))
+        self.won[winner].extend(p for _, p in self.trick)
+        self.trick = []
+        self._after_trick(winner)
+
+    def _after_trick(self, winner: int) -> None:
+        """Hook: what follows a trick (draws, end of deal).  Default: next trick or end."""
+        if self.deck.hands[winner]:
+            self._start_trick(winner)
+        else:
+            self._end()
+
+    def _infer(self, seat: int, card: Card) -> None:
+        """Hook: public inferences from a play (default: must-follow voids)."""
+        led = self.led_suit
+        if led is not None and card[1] != led and self._must_follow():
+            self.voids[seat].add(led)
+
+    def _must_follow(self) -> bool:
+        """Hook: whether following suit is compulsory right now."""
+        return True
+
+    # ------------------------------------------------------------------ for subclasses
+    def _setup(self) -> None:
+        raise NotImplementedError
+
+    def legal_plays(self, seat: int) -> list[Choice]:
+        """Positions ``seat`` may play now (its hand must be known to this observer)."""
+        raise NotImplementedError
+
+    def _legal_other(self, seat: int, step: Decision) -> list[Choice]:
+        """Legal choices for non-play decisions; for picks, the positions to pick from."""
+        if step.pick is not None:
+            return list(self.deck.hands[seat])
+        raise NotImplementedError
+
+    def _result(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ helpers
+    def public_info(self) -> dict[str, Any]:
+        """Hook: game-specific public facts for views (scores, trump chooser...).
+
+        Screens read two keys when present: ``stock`` (cards left in the stock) and
+        ``playing`` (per seat: True plays this deal, False sits it out, None has not said)."""
+        return {}
+
+    # ------------------------------------------------------------------ words for screens
+    def decision_lines(self, seat: int) -> list[Line]:
+        """Hook: what the pending decision of ``seat`` is, for its dialog (and text mode):
+        e.g. where the cards go, why the seat must play.  Screens add their own key hints;
+        a line may use the field ``k`` (how many cards the person has marked), which the
+        screen fills in.  Default: nothing."""
+        return []
+
+    def choice_line(self, seat: int, choice: Choice) -> Line | None:
+        """Hook: the label of ``choice``, a legal choice of ``seat`` that is not a card
+        (a trump suit, an exchange...).  Default None: screens show the choice as it is."""
+        return None
+
+    def facts(self) -> list[Line]:
+        """Hook: public facts of the deal for the table's top line (e.g. tricks count
+        double).  Default: none."""
+        return []
+
+    def notes(self, seat: int) -> list[Line]:
+        """Hook: what the rules did on their own that ``seat`` should be told now (e.g. a
+        card led for a player); screens show them while the method returns them."""
+        return []
+
+    def taken_points(self, seat: int) -> int:
+        """Card points in the tricks ``seat`` won."""
+        pts = self.points
+        cards = self.deck.cards
+        return sum(pts.get(cards[p][0], 0) for p in self.won[seat])  # type: ignore[index,misc]
+
+    def trick_counts(self) -> list[int]:
+        counts = [0] * self.seats
+        for t in self.tricks:
+            counts[t.winner] += 1
+        return counts

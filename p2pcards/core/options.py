@@ -1,0 +1,33 @@
+"""A game's table options (its variants): allowed values, default first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Option", "OptionError"]
+
+
+class OptionError(ValueError):
+    """A table option that the game does not accept; the message is for people."""
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """A table option (a variant of the game): its allowed values, default first."""
+
+    name: str
+    allowed: tuple[int | str, ...]
+    help: str = ""
+
+    @property
+    def default(self) -> int | str:
+        return self.allowed[0]
+
+    def parse(self, game: str, text: str | int) -> int | str:
+        """Parse a command-line value; raise :class:`OptionError` naming the game."""
+        for value in self.allowed:
+            if str(value) == str(text).strip().lower():
+                return value
+        names = [str(v) for v in self.allowed]
+        choices = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+        raise OptionError(f"{game}: {self.name} must be {choices}")

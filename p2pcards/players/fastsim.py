@@ -1,0 +1,488 @@
+"""A fast full-information simulator for trick-taking games: many deals at once, in numpy.
+
+What a search bot needs to evaluate thousands of sampled worlds: play them out to the end
+with random players, far faster than the plugin's state machine can (README, "Players").
+
+* A card is an integer ``0 .. N-1`` (N <= 64): its index in the game's deck
+  (:class:`CardTable`).  A hand is a bitmask in an unsigned 64-bit integer.
+* A batch of positions (:class:`Positions`) holds one row per deal: hands per seat,
+  trumps, the current trick and who led it, card points and tricks per team so far, and
+  optionally a stock to draw from.  Deals of a batch need not be at the same point.
+* :func:`playout` plays every deal of a batch to its end, one card per unfinished deal per
+  step: random players choose uniformly among the legal cards with a seeded numpy
+  ``Generator``, or greedy players (:data:`GREEDY`) follow a few card-table rules in
+  every deal at once, or the cards are given (to replay a deal and compare).
+
+The rules covered are those every game here shares (:mod:`p2pcards.core.tricks`): follow
+suit when following is compulsory (never any obligation to trump or to beat), the highest
+trump wins the trick, else the highest card of the suit led; the trick's card points go to
+the winner's team and the winner leads next.  With a stock, after each trick the winner
+draws first, then the others in play order, and following suit is compulsory only once
+the stock is empty (Bisca).
+
+A game opts in with a :class:`~p2pcards.players.simulators.TrickSimulator` named
+``SIMULATOR`` in its plugin's ``fastsim`` module; it says how the game deals.  The plugin
+is the authority: :func:`~p2pcards.players.simulators.cross_check` compares a simulator
+with it on random positions (:mod:`p2pcards.players.simulators`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from p2pcards.core.cards import SUITS, Card
+
+__all__ = [
+    "CardTable",
+    "Positions",
+    "Outcome",
+    "legal_masks",
+    "playout",
+    "POLICIES",
+    "RANDOM",
+    "GREEDY",
+    "cards_of_mask",
+]
+
+U64 = NDArray[np.uint64]
+I64 = NDArray[np.int64]
+
+#: added to a trump's strength so that any trump beats any card of another suit
+_TRUMP_BONUS: int = 1000
+_SELECT_WIDTHS = (32, 16, 8, 4, 2, 1)
+
+#: Players of :func:`playout`: uniformly random legal cards.
+RANDOM = "random"
+#: Players of :func:`playout` that see every hand (the deals are full information) and
+#: follow simple rules, all deals at once (:func:`greedy_cards`): lead a card nobody else
+#: can beat in its suit unless an opponent would trump it, else the cheapest card, keeping
+#: trumps; when the partner is winning the trick, give it the most points (no trump);
+#: when an opponent is winning, take the trick with the cheapest card that does (with a
+#: trump only when the trick holds points; the last to play takes with the most points),
+#: else give the cheapest card.  ``epsilon`` of the cards are random instead.
+GREEDY = "greedy"
+POLICIES = (RANDOM, GREEDY)
+
+
+class CardTable:
+    """A deck seen as integers: card ``i`` is ``deck[i]``, with its suit, strength and points.
+
+    ``suit_mask[s]`` has the bits of the cards of suit ``s``; the extra last entry is empty
+    (the "no suit led" of an empty trick, where any card may be played).
+    """
+
+    def __init__(
+        self, deck: Sequence[Card], strength: Mapping[str, int], points: Mapping[str, int], suits: str = SUITS
+    ) -> None:
+        if not 0 < len(deck) <= 64:
+            raise ValueError(f"a deck of {len(deck)} cards does not fit 64-bit hands")
+        if len(set(deck)) != len(deck):
+            raise ValueError("a deck must not hold the same card twice")
+        self.deck: tuple[Card, ...] = tuple(deck)
+        self.suits = suits
+        self.ids: dict[Card, int] = {c: i for i, c in enumerate(self.deck)}
+        n = len(self.deck)
+        self.suit: I64 = np.array([suits.index(c[1]) for c in self.deck], dtype=np.int64)
+        self.strength: I64 = np.array([strength[c[0]] for c in self.deck], dtype=np.int64)
+        if int(self.strength.min()) < 0 or int(self.strength.max()) >= _TRUMP_BONUS:
+            raise ValueError("card strengths must lie in 0..999")
+        self.points: I64 = np.array([points.get(c[0], 0) for c in self.deck], dtype=np.int64)
+        self.bit: U64 = np.left_shift(np.uint64(1), np.arange(n, dtype=np.uint64))
+        masks = [0] * (len(suits) + 1)
+        for i, c in enumerate(self.deck):
+            masks[suits.index(c[1])] |= 1 << i
+        self.suit_mask: U64 = np.array(masks, dtype=np.uint64)
+        self.no_suit = len(suits)
+        higher = [0] * n
+        for i, c in enumerate(self.deck):
+            for j, d in enumerate(self.deck):
+                if d[1] == c[1] and strength[d[0]] > strength[c[0]]:
+                    higher[i] |= 1 << j
+        #: per card, the cards of its suit that beat it
+        self.higher: U64 = np.array(higher, dtype=np.uint64)
+        self._greedy: _GreedyTables | None = None
+
+    def mask(self, cards: Sequence[Card]) -> int:
+        """The bitmask of ``cards``."""
+        out = 0
+        for c in cards:
+            out |= 1 << self.ids[c]
+        return out
+
+    def suit_index(self, suit: str | None) -> int:
+        """The index of ``suit`` (``-1`` for no trumps)."""
+        return -1 if suit is None else self.suits.index(suit)
+
+
+def cards_of_mask(table: CardTable, mask: int) -> list[Card]:
+    """The cards whose bits are set in ``mask``, in deck order."""
+    return [c for i, c in enumerate(table.deck) if mask >> i & 1]
+
+
+@dataclass
+class Positions:
+    """A batch of full-information positions, one row per deal (arrays of numpy ints).
+
+    ``hands`` (B, seats) bitmasks; ``trump`` (B,) suit index or -1; ``leader`` (B,) the
+    seat that led the current trick, or leads the next when it is empty; ``trick`` (B,
+    seats) the cards played to the current trick in play order, -1 after the last;
+    ``points`` and ``tricks`` (B, teams) taken so far; ``stock`` (B, K) the cards still to
+    draw, in draw order, -1 after the last (K may be 0: no stock).
+    """
+
+    hands: U64
+    trump: I64
+    leader: I64
+    trick: I64
+    points: I64
+    tricks: I64
+    stock: I64 = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int64))
+
+    def __post_init__(self) -> None:
+        b = self.hands.shape[0]
+        if self.stock.size == 0 and self.stock.shape[0] != b:  # no stock
+            self.stock = np.full((b, 0), -1, dtype=np.int64)
+        for name in ("trump", "leader", "trick", "points", "tricks", "stock"):
+            if getattr(self, name).shape[0] != b:
+                raise ValueError(f"positions: {name} has {getattr(self, name).shape[0]} rows, hands {b}")
+
+    @property
+    def size(self) -> int:
+        return int(self.hands.shape[0])
+
+    def copy(self) -> Positions:
+        return Positions(
+            self.hands.copy(), self.trump.copy(), self.leader.copy(), self.trick.copy(),
+            self.points.copy(), self.tricks.copy(), self.stock.copy(),
+        )
+
+    def take(self, rows: I64) -> Positions:
+        """The batch of the rows ``rows`` of this one (repeats allowed)."""
+        return Positions(
+            self.hands[rows], self.trump[rows], self.leader[rows], self.trick[rows], self.points[rows],
+            self.tricks[rows], self.stock[rows],
+        )
+
+    @classmethod
+    def concat(cls, parts: Sequence[Positions]) -> Positions:
+        """One batch of the rows of ``parts`` (stocks padded to the widest)."""
+        width = max(p.stock.shape[1] for p in parts)
+        stocks = [np.pad(p.stock, ((0, 0), (0, width - p.stock.shape[1])), constant_values=-1) for p in parts]
+        return cls(
+            np.concatenate([p.hands for p in parts]), np.concatenate([p.trump for p in parts]),
+            np.concatenate([p.leader for p in parts]), np.concatenate([p.trick for p in parts]),
+            np.concatenate([p.points for p in parts]), np.concatenate([p.tricks for p in parts]),
+            np.concatenate(stocks),
+        )
+
+
+@dataclass
+class Outcome:
+    """Final card points and tricks per team per deal; with ``record``, the cards played
+    (B, steps; -1 where a deal had ended), the winner of each trick completed (B, tricks;
+    -1 after the last) and, when cards were given, which deals were given an illegal one."""
+
+    points: I64
+    tricks: I64
+    plays: I64 | None = None
+    winners: I64 | None = None
+    illegal: NDArray[np.bool_] | None = None
+
+
+def _select_bit(x: U64, r: I64) -> I64:
+    """Index of the ``r``-th (from 0) set bit of each ``x`` (binary search on bit counts)."""
+    pos = np.zeros(x.shape, dtype=np.uint64)
+    r = r.copy()
+    for w in _SELECT_WIDTHS:
+        low = np.bitwise_and(np.right_shift(x, pos), np.uint64((1 << w) - 1))
+        c = np.bitwise_count(low).astype(np.int64)
+        up = r >= c
+        r -= np.where(up, c, 0)
+        pos += np.where(up, np.uint64(w), np.uint64(0))
+    return pos.astype(np.int64)
+
+
+class _Run:
+    """The working state of a playout (derived from a :class:`Positions`, then advanced)."""
+
+    def __init__(self, table: CardTable, pos: Positions, team_of: Sequence[int]) -> None:
+        self.table = table
+        b, seats = pos.hands.shape
+        self.seats = seats
+        self.team_of: I64 = np.asarray(team_of, dtype=np.int64)
+        if self.team_of.shape != (seats,):
+            raise ValueError(f"team_of must give a team for each of the {seats} seats")
+        self.rows: I64 = np.arange(b, dtype=np.int64)
+        self.hands: U64 = pos.hands.astype(np.uint64)
+        self.trump = pos.trump.astype(np.int64)
+        self.points = pos.points.astype(np.int64)
+        self.tricks = pos.tricks.astype(np.int64)
+        self.stock = pos.stock.astype(np.int64)
+        self.stock_left: I64 = (self.stock >= 0).sum(axis=1).astype(np.int64)
+        self.drawn: I64 = np.zeros(b, dtype=np.int64)
+        trick = pos.trick.astype(np.int64)
+        self.nplayed: I64 = (trick >= 0).sum(axis=1).astype(np.int64)
+        self.leader = pos.leader.astype(np.int64)
+        self.turn: I64 = (self.leader + self.nplayed) % seats
+        self.led: I64 = np.full(b, table.no_suit, dtype=np.int64)
+        self.best_key: I64 = np.full(b, -1, dtype=np.int64)
+        self.best_seat = self.leader.copy()
+        self.trick_pts: I64 = np.zeros(b, dtype=np.int64)
+        for k in range(seats):
+            card = trick[:, k]
+            here = card >= 0
+            c = np.where(here, card, 0)
+            if k == 0:
+                self.led = np.where(here, table.suit[c], table.no_suit)
+            self._take(c, here, (self.leader + k) % seats)
+
+    def _take(self, card: I64, here: NDArray[np.bool_], seat: I64) -> None:
+        """Put ``card`` (played by ``seat``, where ``here``) on the current trick."""
+        t = self.table
+        suit = t.suit[card]
+        strength = t.strength[card]
+        key = np.where(suit == self.trump, strength + _TRUMP_BONUS, np.where(suit == self.led, strength, -1))
+        better = here & (key > self.best_key)
+        self.best_key = np.where(better, key, self.best_key)
+        self.best_seat = np.where(better, seat, self.best_seat)
+        self.trick_pts += np.where(here, t.points[card], 0)
+
+    def legal(self) -> U64:
+        """Legal cards of the seat to play, per deal."""
+        hand = self.hands[self.rows, self.turn]
+        led = np.where(self.stock_left > 0, self.table.no_suit, self.led)
+        follow = np.bitwise_and(hand, self.table.suit_mask[led])
+        return np.where(follow != 0, follow, hand)
+
+    def play(self, card: I64, active: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        """The seat to play plays ``card`` where ``active``; returns where a trick ended."""
+        t = self.table
+        seat = self.turn
+        bit = np.where(active, t.bit[card], np.uint64(0))
+        self.hands[self.rows, seat] &= ~bit
+        lead = active & (self.nplayed == 0)
+        self.led = np.where(lead, t.suit[card], self.led)
+        self.best_key = np.where(lead, -1, self.best_key)
+        self._take(card, active, seat)
+        self.nplayed += active
+        self.turn = np.where(active, (seat + 1) % self.seats, seat)
+        done: NDArray[np.bool_] = self.nplayed == self.seats
+        if not done.any():
+            return done
+        winner = self.best_seat
+        team = self.team_of[winner]
+        self.points[self.rows, team] += np.where(done, self.trick_pts, 0)
+        self.tricks[self.rows, team] += done
+        self.leader = np.where(done, winner, self.leader)
+        self.turn = np.where(done, winner, self.turn)
+        self.nplayed = np.where(done, 0, self.nplayed)
+        self.trick_pts = np.where(done, 0, self.trick_pts)
+        self.best_key = np.where(done, -1, self.best_key)
+        self.led = np.where(done, t.no_suit, self.led)
+        if self.stock.shape[1]:
+            for k in range(self.seats):
+                draw = done & (self.stock_left > 0)
+                if not draw.any():
+                    break
+                card_drawn = self.stock[self.rows, np.minimum(self.drawn, self.stock.shape[1] - 1)]
+                who = (winner + k) % self.seats
+                self.hands[self.rows, who] |= np.where(draw, t.bit[np.maximum(card_drawn, 0)], np.uint64(0))
+                self.drawn += draw
+                self.stock_left -= draw
+        return done
+
+    def remaining(self) -> I64:
+        """Cards still to be played per deal."""
+        held: I64 = np.bitwise_count(self.hands).astype(np.int64).sum(axis=1)
+        out: I64 = held + self.stock_left
+        return out
+
+
+def legal_masks(table: CardTable, pos: Positions, team_of: Sequence[int]) -> U64:
+    """The legal cards (bitmask) of the seat to play in each position of ``pos``."""
+    return _Run(table, pos, team_of).legal()
+
+
+def _random_cards(legal: U64, rng: np.random.Generator) -> I64:
+    """A uniformly random card of each ``legal`` mask."""
+    count = np.bitwise_count(legal).astype(np.int64)
+    return _select_bit(legal, (rng.random(legal.shape[0]) * count).astype(np.int64))
+
+
+class _GreedyTables:
+    """A card table's scores for the greedy player, per trump suit ``t`` and suit led
+    ``l`` (``no_suit`` for none): ints, the higher the likelier played."""
+
+    def __init__(self, t: CardTable) -> None:
+        k = t.no_suit + 1
+        suit = t.suit[None, :]
+        pts = t.points[None, :]
+        strength = t.strength[None, :]
+        trumps = np.arange(k)[:, None]
+        self.is_trump: NDArray[np.bool_] = suit == trumps  # (k, N)
+        #: the cheapest card: fewest points, then weakest, trumps last
+        self.cheap: NDArray[np.int32] = (-(pts * 64 + strength) - 4096 * self.is_trump).astype(np.int32)
+        #: for the partner's trick: the most points, trumps last
+        self.give: NDArray[np.int32] = (pts * 64 + strength - 4096 * self.is_trump).astype(np.int32)
+        #: leading a card nobody can beat: the most points first
+        self.boss: NDArray[np.int32] = np.broadcast_to(50_000 + pts * 64 + strength, (k, len(t.deck))).astype(np.int32)
+        led = np.arange(k)[None, :, None]
+        key = np.where(
+            self.is_trump[:, None, :], strength[None] + _TRUMP_BONUS, np.where(suit[None] == led, strength[None], -1)
+        )
+        #: (k, k, N): how strongly a card takes a trick (-1: it cannot)
+        self.key: NDArray[np.int32] = key.astype(np.int32)
+        #: taking a trick: the weakest card that does; the last to play: the most points
+        self.take: NDArray[np.int32] = (100_000 - key).astype(np.int32)
+        self.take_last: NDArray[np.int32] = (100_000 + pts[None] * 2048 - key).astype(np.int32)
+
+
+def _tables(t: CardTable) -> _GreedyTables:
+    """The greedy player's tables of ``t`` (made once)."""
+    if t._greedy is None:
+        t._greedy = _GreedyTables(t)
+    return t._greedy
+
+
+def greedy_cards(run: _Run, legal: U64) -> I64:
+    """The card the greedy player (:data:`GREEDY`) to play plays in each deal of ``run``."""
+    t = run.table
+    g = _tables(t)
+    b = run.rows.size
+    n = len(t.deck)
+    held = np.unpackbits(legal.view(np.uint8).reshape(b, 8), axis=1, bitorder="little")[:, :n].astype(bool)
+    ti = np.where(run.trump >= 0, run.trump, t.no_suit)
+    turn = run.turn
+    my_team = run.team_of[turn]
+    lead = run.nplayed == 0
+    partner = ~lead & (run.team_of[run.best_seat] == my_team)
+    score = np.empty((b, n), dtype=np.int32)
+    rows = np.flatnonzero(lead)
+    if rows.size:
+        hands = run.hands[rows]
+        tr = ti[rows]
+        me = my_team[rows]
+        hand = hands[np.arange(rows.size), turn[rows]]
+        others = np.bitwise_or.reduce(hands, axis=1) & ~hand
+        boss = np.bitwise_and(others[:, None], t.higher[None, :]) == 0
+        # an opponent could trump it: void in its suit (or free to, with a stock), with a trump
+        free = (run.stock_left[rows] > 0)[:, None]
+        danger = np.zeros((rows.size, t.no_suit + 1), dtype=bool)
+        trump_mask = t.suit_mask[tr]
+        for seat in range(run.seats):
+            opp = run.team_of[seat] != me
+            h = hands[:, seat]
+            has_trump = opp & (np.bitwise_and(h, trump_mask) != 0)
+            void = np.bitwise_and(h[:, None], t.suit_mask[None, :]) == 0
+            danger |= has_trump[:, None] & (void | free)
+        safe = boss & ~g.is_trump[tr] & ~danger[:, t.suit]
+        score[rows] = np.where(safe, g.boss[tr], g.cheap[tr])
+    rows = np.flatnonzero(partner)
+    if rows.size:
+        score[rows] = g.give[ti[rows]]
+    rows = np.flatnonzero(~lead & ~partner)
+    if rows.size:
+        tr = ti[rows]
+        led = run.led[rows]
+        key = g.key[tr, led]
+        last = (run.nplayed[rows] == run.seats - 1)[:, None]
+        worth = (key > run.best_key[rows, None]) & (~g.is_trump[tr] | (run.trick_pts[rows] > 0)[:, None] | last)
+        take = np.where(last, g.take_last[tr, led], g.take[tr, led])
+        score[rows] = np.where(worth, take, g.cheap[tr])
+    score[~held] = np.iinfo(np.int32).min
+    card: I64 = np.argmax(score, axis=1).astype(np.int64)
+    return card
+
+
+def playout(
+    table: CardTable,
+    pos: Positions,
+    team_of: Sequence[int],
+    rng: np.random.Generator | None = None,
+    choices: I64 | None = None,
+    record: bool = False,
+    policy: str | Sequence[str] = RANDOM,
+    epsilon: float = 0.0,
+    first: I64 | None = None,
+) -> Outcome:
+    """Play every deal of ``pos`` to its end; ``pos`` itself is left unchanged.
+
+    Players (``policy``, :data:`POLICIES`, or one per seat) choose among the legal cards
+    with ``rng``: uniformly at random, or greedily (with ``epsilon`` of the cards random); or
+    ``choices`` (B, steps) gives the card each deal plays at each step (a deal's cards
+    after it ended are ignored).  A given card that is not legal is still played (taken
+    from the hand if held) and marks the deal in ``Outcome.illegal``.  ``first`` (B,)
+    gives each deal's first card (it must be legal; -1: the player chooses) before the
+    players take over.
+    ``record`` keeps the cards played and the trick winners.
+    """
+    if (rng is None) == (choices is None):
+        raise ValueError("give either rng (players) or choices (the cards to play)")
+    if not 0.0 <= epsilon <= 1.0:
+        raise ValueError("epsilon must lie in 0..1")
+    run = _Run(table, pos, team_of)
+    policies = [policy] * run.seats if isinstance(policy, str) else list(policy)
+    if len(policies) != run.seats:
+        raise ValueError(f"give one policy, or a policy for each of the {run.seats} seats")
+    for p in policies:
+        if p not in POLICIES:
+            raise ValueError(f"unknown policy {p!r}: one of {', '.join(POLICIES)}")
+    greedy_seat = np.array([p == GREEDY for p in policies])
+    some_greedy, all_greedy = bool(greedy_seat.any()), bool(greedy_seat.all())
+    b = pos.size
+    remaining = run.remaining()
+    steps = int(remaining.max()) if b else 0
+    if choices is not None and choices.shape[1] < steps:
+        raise ValueError(f"choices give {choices.shape[1]} steps, the deals need {steps}")
+    if first is not None and choices is not None:
+        raise ValueError("first cards are for players, not with choices")
+    if first is not None and first.shape != (b,):
+        raise ValueError(f"first gives {first.shape[0] if first.ndim else 0} cards, the batch has {b} deals")
+    illegal = np.zeros(b, dtype=bool) if choices is not None else None
+    plays = np.full((b, steps), -1, dtype=np.int64) if record else None
+    max_tricks = steps // run.seats + 2
+    winners = np.full((b, max_tricks), -1, dtype=np.int64) if record else None
+    done_tricks = np.zeros(b, dtype=np.int64)
+    for step in range(steps):
+        active = remaining > step
+        legal = run.legal()
+        given = None
+        if step == 0 and first is not None:
+            given = active & (first >= 0)
+            card = np.where(given & (first < len(table.deck)), first, 0)
+            if (given & ((first >= len(table.deck)) | (np.bitwise_and(legal, table.bit[card]) == 0))).any():
+                raise ValueError("a first card is not legal in its deal")
+        if choices is None:
+            assert rng is not None
+            if some_greedy:
+                card = greedy_cards(run, legal)
+                if epsilon > 0.0 or not all_greedy:
+                    rand = _random_cards(legal, rng)
+                    pick = ~greedy_seat[run.turn]
+                    if epsilon > 0.0:
+                        pick |= rng.random(b) < epsilon
+                    card = np.where(pick, rand, card)
+            else:
+                card = _random_cards(legal, rng)
+            if given is not None and first is not None:
+                card = np.where(given, first, card)
+            card = np.where(active, card, 0)
+        else:
+            card = np.where(active, choices[:, step], 0)
+            bad = active & ((card < 0) | (card >= len(table.deck)))
+            card = np.where(bad, 0, card)
+            assert illegal is not None
+            illegal |= bad | (active & (np.bitwise_and(legal, table.bit[card]) == 0))
+        done = run.play(card, active)
+        if record:
+            assert plays is not None and winners is not None
+            plays[:, step] = np.where(active, card, -1)
+            if done.any():
+                rows = run.rows[done]
+                winners[rows, done_tricks[rows]] = run.leader[rows]
+                done_tricks += done
+    return Outcome(run.points, run.tricks, plays, winners, illegal)

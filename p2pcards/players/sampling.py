@@ -1,0 +1,492 @@
+"""Determinization: full-information deals consistent with what one seat knows.
+
+A search bot sees a :class:`~p2pcards.core.view.SeatView` only.  :class:`WorldSampler`
+turns that view into *worlds*: full-information :class:`~p2pcards.core.deal.DealState`
+objects at the very point the view shows, whose every public fact and whose seat's own
+cards are those of the view, the hidden cards dealt anew.
+
+How (generic: any plugin whose events follow the arena's vocabulary):
+
+1. *Skeleton.*  The deal is replayed once from its start, as a peer in the seat would: a
+   deck that knows no card, the same match facts (the dealer, and what the view's public
+   extras say the deal depends on: ``scores``, ``sat_out``, ``pass_direction``).  Cards are
+   learnt only where the seat knows them: its own deals (cards it holds now, played, passed
+   or discarded), revealed positions (the trump card, a turned card) and the cards each
+   public event shows.  A play of a hidden card by another seat binds that card to a free
+   position of its hand; another seat's hidden pass or exchange gives free positions (and
+   a card it is known to have let go).  Every decision of the history is recorded.
+2. *Constraints.*  At the end the deck's unknown positions are where the hidden cards are
+   now: another seat's hand, the stock, the discards.  A seat's hand may hold no card of a
+   suit it showed void in and no card it is known not to hold (``voids``, ``excluded``);
+   these are the only facts hidden cards must satisfy in the four games, because every
+   rule that depends on a hidden card (following suit, Copas' first trick, Sobe e Desce's
+   trumping) leaves such a public inference behind, and hidden cards leave hands only
+   before trick play (Copas' passes, Sobe e Desce's exchange).
+3. *World.*  The hidden cards are dealt to those positions (most constrained card first,
+   an owner drawn in proportion to its free room), the deck order is complete, and the
+   recorded decisions are replayed through ``Match.new_deal(cards)`` in full information.
+   The world is kept only if every decision is accepted, nobody is found in renúncia,
+   and the world shows what the view shows (the seat's hand, the trick, the tricks, hand
+   sizes, voids and exclusions); otherwise it is drawn again.
+
+*Inference* (importance weights): while replaying a world, the last :data:`INFER_PLAYS`
+plays of the other seats (partner included) that had a choice, and their other decisions
+that tell something of their hands (:func:`telling`: Sobe e Desce's trump choice, going
+in or sitting out and how many cards exchanged), are asked of the game's heuristic in
+that world; each choice the heuristic would not have made (:func:`alike`: for a pick,
+what is public of it) multiplies the world's weight by :data:`MISMATCH`.  A hidden pick
+the heuristic would make alike is made its way: the world's hidden cards of that hand
+change places so that the cards it gives up are those the heuristic would give up (an
+exchanging Sobe e Desce player keeps its trumps, aces and sevens, not random cards).
+And a telling decision the heuristic would not make alike first has that seat's hidden
+cards changed, one at a time (:data:`REDRAWS` at most, :meth:`WorldSampler._redraw`),
+until it would: drawn uniformly, the hands of players who went in are far weaker than
+they are (measured at a Sobe e Desce going in: 2.2 trumps and aces where they held 3.7;
+3.3 with the redraws), which made going in look better than it was by about 1.5 points.
+Cheap (a few heuristic calls per world) and it favours worlds in which the table's
+choices make sense.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Final
+
+from p2pcards.core import (
+    PLAY,
+    SWAP,
+    Choice,
+    Deal,
+    DealState,
+    Decision,
+    End,
+    GameSpec,
+    IllegalChoice,
+    Locate,
+    Match,
+    Reveal,
+)
+from p2pcards.core.cards import Card
+from p2pcards.core.deck import STOCK, Deck
+from p2pcards.core.view import SeatView
+
+__all__ = ["WorldSampler", "World", "SkeletonError", "clone_state", "INFER_PLAYS", "MISMATCH"]
+
+#: How many of the latest plays of the other seats the inference looks at.
+INFER_PLAYS: Final = 8
+#: Weight factor of a play the model of play (the heuristic) would not have made.
+MISMATCH: Final = 0.4
+#: Fresh draws of a seat's hidden cards tried until the model would make its telling
+#: decision alike (:meth:`WorldSampler._redraw`).
+REDRAWS: Final = 12
+#: Draws of the hidden cards tried before a world is given up.
+ASSIGN_TRIES: Final = 30
+
+_CONTAINERS = (list, set)
+
+
+class SkeletonError(Exception):
+    """The view's history could not be replayed (a game this sampler does not follow)."""
+
+
+def clone_state(state: DealState) -> DealState:
+    """An independent copy of ``state`` for simulation (much cheaper than deepcopy).
+
+    Containers are copied one level deep (lists of lists or sets twice); values inside
+    them (cards, tuples, steps, event dicts) are never changed in place by a deal, so
+    they are shared.
+    """
+    new = object.__new__(type(state))
+    d = new.__dict__
+    for k, v in state.__dict__.items():
+        t = type(v)
+        if t is list:
+            v = [x.copy() if type(x) in _CONTAINERS else x for x in v]
+        elif t is set or t is dict or t is deque:
+            v = v.copy()
+        elif t is Deck:
+            v = v.copy()
+        d[k] = v
+    return new
+
+
+class World:
+    """A full-information deal at the view's point, with its inference ``weight``."""
+
+    __slots__ = ("state", "weight")
+
+    def __init__(self, state: DealState, weight: float) -> None:
+        self.state = state
+        self.weight = weight
+
+
+Model = Callable[[SeatView, Decision], Choice]
+
+
+class WorldSampler:
+    """Worlds consistent with ``view`` (module docstring).  Raises :class:`SkeletonError`
+    when the history cannot be replayed.
+
+    ``model(view, decision)`` is the model of play used for inference (None: no
+    inference, every world weighs 1).
+    """
+
+    def __init__(self, spec: GameSpec, view: SeatView, model: Model | None = None) -> None:
+        self.spec = spec
+        self.view = view
+        self.model = model
+        self.me = view.seat
+        self.events = view.events
+        self.match = self._match()
+        self.actions: list[tuple[int, Choice]] = []
+        self.deal = self.match.new_deal()
+        try:
+            self._replay_skeleton()
+        except (IllegalChoice, IndexError, KeyError, ValueError) as exc:
+            raise SkeletonError(f"history does not replay: {exc}") from exc
+        self._check(self.deal, skeleton=True)
+        deck = self.deal.deck
+        self.known: list[Card | None] = list(deck.cards)
+        bound = {c for c in self.known if c is not None}
+        self.unseen: list[Card] = [c for c in spec.deck if c not in bound]
+        free = [p for p, c in enumerate(self.known) if c is None]
+        if len(free) != len(self.unseen):
+            raise SkeletonError("hidden positions and hidden cards do not match")
+        by_owner: dict[int, list[int]] = {}
+        for p in free:
+            by_owner.setdefault(deck.owner[p], []).append(p)
+        self.owners = sorted(by_owner)
+        self.slots = [by_owner[o] for o in self.owners]
+        #: per hidden position, the index in ``owners`` of where it is now
+        self.slot_of = {p: i for i, ps in enumerate(self.slots) for p in ps}
+        allowed: dict[Card, list[int]] = {}
+        for c in self.unseen:
+            allowed[c] = [
+                i for i, o in enumerate(self.owners)
+                if o < 0 or (c[1] not in view.voids(o) and c not in view.excluded(o))
+            ]
+        self.allowed = allowed
+        plays = [
+            i for i, (s, ch) in enumerate(self.actions)
+            if s != self.me and self._steps[i].kind == PLAY
+        ]
+        said = [i for i, (s, ch) in enumerate(self.actions) if s != self.me and telling(self._steps[i])]
+        self.infer_at = frozenset(plays[-INFER_PLAYS:] + said) if model is not None else frozenset()
+
+    # ------------------------------------------------------------------ the match
+    def _match(self) -> Match:
+        """A match whose next deal is played like the view's (dealer and public facts)."""
+        view = self.view
+        match = self.spec.new_match(view.options, view.dealer)
+        scores = view.extra("scores")
+        if scores is not None and len(getattr(match, "totals", ())) == len(scores):
+            match.totals = list(scores)
+        sat_out = view.extra("sat_out")
+        if sat_out is not None and hasattr(match, "sat_out"):
+            match.sat_out = list(sat_out)
+        direction = view.extra("pass_direction")
+        if direction is not None:
+            for number in range(4):
+                match.deal_number = number
+                if match.new_deal().public_info().get("pass_direction") == direction:
+                    break
+            else:
+                raise SkeletonError(f"no deal passes {direction!r}")
+        return match
+
+    # ------------------------------------------------------------------ the skeleton
+    def _replay_skeleton(self) -> None:
+        view, me, deal = self.view, self.me, self.deal
+        deck = deal.deck
+        events = self.events
+        mine = dict(view.hand)
+        shown = {p: c for p in view.public_positions if (c := view.card(p)) is not None}
+        #: where each card the seat knows really is (its hand, face-up cards)
+        self._real_pos = {c: p for p, c in [*shown.items(), *mine.items()]}
+        located = set(mine.values()) | set(shown.values())
+        lost: list[Card] = []
+        for ev in events:
+            if ev.get("seat") == me and ev["type"] != "draw":
+                lost.extend(c for c in ev.get("cards") or () if c not in located and c not in lost)
+        self._steps: list[Decision] = []
+        #: cards known to be in play still (held by the seat, played, face up)
+        self._present = set(mine.values()) | set(view.played)
+        tc = view.trump_card
+        if tc is not None:
+            self._present.add(tc)
+        while True:
+            step = deal.step()
+            if isinstance(step, Deal):
+                if step.seat == me and step.source == STOCK:
+                    for p in step.positions:
+                        if deck.cards[p] is None:
+                            c = mine.get(p) or shown.get(p) or (lost.pop(0) if lost else None)
+                            if c is None:
+                                raise SkeletonError(f"no card known for own position {p}")
+                            self._bind(p, c)
+                deal.complete()
+            elif isinstance(step, Reveal):
+                for p in step.positions:
+                    if deck.cards[p] is None:
+                        c = shown.get(p) or mine.get(p)
+                        if c is None:
+                            raise SkeletonError(f"revealed position {p} is not shown")
+                        self._bind(p, c)
+                deal.complete()
+            elif isinstance(step, Locate):
+                if deck.find(step.card) is None:
+                    holder = next(
+                        ev["seat"] for ev in events[len(deal.events):] if ev.get("card") == step.card
+                    )
+                    self._bind(self._free_in(holder, step.card), step.card)
+                deal.complete()
+            elif isinstance(step, Decision):
+                at = len(deal.events)
+                if at >= len(events):
+                    if me in deal.undecided():
+                        return
+                    raise SkeletonError("the history ends before the seat's decision")
+                for seat in deal.undecided():
+                    choice = self._historic_choice(step, seat, at)
+                    self.actions.append((seat, choice))
+                    self._steps.append(step)
+                    deal.apply(seat, choice)
+            else:
+                raise SkeletonError("the deal ended during the replay")
+
+    def _bind(self, pos: int, card: Card) -> None:
+        deck = self.deal.deck
+        if card in deck.cards:
+            raise SkeletonError(f"{card} is already placed")
+        deck.cards[pos] = card
+
+    def _free_in(self, seat: int, card: Card | None = None) -> int:
+        """A position of ``seat``'s hand whose card is not known yet (the real position of
+        ``card`` when it is one)."""
+        deck = self.deal.deck
+        real = self._real_pos.get(card) if card is not None else None
+        if real is not None and deck.owner[real] == seat and deck.cards[real] is None:
+            return real
+        for p in deck.hands[seat]:
+            if deck.cards[p] is None:
+                return p
+        raise SkeletonError(f"seat {seat} has no hidden card left")
+
+    def _holding(self, seat: int, card: Card) -> int:
+        """The position of ``card`` in ``seat``'s hand, binding a free one if needed."""
+        deck = self.deal.deck
+        for p in deck.hands[seat]:
+            if deck.cards[p] == card:
+                return p
+        pos = self._free_in(seat, card)
+        self._bind(pos, card)
+        return pos
+
+    def _historic_choice(self, step: Decision, seat: int, at: int) -> Choice:
+        kinds = (step.kind, SWAP) if step.kind == PLAY else (step.kind,)
+        ev = next(e for e in self.events[at:] if e.get("seat") == seat and e["type"] in kinds)
+        if ev["type"] == SWAP:
+            return (SWAP, self._holding(seat, ev["card"]))
+        if step.kind == PLAY:
+            return self._holding(seat, ev["card"])
+        if step.pick is None:
+            return ev.get("choice")
+        if ev.get("plays") is False:
+            return None
+        cards = ev.get("cards")
+        if cards is not None:
+            return tuple(self._holding(seat, c) for c in cards)
+        count = ev.get("exchange", len(cards or ()))
+        if step.pick[0] == step.pick[1]:
+            count = step.pick[0]
+        deck = self.deal.deck
+        hand = deck.hands[seat]
+        gone = [p for p in hand if deck.cards[p] is not None and deck.cards[p] not in self._present]
+        free = [p for p in hand if deck.cards[p] is None]
+        picked = (gone + free)[:count]
+        if len(picked) != count:
+            raise SkeletonError(f"seat {seat} cannot give {count} cards")
+        return tuple(picked)
+
+    # ------------------------------------------------------------------ checks
+    def _check(self, deal: DealState, skeleton: bool = False) -> bool:
+        """Whether ``deal`` shows what the view shows; the skeleton raises instead."""
+        view = self.view
+        ok = (
+            deal.renuncia is None
+            and not deal.over
+            and sorted(deal.deck.hands[self.me]) == sorted(p for p, _ in view.hand)
+            and all(deal.deck.cards[p] == c for p, c in view.hand)
+            and len(deal.tricks) == len(view.tricks)
+            and [deal.deck.cards[p] for _, p in deal.trick] == [c for _, c in view.trick]
+            and [s for s, _ in deal.trick] == [s for s, _ in view.trick]
+            and all(len(deal.deck.hands[s]) == view.hand_size(s) for s in range(deal.seats))
+            and deal.trump == view.trump
+            and me_undecided(deal, self.me)
+        )
+        if ok and not skeleton:
+            ok = all(
+                deal.voids[s] == view.voids(s) and deal.excluded[s] == view.excluded(s)
+                for s in range(deal.seats)
+            )
+        if skeleton and not ok:
+            raise SkeletonError("the replayed deal does not show what the view shows")
+        return ok
+
+    # ------------------------------------------------------------------ worlds
+    def _assign(self, rng: random.Random) -> list[Card] | None:
+        """A full deck order: the hidden cards dealt to the hidden positions, or None."""
+        cards = list(self.unseen)
+        rng.shuffle(cards)
+        allowed = self.allowed
+        cards.sort(key=lambda c: len(allowed[c]))
+        room = [len(s) for s in self.slots]
+        given: list[list[Card]] = [[] for _ in self.slots]
+        for c in cards:
+            opts = [i for i in allowed[c] if room[i]]
+            if not opts:
+                return None
+            r = rng.randrange(sum(room[i] for i in opts))
+            for i in opts:
+                r -= room[i]
+                if r < 0:
+                    break
+            room[i] -= 1
+            given[i].append(c)
+        out = list(self.known)
+        for positions, got in zip(self.slots, given, strict=True):
+            rng.shuffle(got)
+            for p, c in zip(positions, got, strict=True):
+                out[p] = c
+        return out  # type: ignore[return-value]
+
+    def world(self, cards: Sequence[Card], rng: random.Random | None = None) -> World | None:
+        """Replay the history on the deck order ``cards``; None if it contradicts the view.
+
+        With ``rng``, a seat whose telling decision (:func:`telling`) the model would not
+        have made alike gets its hidden cards drawn anew (:meth:`_redraw`) until it would."""
+        deal = self.match.new_deal(cards)
+        actions = self.actions
+        infer = self.infer_at
+        model = self.model
+        weight = 1.0
+        k = 0
+        told: set[int] = {self.me}
+        try:
+            while True:
+                step = deal.step()
+                if type(step) is Decision:
+                    if k == len(actions):
+                        break
+                    seat, choice = actions[k]
+                    if k in infer and model is not None and (step.pick is not None or len(deal.legal(seat)) > 1):
+                        said = model(SeatView(deal, seat), step)
+                        if step.kind != PLAY and rng is not None:
+                            for _ in range(REDRAWS):
+                                if alike(said, choice, step) or not self._redraw(deal, seat, said, choice, told, rng):
+                                    break
+                                said = model(SeatView(deal, seat), step)
+                            told.add(seat)
+                        if not alike(said, choice, step) or not self._follow(deal, said, choice):
+                            weight *= MISMATCH
+                    k += 1
+                    deal.apply(seat, choice)
+                elif type(step) is End:
+                    return None
+                else:
+                    deal.complete()
+        except IllegalChoice:
+            return None
+        if not self._check(deal):
+            return None
+        return World(deal, weight)
+
+    def _redraw(
+        self, deal: DealState, seat: int, said: Choice, real: Choice, told: set[int], rng: random.Random,
+    ) -> bool:
+        """Change one of ``seat``'s hidden cards for the card of a random hidden position of
+        the stock or of a seat that has told nothing yet (``told``: the seats whose telling
+        decisions were made alike, and this seat).  Before any play (a decision about the
+        hands, like going in) nothing public tells these apart; later facts are checked when
+        the world is done.  When the model picks more cards than were really picked, one
+        of those it picks changes (Sobe e Desce: a card it would exchange), when fewer, one
+        it keeps; else any.  False when there is nothing to change."""
+        deck = deal.deck
+        known = self.known
+        hand = deck.hands[seat]
+        if isinstance(said, tuple) and isinstance(real, tuple) and len(said) != len(real):
+            hand = list(said) if len(said) > len(real) else [p for p in hand if p not in said]
+        mine = [p for p in hand if known[p] is None]
+        pool = [
+            p for p in range(len(known))
+            if known[p] is None and (deck.owner[p] == STOCK or (deck.owner[p] >= 0 and deck.owner[p] not in told
+                                                                 and deck.owner[p] != seat))
+        ]
+        if not mine or not pool:
+            return False
+        cards = deck.cards
+        p = mine[rng.randrange(len(mine))]
+        q = pool[rng.randrange(len(pool))]
+        a, b = cards[p], cards[q]
+        allowed, slot = self.allowed, self.slot_of
+        if slot[q] in allowed[a] and slot[p] in allowed[b]:  # type: ignore[index]
+            cards[p], cards[q] = b, a
+        return True
+
+    def _follow(self, deal: DealState, said: Choice, real: Choice) -> bool:
+        """Make a hidden pick of another seat give up the cards the model would: the
+        hidden cards at the positions the model picks change places with those at the
+        positions really picked (all in that seat's hand, so what it holds is unchanged
+        until the pick).  False when a known card would have to move (nothing changes)."""
+        if not isinstance(said, tuple) or not isinstance(real, tuple):
+            return True
+        out = [p for p in said if p not in real]
+        into = [p for p in real if p not in said]
+        known = self.known
+        if any(known[p] is not None for p in (*out, *into)):
+            return False
+        cards = deal.deck.cards
+        for a, b in zip(out, into, strict=True):
+            cards[a], cards[b] = cards[b], cards[a]
+        return True
+
+    def sample(self, rng: random.Random) -> World | None:
+        """One world drawn with ``rng`` (None when every try contradicted the view)."""
+        for _ in range(ASSIGN_TRIES):
+            cards = self._assign(rng)
+            if cards is None:
+                continue
+            w = self.world(cards, rng)
+            if w is not None:
+                return w
+        return None
+
+
+def telling(step: Decision) -> bool:
+    """Whether another seat's ``step`` says something about its hidden cards that the
+    inference weighs, besides plays: a choice named from a few (Sobe e Desce's trumps),
+    or a pick whose size varies (Sobe e Desce's going in: whether, and how many cards it
+    exchanged), not a fixed-size pick (Copas' pass of three)."""
+    if step.kind == PLAY:
+        return False
+    if step.pick is None:
+        return True
+    return step.may_decline or step.pick[0] != step.pick[1]
+
+
+def alike(model: Choice, real: Choice, step: Decision) -> bool:
+    """Whether the model's choice says what the real one says publicly: the same card or
+    named choice; for a pick, both declined, or as many positions (which ones are hidden)."""
+    if step.pick is None:
+        return bool(model == real)
+    if not isinstance(model, tuple) or not isinstance(real, tuple):
+        return model is None and real is None
+    return len(model) == len(real)
+
+
+def me_undecided(deal: DealState, seat: int) -> bool:
+    """Whether ``seat`` has a decision pending in ``deal``."""
+    step = deal.step()
+    return isinstance(step, Decision) and seat in deal.undecided()

@@ -1,0 +1,306 @@
+"""A game's batch simulator: :class:`TrickSimulator` (a plugin subclasses it to say how
+its game deals, on the batch machinery of :mod:`p2pcards.players.fastsim`), how the search
+finds a game's simulator (:func:`simulator_for`), and :func:`cross_check`, which compares a
+simulator with the game's plugin, the authority, on random positions.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from p2pcards.core import PLAY, DealState, Decision, GameSpec
+from p2pcards.players.fastsim import I64, RANDOM, U64, CardTable, Outcome, Positions, legal_masks, playout
+
+__all__ = ["TrickSimulator", "simulator_for", "cross_check"]
+
+
+class TrickSimulator:
+    """A game's batch simulator: its cards, its teams, and how it deals.
+
+    Subclasses give :meth:`deal_decks` (positions at the first play of deals from
+    shuffled decks) and, for games with a stock, :meth:`stock_of`.  ``variants`` lists the
+    table options (and their values) the simulator follows; other options keep their
+    defaults when cross-checked.
+    """
+
+    game: str = ""
+    variants: Mapping[str, tuple[Any, ...]] = {}
+
+    def __init__(self, table: CardTable, team_of: Sequence[int]) -> None:
+        self.table = table
+        self.team_of = tuple(team_of)
+        self.seats = len(self.team_of)
+        self.teams = max(self.team_of) + 1
+
+    # ------------------------------------------------------------------ for subclasses
+    def deal_decks(self, decks: I64, dealer: I64, options: Mapping[str, Any]) -> Positions:
+        """Positions at the first play of deals dealt from ``decks`` (B, N) by ``dealer``."""
+        raise NotImplementedError
+
+    def stock_of(self, state: DealState) -> list[int]:
+        """The stock of a plugin deal, as card ids in draw order (default: none)."""
+        return []
+
+    # ------------------------------------------------------------------ the interface
+    def new_deals(
+        self, n: int, rng: np.random.Generator, dealer: int | I64 = 0, options: Mapping[str, Any] | None = None
+    ) -> Positions:
+        """``n`` deals from decks shuffled with ``rng``, at their first play."""
+        decks = rng.permuted(np.tile(np.arange(len(self.table.deck), dtype=np.int64), (n, 1)), axis=1)
+        dealers = np.broadcast_to(np.asarray(dealer, dtype=np.int64), (n,)).copy()
+        return self.deal_decks(decks, dealers, self._options(options))
+
+    def play_deals(
+        self, n: int, rng: np.random.Generator, dealer: int | I64 = 0,
+        options: Mapping[str, Any] | None = None, record: bool = False,
+    ) -> Outcome:
+        """Play ``n`` whole deals from shuffled decks with random players."""
+        return playout(self.table, self.new_deals(n, rng, dealer, options), self.team_of, rng=rng, record=record)
+
+    def playout(
+        self, pos: Positions, rng: np.random.Generator, policy: str | Sequence[str] = RANDOM, epsilon: float = 0.0,
+        first: I64 | None = None,
+    ) -> I64:
+        """Final card points per team (B, teams) of ``pos`` played out by ``policy``'s
+        players (:func:`playout`), each deal's ``first`` card given if any."""
+        return playout(self.table, pos, self.team_of, rng=rng, policy=policy, epsilon=epsilon, first=first).points
+
+    def legal(self, pos: Positions) -> U64:
+        """The legal cards (bitmask) of the seat to play in each position."""
+        return legal_masks(self.table, pos, self.team_of)
+
+    def from_states(self, states: Sequence[DealState]) -> Positions:
+        """The positions of plugin deals (full information) waiting for a card to be played."""
+        rows = [self._row(s) for s in states]
+        width = max((len(r[-1]) for r in rows), default=0)
+        return Positions(
+            np.array([r[0] for r in rows], dtype=np.uint64).reshape(len(rows), self.seats),
+            np.array([r[1] for r in rows], dtype=np.int64),
+            np.array([r[2] for r in rows], dtype=np.int64),
+            np.array([r[3] for r in rows], dtype=np.int64).reshape(len(rows), self.seats),
+            np.array([r[4] for r in rows], dtype=np.int64).reshape(len(rows), self.teams),
+            np.array([r[5] for r in rows], dtype=np.int64).reshape(len(rows), self.teams),
+            np.array([r[6] + [-1] * (width - len(r[6])) for r in rows], dtype=np.int64).reshape(len(rows), width),
+        )
+
+    def _row(
+        self, state: DealState, scores: tuple[list[int], list[int]] | None = None
+    ) -> tuple[list[int], int, int, list[int], list[int], list[int], list[int]]:
+        """One position as lists: hands, trump, leader, trick, points, tricks, stock;
+        ``scores`` gives the points and tricks per team when the caller knows them."""
+        step = state.step()
+        if not (isinstance(step, Decision) and step.kind == PLAY) or state.leader is None:
+            raise ValueError("the deal is not waiting for a card to be played")
+        table = self.table
+        ids = table.ids
+        cards = state.deck.cards
+        hands = []
+        for seat in range(self.seats):
+            m = 0
+            for p in state.deck.hands[seat]:
+                card = cards[p]
+                if card is None:
+                    raise ValueError(f"seat {seat}'s hand is not known (full information only)")
+                m |= 1 << ids[card]
+            hands.append(m)
+        trick = [ids[cards[p]] for _, p in state.trick]  # type: ignore[index]
+        trick += [-1] * (self.seats - len(trick))
+        points, tricks = scores if scores is not None else self._scores(state)
+        return (hands, table.suit_index(state.trump), state.leader, trick, points, tricks, self.stock_of(state))
+
+    def _scores(self, state: DealState) -> tuple[list[int], list[int]]:
+        """Card points and tricks per team taken so far in ``state``."""
+        points = [0] * self.teams
+        tricks = [0] * self.teams
+        counts = state.trick_counts()
+        for seat in range(self.seats):
+            points[self.team_of[seat]] += state.taken_points(seat)
+            tricks[self.team_of[seat]] += counts[seat]
+        return points, tricks
+
+    def _options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        out = {k: v[0] for k, v in self.variants.items()}
+        out.update(options or {})
+        for k, v in out.items():
+            if k in self.variants and v not in self.variants[k]:
+                raise ValueError(f"{self.game}: the simulator does not follow {k}={v}")
+        return out
+
+
+def simulator_for(spec: GameSpec) -> TrickSimulator | None:
+    """The batch simulator of ``spec``'s plugin (:attr:`GameSpec.simulator`), or None if
+    the plugin has none (or gives something that is not a :class:`TrickSimulator`)."""
+    sim = spec.batch_simulator
+    return sim if isinstance(sim, TrickSimulator) else None
+
+
+# ---------------------------------------------------------------------- cross-check
+@dataclass
+class _Sample:
+    """Positions captured from plugin deals, with what the plugin said about them."""
+
+    states: list[tuple[list[int], int, int, list[int], list[int], list[int], list[int]]] = field(default_factory=list)
+    legal: list[int] = field(default_factory=list)
+    rest: list[list[int]] = field(default_factory=list)
+    winners: list[list[int]] = field(default_factory=list)
+    points: list[list[int]] = field(default_factory=list)
+    tricks: list[list[int]] = field(default_factory=list)
+
+
+def _plugin_deal(spec: GameSpec, sim: TrickSimulator, rng: random.Random) -> tuple[DealState, dict[str, Any]]:
+    """A plugin deal with a random dealer, deck and variant, at its first step."""
+    options = spec.resolve_options()
+    for name, values in sim.variants.items():
+        options[name] = values[rng.randrange(len(values))]
+    match = spec.new_match(options, rng.randrange(spec.seats))
+    cards = list(spec.deck)
+    rng.shuffle(cards)
+    return match.new_deal(cards), options
+
+
+def _sample_deal(spec: GameSpec, sim: TrickSimulator, rng: random.Random, out: _Sample) -> int:
+    """Play one plugin deal with random players, capturing every position; return how many."""
+    deal, _ = _plugin_deal(spec, sim, rng)
+    ids = sim.table.ids
+    first = len(out.states)
+    played: list[int] = []
+    scores = sim._scores(deal)
+    scored = 0
+    for step in deal.decisions():
+        seat = step.seats[0]
+        legal = deal.legal(seat)
+        if len(deal.tricks) != scored:
+            scores, scored = sim._scores(deal), len(deal.tricks)
+        out.states.append(sim._row(deal, scores))
+        mask = 0
+        for p in legal:
+            mask |= 1 << ids[deal.deck.cards[p]]  # type: ignore[index]
+        out.legal.append(mask)
+        choice = legal[rng.randrange(len(legal))]
+        played.append(ids[deal.deck.cards[choice]])  # type: ignore[index]
+        out.winners.append([len(deal.tricks)])  # tricks done at this position, resolved below
+        deal.apply(seat, choice)
+    result = deal.result
+    assert result is not None
+    winners = [t.winner for t in deal.tricks]
+    for k in range(first, len(out.states)):
+        done = out.winners[k][0]
+        out.winners[k] = winners[done:]
+        out.rest.append(played[k - first :])
+        out.points.append(list(result["points"]))
+        out.tricks.append(list(result["tricks"]))
+    return len(out.states) - first
+
+
+def _check_sample(sim: TrickSimulator, sample: _Sample) -> dict[str, int]:
+    """Compare the simulator with what the plugin said about ``sample``; count differences."""
+    rows = sample.states
+    n = len(rows)
+    width = max(len(r[6]) for r in rows)
+    pos = Positions(
+        np.array([r[0] for r in rows], dtype=np.uint64),
+        np.array([r[1] for r in rows], dtype=np.int64),
+        np.array([r[2] for r in rows], dtype=np.int64),
+        np.array([r[3] for r in rows], dtype=np.int64),
+        np.array([r[4] for r in rows], dtype=np.int64),
+        np.array([r[5] for r in rows], dtype=np.int64),
+        np.array([r[6] + [-1] * (width - len(r[6])) for r in rows], dtype=np.int64).reshape(n, width),
+    )
+    legal = sim.legal(pos)
+    legal_diff = int((legal != np.array(sample.legal, dtype=np.uint64)).sum())
+    steps = max(len(r) for r in sample.rest)
+    choices = np.array([r + [-1] * (steps - len(r)) for r in sample.rest], dtype=np.int64)
+    out = playout(sim.table, pos, sim.team_of, choices=choices, record=True)
+    assert out.winners is not None and out.illegal is not None
+    tricks_max = out.winners.shape[1]
+    want_winners = np.array([w + [-1] * (tricks_max - len(w)) for w in sample.winners], dtype=np.int64)
+    return {
+        "legal": legal_diff,
+        "illegal_play": int(out.illegal.sum()),
+        "trick_winners": int((out.winners != want_winners).any(axis=1).sum()),
+        "points": int((out.points != np.array(sample.points, dtype=np.int64)).any(axis=1).sum()),
+        "tricks": int((out.tricks != np.array(sample.tricks, dtype=np.int64)).any(axis=1).sum()),
+    }
+
+
+def _replay_in_plugin(spec: GameSpec, sim: TrickSimulator, rng: random.Random, seed: int, n: int) -> int:
+    """Play ``n`` random deals in the simulator, replay each in the plugin with the same
+    cards; return how many ended differently (or met a card the plugin refused)."""
+    if n <= 0:
+        return 0
+    deals = [_plugin_deal(spec, sim, rng) for _ in range(n)]
+    parts = []
+    for deal, options in deals:
+        deck = np.array([[sim.table.ids[c] for c in deal.deck.cards]], dtype=np.int64)  # type: ignore[index]
+        parts.append(sim.deal_decks(deck, np.array([deal.dealer], dtype=np.int64), sim._options(options)))
+    out = playout(sim.table, Positions.concat(parts), sim.team_of, rng=np.random.default_rng(seed), record=True)
+    assert out.plays is not None
+    return sum(
+        not _replayed_alike(deal, sim, [int(c) for c in out.plays[i] if c >= 0], out.points[i], out.tricks[i])
+        for i, (deal, _) in enumerate(deals)
+    )
+
+
+def _replayed_alike(deal: DealState, sim: TrickSimulator, plays: list[int], points: I64, tricks: I64) -> bool:
+    """Whether the plugin, fed ``plays`` in order, accepts each as legal and ends with the
+    same card points and tricks per team."""
+    k = 0
+    for step in deal.decisions():
+        if k >= len(plays):
+            return False
+        seat = step.seats[0]
+        position = deal.deck.cards.index(sim.table.deck[plays[k]])
+        k += 1
+        if deal.deck.owner[position] != seat or position not in deal.legal(seat):
+            return False
+        deal.apply(seat, position)
+    result = deal.result
+    return (
+        result is not None and k == len(plays) and result.get("renuncia") is None
+        and list(result["points"]) == [int(x) for x in points] and list(result["tricks"]) == [int(x) for x in tricks]
+    )
+
+
+def cross_check(
+    spec: GameSpec, sim: TrickSimulator, positions: int, seed: int = 1, replays: int | None = None,
+    chunk: int = 50_000,
+) -> dict[str, Any]:
+    """Compare ``sim`` with ``spec``'s own rules (the authority) on random positions.
+
+    Random deals (random dealer, deck and simulated variant) are played through the plugin
+    by random players; every position where a card is due counts, until ``positions``.
+    At each: the simulator's legal set must equal the plugin's ``legal``; replaying the
+    plugin's remaining cards from there, every card must be legal in the simulator, and the
+    trick winners, final card points and tricks per team must agree.  Then ``replays``
+    deals (default: one per 100 positions, at least 10) go the other way: played by the
+    simulator's random players, replayed in the plugin with the same cards.
+    Returns the counts of positions, deals and differences of each kind.
+    """
+    rng = random.Random(seed)
+    diffs = {"legal": 0, "illegal_play": 0, "trick_winners": 0, "points": 0, "tricks": 0}
+    done = 0
+    deals = 0
+    while done < positions:
+        sample = _Sample()
+        while len(sample.states) < min(chunk, positions - done):
+            _sample_deal(spec, sim, rng, sample)
+            deals += 1
+        for k, v in _check_sample(sim, sample).items():
+            diffs[k] += v
+        done += len(sample.states)
+    n_replays = max(10, positions // 100) if replays is None else replays
+    replay_diff = _replay_in_plugin(spec, sim, rng, seed, n_replays)
+    return {
+        "game": spec.name,
+        "positions": done,
+        "deals": deals,
+        "differ": diffs,
+        "replayed_deals": n_replays,
+        "replays_differ": replay_diff,
+        "ok": not any(diffs.values()) and replay_diff == 0,
+    }

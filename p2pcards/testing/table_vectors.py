@@ -1,0 +1,294 @@
+"""Test vectors of the table layer: whole transcripts from fixed keys and secrets.
+
+``python -m p2pcards.testing.table_vectors DIRECTORY`` writes:
+
+* ``table-bisca.json``: a one-deal Bisca table between two seats;
+* ``table-vote.json``: a two-deal Sueca table (to 8) whose seat 2 falls silent at its first
+  decision; seats 0, 1 and 3 vote it out (an ``outvote`` certificate), seat 2 loses the
+  deal, and in the second deal it is a dummy whose cards are dealt face up and whose plays
+  every replica computes;
+* ``table-dispute.json``: a one-deal Bisca table whose seat 1 seals a wrong key to seat 0;
+  seat 0 disputes the deal in its turn with the signed evidence, and seat 1 loses it;
+* ``table-fork.json``: a one-deal Sueca table whose seat 1 signs two different plays for
+  one place and sends seats 2 and 3 the second; the ``fork`` certificate takes that place
+  everywhere and seat 1 loses the deal.
+
+Each holds the inputs (every key as the 32-byte seed it is derived from, each peer's table
+secret, the genesis), every message in transcript order with its hash, the outcome and
+the transcript hash.  Ed25519 signatures and every derivation are deterministic, and so is
+the in-memory network that ran them (:class:`~p2pcards.testing.table_mesh.LocalMesh`), so the same
+inputs give the same bytes; another implementation replays the messages and must accept
+every one, reach the same chain head and the same outcome.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
+
+from p2pcards.core import GameSpec, load_games
+from p2pcards.identity import Identity
+from p2pcards.mental.seal import KeyEntry
+from p2pcards.players import RandomPlayer
+from p2pcards.table.audit import audit_transcript
+from p2pcards.table.events import Output
+from p2pcards.table.table import Table
+from p2pcards.table.transcript import Genesis, SeatInfo, TableKind, make_genesis, message_hash, parse_message, peek
+from p2pcards.testing.table_mesh import LocalMesh
+from p2pcards.vectorfiles import vectors_main, write_files
+
+__all__ = ["generate", "write", "main", "fixed_identity", "WrongKeySender", "TwoPlays", "VOTE_SILENT", "FAULT_KEY"]
+
+#: The seat that falls silent in ``table-vote.json``.
+VOTE_SILENT = 2
+#: The key seat 1 seals to seat 0 in ``table-fault.json`` instead of its own (the scalar 5).
+FAULT_KEY = (5).to_bytes(32, "little")
+
+
+def _seed(label: str) -> bytes:
+    return hashlib.sha256(b"p2pcards/vectors/" + label.encode()).digest()
+
+
+def fixed_identity(label: str) -> Identity:
+    """An identity whose keys are derived from ``label`` (for vectors only)."""
+    return Identity(
+        Ed25519PrivateKey.from_private_bytes(_seed(label + "/ed25519")),
+        X25519PrivateKey.from_private_bytes(_seed(label + "/x25519")),
+        label,
+    )
+
+
+def _keys(label: str, secret: str) -> dict[str, str]:
+    """The inputs of one peer: its key seeds and its table secret."""
+    return {
+        "ed25519_seed": _seed(f"{label}/ed25519").hex(),
+        "x25519_private": _seed(f"{label}/x25519").hex(),
+        "table_secret": _seed(secret).hex(),
+    }
+
+
+@dataclass
+class _Setup:
+    """A table of fixed identities: seat ``s`` is ``seat{s}`` with secret ``secret{s}``."""
+
+    spec: GameSpec
+    genesis: Genesis
+    raw: bytes
+    ids: list[Identity]
+    tables: list[Table] = field(default_factory=list)
+
+    def table(self, s: int, cls: type[Table] = Table) -> Table:
+        """Seat ``s``'s replica."""
+        table = cls(self.raw, self.spec, self.ids[s], _seed(f"secret{s}"))
+        if s == 0:
+            self.tables.append(table)
+        return table
+
+    def players(self) -> list[RandomPlayer]:
+        return [RandomPlayer(random.Random(s)) for s in range(self.spec.seats)]
+
+    def inputs(self, **extra: Any) -> dict[str, Any]:
+        return {
+            "host": {"ed25519_seed": _seed("host/ed25519").hex()},
+            "seats": [_keys(f"seat{s}", f"secret{s}") for s in range(self.spec.seats)],
+            "deal_seed": "HMAC-SHA256(table_secret, 'p2pcards/deal-seed/v2' || table_id || u64(deal) || "
+                         "the hash of the last message before the deal)",
+            **extra,
+        }
+
+    def deals(self) -> list[dict[str, Any]]:
+        """The deals seat 0's replica closed, as their ``deal`` events say."""
+        return [e.to_json() for e in self.tables[0].results]
+
+    def vector(self, description: str, inputs: dict[str, Any], log: Sequence[bytes], **outcome: Any) -> str:
+        """The JSON text of a vector: inputs, messages, ``outcome`` and the chain head."""
+        data = {
+            "description": description,
+            "inputs": inputs,
+            "table_id": self.genesis.table_id.hex(),
+            "messages": [{"seq": i, "hex": m.hex(), "hash": message_hash(m).hex()} for i, m in enumerate(log)],
+            "side_messages": "votes, nays and seeds are not in the transcript; the certificates carry them",
+            **outcome,
+            "transcript_hash": message_hash(log[-1]).hex(),
+        }
+        return json.dumps(data, indent=1) + "\n"
+
+
+def _setup(game: str, deals: int, nonce: str, options: dict[str, str] | None = None) -> _Setup:
+    spec = load_games().get(game)
+    host = fixed_identity("host")
+    ids = [fixed_identity(f"seat{s}") for s in range(spec.seats)]
+    genesis = Genesis(game, spec.rules_version, spec.resolve_options(options or {}),
+                      tuple(SeatInfo(i.name, i.signing_public, i.sealing_public, "random", host.fingerprint)
+                            for i in ids),
+                      deals, host.signing_public, host.name, _seed(nonce)[:16], 60.0)
+    return _Setup(spec, genesis, make_genesis(host, genesis), ids)
+
+
+def _audit(log: Sequence[bytes]) -> dict[str, Any]:
+    return audit_transcript(log, load_games())
+
+
+def _run(t: _Setup, tables: Sequence[Table], silent_at_decision: int | None = None,
+         route: Any = None) -> LocalMesh:
+    """Run the table in memory; seat ``silent_at_decision`` says nothing from its first
+    decision on."""
+    mesh = LocalMesh(dict(enumerate(tables)), dict(enumerate(t.players())), route=route)
+    mesh.start()
+    while True:
+        x = silent_at_decision
+        if x is not None and x not in mesh.silent and tables[x].decision() is not None:
+            mesh.silent.add(x)
+        if not mesh.step():
+            return mesh
+
+
+# ---------------------------------------------------------------- a whole table
+def _bisca() -> str:
+    t = _setup("bisca", 1, "nonce")
+    tables = [t.table(s) for s in range(2)]
+    _run(t, tables)
+    return t.vector("a one-deal Bisca table between two seats, every message in transcript order",
+                    t.inputs(), tables[0].log, deals=t.deals())
+
+
+# ---------------------------------------------------------------- a vote
+def _vote() -> str:
+    """Seat ``VOTE_SILENT`` of a two-deal Sueca table says nothing from its first decision
+    on; when nothing else moves every other seat votes it out, it loses the deal, and it is
+    a dummy in the second deal."""
+    t = _setup("sueca", 2, "vote/nonce", {"target": "8"})
+    x = VOTE_SILENT
+    tables = [t.table(s) for s in range(t.spec.seats)]
+    _run(t, tables, silent_at_decision=x)
+    log = tables[0].log
+    assert all(tables[s].log == log and tables[s].finished for s in range(4) if s != x)
+    cert_seq = next(i for i, m in enumerate(log) if peek(m)[0] == TableKind.OUTVOTE)
+    inputs = t.inputs(silent={"seat": x, "seq": cert_seq,
+                              "note": f"seat {x} writes nothing from its first decision on (seq {cert_seq}); "
+                                      "when nothing else moves, every other seat votes"})
+    vote = {**tables[0].outvotes[0], "certificate": cert_seq}
+    return t.vector(f"a two-deal Sueca table to 8: seat {x} falls silent and is voted out, it loses deal 0 and "
+                    "is a dummy in deal 1", inputs, log, vote=vote, deals=t.deals(), audit=_audit(log))
+
+
+# ---------------------------------------------------------------- a dispute
+class WrongKeySender(Table):
+    """Seat 1 of ``table-dispute.json``: the first key it seals in deal 0 is ``FAULT_KEY``
+    instead of its own (a modified client; the receiving seat disputes the deal).
+    ``cheated`` then says where: ``{"to": seat, "position": position}``."""
+
+    cheated: dict[str, int] | None = None
+
+    def _start_deal(self) -> None:
+        super()._start_deal()
+        party = self.party
+        honest = party._sealed
+
+        def corrupt(step: int, kind: Any, to: int, positions: Any, entries: tuple[KeyEntry, ...]) -> Any:
+            if self.deal_no == 0 and self.cheated is None:
+                first = entries[0]
+                self.cheated = {"to": to, "position": first.position}
+                entries = (KeyEntry(position=first.position, seat=first.seat, key=FAULT_KEY), *entries[1:])
+            return honest(step, kind, to, positions, entries)
+
+        party._sealed = corrupt  # type: ignore[method-assign]
+
+
+def _dispute() -> str:
+    t = _setup("bisca", 1, "fault/nonce")
+    tables = [t.table(0), t.table(1, WrongKeySender)]
+    sender = tables[1]
+    assert isinstance(sender, WrongKeySender)
+    _run(t, tables)
+    log = tables[0].log
+    cheated = sender.cheated
+    assert tables[1].log == log and all(table.finished for table in tables) and cheated is not None
+    seq = next(i for i, m in enumerate(log) if peek(m)[0] == TableKind.DISPUTE)
+    claim = parse_message(log[seq], tables[0].keys)
+    inputs = t.inputs(deviation={
+        "seat": 1,
+        "to": cheated["to"],
+        "position": cheated["position"],
+        "key": FAULT_KEY.hex(),
+        "note": f"in deal 0, seat 1 seals to seat {cheated['to']} this key (the scalar 5, 32 bytes little-endian) "
+                f"as its own for position {cheated['position']}",
+    })
+    dispute = {"seq": seq, "deal": claim.deal, "accuser": claim.author, "against": claim.body["against"]}
+    return t.vector("a one-deal Bisca table: seat 1 seals a wrong key to seat 0, which disputes the deal in its "
+                    "turn with the signed evidence; seat 1 loses the deal", inputs, log,
+                    dispute=dispute, deals=t.deals(), audit=_audit(log))
+
+
+# ---------------------------------------------------------------- an equivocation
+class TwoPlays(Table):
+    """Seat 1 of ``table-fork.json``: at its first play it also signs the play of its
+    next legal card for the same place (``second``), which a router gives seats 2 and 3."""
+
+    second: bytes | None = None
+
+    def decide(self, choice: Any) -> Output:
+        view, decision = self.view(), self.decision()
+        if self.second is None and view is not None and decision is not None and decision.kind == "play":
+            others = [p for p in view.legal if p != choice]
+            if others:
+                twin = Table(self.log[0], self.spec, self.me, self._secret, self.group)
+                twin.restore(self.log)
+                self.second = twin.decide(others[0]).send[0]
+        return super().decide(choice)
+
+    def _adopt(self, fresh: Table) -> None:
+        second = self.second
+        super()._adopt(fresh)
+        self.second = second
+
+
+def _fork() -> str:
+    t = _setup("sueca", 1, "fork/nonce")
+    tables = [t.table(0), t.table(1, TwoPlays), t.table(2), t.table(3)]
+    cheat = tables[1]
+    assert isinstance(cheat, TwoPlays)
+
+    def route(src: int, dst: int, raw: bytes) -> bytes:
+        second = cheat.second
+        if src == 1 and dst in (2, 3) and second is not None and peek(raw) == peek(second):
+            return second
+        return raw
+
+    _run(t, tables, route=route)
+    log = tables[0].log
+    assert all(tables[s].log == log and tables[s].finished for s in (0, 2, 3)) and cheat.second is not None
+    seq = next(i for i, m in enumerate(log) if peek(m)[0] == TableKind.FORK)
+    inputs = t.inputs(deviation={"seat": 1, "seq": seq, "second": cheat.second.hex(),
+                                 "note": "seat 1 signs two plays for this place; seats 2 and 3 get the second"})
+    return t.vector("a one-deal Sueca table: seat 1 signs two different plays for one place; the fork "
+                    "certificate takes that place everywhere and seat 1 loses the deal", inputs, log,
+                    fork={"seq": seq, "against": 1}, deals=t.deals(), audit=_audit(log))
+
+
+def generate() -> dict[str, str]:
+    """File name -> JSON text of every table vector."""
+    return {"table-bisca.json": _bisca(), "table-vote.json": _vote(), "table-dispute.json": _dispute(),
+            "table-fork.json": _fork()}
+
+
+def write(directory: Path) -> list[Path]:
+    """Write every vector file into ``directory``; return their paths."""
+    return write_files(directory, generate())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m p2pcards.testing.table_vectors DIRECTORY``: write the vectors there."""
+    return vectors_main(argv, "p2pcards.testing.table_vectors", generate)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

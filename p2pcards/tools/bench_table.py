@@ -1,0 +1,169 @@
+"""``p2pcards bench table``: audited Sueca deals among four OS processes on loopback.
+
+A host process (one random bot) and three ``join`` processes play ``deals`` deals over
+TCP on 127.0.0.1, of a match to 8 game points (:data:`OPTIONS`: the longest Sueca
+match; it may still end before ``deals``, and the figures are then over the deals
+played).  Figures: wall time per audited deal (from the table's start, that is
+the first commitment, to each deal's audited result, as the host reports them), bytes
+each peer sends (its messages, once to each other process, from the transcript), and each
+process's peak resident memory (``wait4``).  The baseline, measured in the same run, is
+the same number of deals among four replicas in one process joined by the synchronous
+in-memory network (no sockets, no processes): the ratio is what the network costs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Final
+
+from p2pcards.core import load_games
+from p2pcards.identity import Identity
+from p2pcards.lifeline import child_preexec
+from p2pcards.players import RandomPlayer
+from p2pcards.table.table import Table
+from p2pcards.table.transcript import Genesis, SeatInfo, make_genesis, parse_message
+from p2pcards.table.wire import FrameDecoder
+from p2pcards.testing.table_mesh import run_local
+
+__all__ = ["run_table_bench", "AIM_MS", "AIM_MB"]
+
+#: Sueca options of the benchmark's match: to 8 game points, so that it lasts 4 deals at least.
+OPTIONS: Final = {"target": 8}
+#: The aim per audited deal, with every shuffle and lock proven (issue 15); it was 150 ms
+#: before the proofs, which add some 110 ms of proving and checking per process and deal.
+AIM_MS: Final = 400.0
+AIM_MB: Final = 60.0
+_WAIT: Final = 120.0
+
+
+def _baseline(deals: int) -> dict[str, Any]:
+    spec = load_games().get("sueca")
+    ids = [Identity.generate(f"b{s}") for s in range(4)]
+    host = Identity.generate("host")
+    seats = tuple(SeatInfo(i.name, i.signing_public, i.sealing_public, "random", host.fingerprint) for i in ids)
+    genesis = Genesis("sueca", spec.rules_version, spec.resolve_options(OPTIONS), seats, deals, host.signing_public,
+                      "host", os.urandom(16), 60.0)
+    raw = make_genesis(host, genesis)
+    tables = [Table(raw, spec, ids[s], os.urandom(32)) for s in range(4)]
+    players = [RandomPlayer(random.Random(s)) for s in range(4)]
+    start = time.perf_counter()
+    run_local(tables, players)
+    wall = time.perf_counter() - start
+    played = tables[0].deals_done
+    return {"ms_per_deal": round(1000 * wall / played, 1), "deals": played,
+            "note": "4 replicas in one process, no sockets"}
+
+
+def _traffic(log: Path) -> tuple[list[int], int, int]:
+    """Bytes each seat sent (its messages, once to each other process), the messages sent
+    and the transcript's entries.  Certificates are written by every replica and sent by
+    none; the signed messages in their proofs (seeds, votes) were each sent by their author."""
+    frames = FrameDecoder().feed(log.read_bytes())
+    sent = [0] * 4
+    genesis = parse_message(frames[0], None)
+    keys = [s["signing"] for s in genesis.body["seats"]]
+    messages = 0
+    for raw in frames[1:]:
+        env = parse_message(raw, keys)
+        for signed in (env.proof if env.certificate else (raw,)):
+            author = parse_message(signed, keys).author
+            sent[author] += (len(signed) + 4) * 3  # one copy to each other process
+            messages += 1
+    return sent, messages, len(frames) - 1
+
+
+def _fsync_ms(directory: Path, rounds: int = 50) -> float:
+    """Median time of a 500-byte append and fsync in ``directory``: every table message
+    waits for one before it is sent, so it is a floor of each message's latency here."""
+    path = directory / "fsync-probe"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    times = []
+    try:
+        for _ in range(rounds):
+            start = time.perf_counter()
+            os.write(fd, bytes(500))
+            os.fsync(fd)
+            times.append(time.perf_counter() - start)
+    finally:
+        os.close(fd)
+        path.unlink()
+    return round(1000 * sorted(times)[len(times) // 2], 3)
+
+
+def run_table_bench(deals: int = 3) -> dict[str, Any]:
+    """Run the benchmark; return the JSON-ready report."""
+    with tempfile.TemporaryDirectory(prefix="p2pcards-bench-") as tmp:
+        base = [sys.executable, "-m", "p2pcards"]
+        env = {**os.environ, "P2PCARDS_HOME": str(Path(tmp) / "host")}
+        host = subprocess.Popen(
+            [*base, "host", "sueca", "--bind", "127.0.0.1", "--port", "0", "--seats", "bot:random,remote,remote,remote",
+             "--deals", str(deals), "--json", *(f"-o{k}={v}" for k, v in OPTIONS.items())],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, preexec_fn=child_preexec(),
+        )
+        procs: list[subprocess.Popen[Any]] = [host]
+        try:
+            assert host.stdout is not None
+            first = json.loads(host.stdout.readline())
+            port = first["port"]
+            for j in range(3):
+                jenv = {**os.environ, "P2PCARDS_HOME": str(Path(tmp) / f"join{j}")}
+                procs.append(subprocess.Popen([*base, "join", f"127.0.0.1:{port}", "--bot", "random", "--json"],
+                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=jenv,
+                                              preexec_fn=child_preexec()))
+            started = None
+            times: list[float] = []
+            final: dict[str, Any] = {}
+            deadline = time.monotonic() + _WAIT
+            for line in host.stdout:
+                now = time.perf_counter()
+                event = json.loads(line)
+                if event["type"] == "table":
+                    started = now
+                elif event["type"] == "deal":
+                    times.append(now)
+                elif event["type"] == "final":
+                    final = event
+                    break
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the benchmark table did not finish in time")
+            peaks = []
+            for p in procs:
+                _, status, usage = os.wait4(p.pid, 0)
+                if status != 0:
+                    raise RuntimeError(f"a benchmark process failed (status {status})")
+                peaks.append(round(usage.ru_maxrss / 1024, 1))  # KiB on Linux
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+        if started is None or not times or len(times) != final.get("deals"):
+            raise RuntimeError("the benchmark table did not report its deals")
+        played = len(times)
+        per_deal = [round(1000 * (b - a), 1) for a, b in zip([started, *times[:-1]], times, strict=True)]
+        sent, messages, entries = _traffic(Path(final["log"]))
+        fsync_ms = _fsync_ms(Path(tmp))
+    baseline = _baseline(played)
+    mean = sum(per_deal) / len(per_deal)
+    return {
+        "deals": played,
+        "ms_per_deal": per_deal,
+        "ms_per_deal_mean": round(mean, 1),
+        "bytes_sent_per_seat": [s // played for s in sent],
+        "peak_rss_mb_per_process": peaks,
+        "baseline": baseline,
+        "ratio_to_baseline": round(mean / baseline["ms_per_deal"], 2),
+        "aims": {"ms_per_deal": AIM_MS, "rss_mb": AIM_MB,
+                 "met": mean <= AIM_MS and max(peaks) <= AIM_MB},
+        "self_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "messages_per_deal": round(messages / played, 1),
+        "entries_per_deal": round(entries / played, 1),
+        "fsync_ms": fsync_ms,
+    }
