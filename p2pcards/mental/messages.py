@@ -27,7 +27,7 @@ Group elements and keys are checked by whoever uses them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
@@ -301,64 +301,71 @@ def decode(setup: DealSetup, wire: object) -> Message:
         raise read.fail("message for another table")
     if type(wire["deal"]) is not int or wire["deal"] != setup.deal_number:
         raise read.fail("message for another deal")
+    return _BODIES[kind](setup, wire, seat, read, kind)
+
+
+def _commit(setup: DealSetup, wire: Mapping[str, object], seat: int, read: _Reader, kind: Kind) -> Message:
+    return Commit(seat=seat, commitment=read.blob("commitment", _HASH_SIZE))
+
+
+def _shuffle(setup: DealSetup, wire: Mapping[str, object], seat: int, read: _Reader, kind: Kind) -> Message:
+    proof = None
+    if setup.proofs:
+        proof = ShuffleProof.from_wire(wire["proof"], setup.group, setup.deck_size)
+        if proof is None:
+            raise read.fail("proof is not a shuffle proof of this deck's size")
+    return Shuffle(seat=seat, deck=read.blobs(wire["deck"], "deck", setup.deck_size, setup.group.element_size),
+                   proof=proof)
+
+
+def _lock(setup: DealSetup, wire: Mapping[str, object], seat: int, read: _Reader, kind: Kind) -> Message:
     size = setup.deck_size
-    element = setup.group.element_size
+    proof = None
+    if setup.proofs:
+        proof = LockProof.from_wire(wire["proof"], setup.group, size)
+        if proof is None:
+            raise read.fail("proof is not a lock proof of this deck's size")
+    return Lock(seat=seat, deck=read.blobs(wire["deck"], "deck", size, setup.group.element_size),
+                key_commitments=read.blobs(wire["key_commitments"], "key_commitments", size, _HASH_SIZE),
+                proof=proof)
+
+
+def _sealed(setup: DealSetup, wire: Mapping[str, object], seat: int, read: _Reader, kind: Kind) -> Message:
+    sealed = wire["sealed"]
+    if type(sealed) is not bytes or not _HPKE_OVERHEAD < len(sealed) <= _MAX_SEALED:
+        raise read.fail("sealed is not an HPKE payload")
+    return Sealed(kind=kind, seat=seat, step=read.integer("step", _MAX_STEP), to=read.recipient(),
+                  positions=read.positions(), sealed=sealed)
+
+
+def _reveal(setup: DealSetup, wire: Mapping[str, object], seat: int, read: _Reader, kind: Kind) -> Message:
+    positions = read.positions()
+    keys = wire["keys"]
+    if type(keys) is not list or len(keys) != len(positions):
+        raise read.fail("keys is not one list per position")
     scalar = setup.group.scalar_size
-    match kind:
-        case Kind.COMMIT:
-            return Commit(seat=seat, commitment=read.blob("commitment", _HASH_SIZE))
-        case Kind.SHUFFLE:
-            shuffle_proof = None
-            if setup.proofs:
-                shuffle_proof = ShuffleProof.from_wire(wire["proof"], setup.group, size)
-                if shuffle_proof is None:
-                    raise read.fail("proof is not a shuffle proof of this deck's size")
-            return Shuffle(seat=seat, deck=read.blobs(wire["deck"], "deck", size, element), proof=shuffle_proof)
-        case Kind.LOCK:
-            lock_proof = None
-            if setup.proofs:
-                lock_proof = LockProof.from_wire(wire["proof"], setup.group, size)
-                if lock_proof is None:
-                    raise read.fail("proof is not a lock proof of this deck's size")
-            return Lock(
-                seat=seat,
-                deck=read.blobs(wire["deck"], "deck", size, element),
-                key_commitments=read.blobs(
-                    wire["key_commitments"], "key_commitments", size, _HASH_SIZE
-                ),
-                proof=lock_proof,
-            )
-        case Kind.KEYS | Kind.TRANSFER:
-            sealed = wire["sealed"]
-            if type(sealed) is not bytes or not _HPKE_OVERHEAD < len(sealed) <= _MAX_SEALED:
-                raise read.fail("sealed is not an HPKE payload")
-            return Sealed(
-                kind=kind,
-                seat=seat,
-                step=read.integer("step", _MAX_STEP),
-                to=read.recipient(),
-                positions=read.positions(),
-                sealed=sealed,
-            )
-        case Kind.REVEAL:
-            positions = read.positions()
-            keys = wire["keys"]
-            if type(keys) is not list or len(keys) != len(positions):
-                raise read.fail("keys is not one list per position")
-            return KeyReveal(
-                seat=seat,
-                step=read.integer("step", _MAX_STEP),
-                positions=positions,
-                keys=tuple(read.blobs(item, "keys", setup.n_seats, scalar) for item in keys),
-            )
-        case Kind.SHARE:
-            positions = read.positions()
-            return Share(
-                seat=seat,
-                step=read.integer("step", _MAX_STEP),
-                positions=positions,
-                keys=read.blobs(wire["keys"], "keys", len(positions), scalar),
-            )
-        case Kind.SEED:
-            return SeedReveal(seat=seat, seed=read.blob("seed", 32))
-    raise AssertionError("unreachable")  # pragma: no cover
+    return KeyReveal(seat=seat, step=read.integer("step", _MAX_STEP), positions=positions,
+                     keys=tuple(read.blobs(item, "keys", setup.n_seats, scalar) for item in keys))
+
+
+def _share(setup: DealSetup, wire: Mapping[str, object], seat: int, read: _Reader, kind: Kind) -> Message:
+    positions = read.positions()
+    return Share(seat=seat, step=read.integer("step", _MAX_STEP), positions=positions,
+                 keys=read.blobs(wire["keys"], "keys", len(positions), setup.group.scalar_size))
+
+
+def _seed(setup: DealSetup, wire: Mapping[str, object], seat: int, read: _Reader, kind: Kind) -> Message:
+    return SeedReveal(seat=seat, seed=read.blob("seed", 32))
+
+
+#: The body of each kind of message, read and checked.
+_BODIES: Final[dict[Kind, Callable[[DealSetup, Mapping[str, object], int, _Reader, Kind], Message]]] = {
+    Kind.COMMIT: _commit,
+    Kind.SHUFFLE: _shuffle,
+    Kind.LOCK: _lock,
+    Kind.KEYS: _sealed,
+    Kind.TRANSFER: _sealed,
+    Kind.REVEAL: _reveal,
+    Kind.SHARE: _share,
+    Kind.SEED: _seed,
+}

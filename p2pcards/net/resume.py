@@ -247,7 +247,12 @@ async def resume_table(
     listeners = await _listen(manifest)
     address = listeners[0].socket.getsockname()
     task_status.started((str(address[0]), int(address[1])))
-    mine = set(tables)
+    await _rejoin(node, manifest, manifest_path, listeners, away, abandon)
+    return node
+
+
+def _dial_targets(manifest: Manifest, mine: set[int]) -> list[tuple[str, int]]:
+    """Where this process dials the other processes of the table again."""
     targets: list[tuple[str, int]] = []
     for proc in manifest.processes:
         if not proc.seats or set(proc.seats) & mine:
@@ -257,6 +262,14 @@ async def resume_table(
                 targets.append(manifest.dial)
         else:
             targets.append((proc.addr, proc.port))
+    return targets
+
+
+async def _rejoin(node: Node, manifest: Manifest, manifest_path: Path, listeners: list[trio.SocketListener],
+                  away: float, abandon: bool) -> None:
+    """Listen again, dial every other process of the table, and play on; raise
+    :class:`TableGone` or :class:`ConnectError` when nobody can be reached."""
+    targets = _dial_targets(manifest, set(node.tables))
     failures: list[str] = []
 
     async def dial(addr: str, port: int, nursery: trio.Nursery) -> None:
@@ -270,6 +283,7 @@ async def resume_table(
         await node.run()
         nursery.cancel_scope.cancel()
 
+    table = node.table_id.hex()[:16]
     with single_error():
         async with trio.open_nursery() as nursery:
             await nursery.start(trio.serve_listeners, functools.partial(_serve, node=node), listeners)
@@ -278,16 +292,14 @@ async def resume_table(
                 for addr, port in targets:
                     dials.start_soon(dial, addr, port, nursery)
             if targets and len(failures) == len(targets) and not node.linked and not abandon:
-                if away > 2 * node.timeout or any(t.voted_out for t in tables.values()):
+                if away > 2 * node.timeout or any(t.voted_out for t in node.tables.values()):
                     node.set_aside_unconfirmed()
                     _close_unknown(manifest_path, manifest)
-                    raise TableGone(f"the table went on without you: nobody of table {genesis.table_id.hex()[:16]} "
-                                    f"answers, and this seat has been away for {away:.0f} s, longer than the "
-                                    f"others wait ({2 * node.timeout:g} s); its result is unknown here. The "
-                                    "transcript is kept, closed, for `p2pcards audit`.")
-                raise ConnectError("could not reach any other process of table "
-                                   f"{genesis.table_id.hex()[:16]}: " + "; ".join(failures))
-    return node
+                    raise TableGone(f"the table went on without you: nobody of table {table} answers, and this "
+                                    f"seat has been away for {away:.0f} s, longer than the others wait "
+                                    f"({2 * node.timeout:g} s); its result is unknown here. The transcript is kept, "
+                                    "closed, for `p2pcards audit`.")
+                raise ConnectError(f"could not reach any other process of table {table}: " + "; ".join(failures))
 
 
 async def _resume_local(genesis_raw: bytes, spec: Any, seats: list[LocalSeat], data_dir: Path,

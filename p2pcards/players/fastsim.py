@@ -50,6 +50,7 @@ __all__ = [
 
 U64 = NDArray[np.uint64]
 I64 = NDArray[np.int64]
+Bools = NDArray[np.bool_]
 
 #: added to a trump's strength so that any trump beats any card of another suit
 _TRUMP_BONUS: int = 1000
@@ -420,28 +421,13 @@ def playout(
     players take over.
     ``record`` keeps the cards played and the trick winners.
     """
-    if (rng is None) == (choices is None):
-        raise ValueError("give either rng (players) or choices (the cards to play)")
-    if not 0.0 <= epsilon <= 1.0:
-        raise ValueError("epsilon must lie in 0..1")
     run = _Run(table, pos, team_of)
-    policies = [policy] * run.seats if isinstance(policy, str) else list(policy)
-    if len(policies) != run.seats:
-        raise ValueError(f"give one policy, or a policy for each of the {run.seats} seats")
-    for p in policies:
-        if p not in POLICIES:
-            raise ValueError(f"unknown policy {p!r}: one of {', '.join(POLICIES)}")
-    greedy_seat = np.array([p == GREEDY for p in policies])
-    some_greedy, all_greedy = bool(greedy_seat.any()), bool(greedy_seat.all())
+    greedy_seat = _check_playout(run, rng, choices, policy, epsilon, first)
     b = pos.size
     remaining = run.remaining()
     steps = int(remaining.max()) if b else 0
     if choices is not None and choices.shape[1] < steps:
         raise ValueError(f"choices give {choices.shape[1]} steps, the deals need {steps}")
-    if first is not None and choices is not None:
-        raise ValueError("first cards are for players, not with choices")
-    if first is not None and first.shape != (b,):
-        raise ValueError(f"first gives {first.shape[0] if first.ndim else 0} cards, the batch has {b} deals")
     illegal = np.zeros(b, dtype=bool) if choices is not None else None
     plays = np.full((b, steps), -1, dtype=np.int64) if record else None
     max_tricks = steps // run.seats + 2
@@ -450,27 +436,9 @@ def playout(
     for step in range(steps):
         active = remaining > step
         legal = run.legal()
-        given = None
-        if step == 0 and first is not None:
-            given = active & (first >= 0)
-            card = np.where(given & (first < len(table.deck)), first, 0)
-            if (given & ((first >= len(table.deck)) | (np.bitwise_and(legal, table.bit[card]) == 0))).any():
-                raise ValueError("a first card is not legal in its deal")
         if choices is None:
             assert rng is not None
-            if some_greedy:
-                card = greedy_cards(run, legal)
-                if epsilon > 0.0 or not all_greedy:
-                    rand = _random_cards(legal, rng)
-                    pick = ~greedy_seat[run.turn]
-                    if epsilon > 0.0:
-                        pick |= rng.random(b) < epsilon
-                    card = np.where(pick, rand, card)
-            else:
-                card = _random_cards(legal, rng)
-            if given is not None and first is not None:
-                card = np.where(given, first, card)
-            card = np.where(active, card, 0)
+            card = _players_cards(run, legal, rng, greedy_seat, epsilon, first if step == 0 else None, active)
         else:
             card = np.where(active, choices[:, step], 0)
             bad = active & ((card < 0) | (card >= len(table.deck)))
@@ -486,3 +454,49 @@ def playout(
                 winners[rows, done_tricks[rows]] = run.leader[rows]
                 done_tricks += done
     return Outcome(run.points, run.tricks, plays, winners, illegal)
+
+
+def _check_playout(run: _Run, rng: np.random.Generator | None, choices: I64 | None, policy: str | Sequence[str],
+                   epsilon: float, first: I64 | None) -> Bools:
+    """Check :func:`playout`'s arguments; which seats play greedily."""
+    if (rng is None) == (choices is None):
+        raise ValueError("give either rng (players) or choices (the cards to play)")
+    if not 0.0 <= epsilon <= 1.0:
+        raise ValueError("epsilon must lie in 0..1")
+    policies = [policy] * run.seats if isinstance(policy, str) else list(policy)
+    if len(policies) != run.seats:
+        raise ValueError(f"give one policy, or a policy for each of the {run.seats} seats")
+    for p in policies:
+        if p not in POLICIES:
+            raise ValueError(f"unknown policy {p!r}: one of {', '.join(POLICIES)}")
+    if first is not None and choices is not None:
+        raise ValueError("first cards are for players, not with choices")
+    if first is not None and first.shape != (run.rows.size,):
+        raise ValueError(f"first gives {first.shape[0] if first.ndim else 0} cards, the batch has {run.rows.size} "
+                         "deals")
+    return np.array([p == GREEDY for p in policies])
+
+
+def _players_cards(run: _Run, legal: U64, rng: np.random.Generator, greedy_seat: Bools,
+                   epsilon: float, first: I64 | None, active: Bools) -> I64:
+    """The card each deal's player chooses (``first``: the cards given for the first step)."""
+    table = run.table
+    given = None
+    if first is not None:
+        given = active & (first >= 0)
+        card = np.where(given & (first < len(table.deck)), first, 0)
+        if (given & ((first >= len(table.deck)) | (np.bitwise_and(legal, table.bit[card]) == 0))).any():
+            raise ValueError("a first card is not legal in its deal")
+    if greedy_seat.any():
+        card = greedy_cards(run, legal)
+        if epsilon > 0.0 or not greedy_seat.all():
+            rand = _random_cards(legal, rng)
+            pick = ~greedy_seat[run.turn]
+            if epsilon > 0.0:
+                pick |= rng.random(run.rows.size) < epsilon
+            card = np.where(pick, rand, card)
+    else:
+        card = _random_cards(legal, rng)
+    if given is not None and first is not None:
+        card = np.where(given, first, card)
+    return np.where(active, card, 0)

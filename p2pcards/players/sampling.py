@@ -199,7 +199,6 @@ class WorldSampler:
     # ------------------------------------------------------------------ the skeleton
     def _replay_skeleton(self) -> None:
         view, me, deal = self.view, self.me, self.deal
-        deck = deal.deck
         events = self.events
         mine = dict(view.hand)
         shown = {p: c for p in view.public_positions if (c := view.card(p)) is not None}
@@ -218,43 +217,57 @@ class WorldSampler:
             self._present.add(tc)
         while True:
             step = deal.step()
+            if isinstance(step, Decision):
+                if not self._replay_decision(step):
+                    return
+                continue
             if isinstance(step, Deal):
-                if step.seat == me and step.source == STOCK:
-                    for p in step.positions:
-                        if deck.cards[p] is None:
-                            c = mine.get(p) or shown.get(p) or (lost.pop(0) if lost else None)
-                            if c is None:
-                                raise SkeletonError(f"no card known for own position {p}")
-                            self._bind(p, c)
-                deal.complete()
+                self._replay_deal(step, mine, shown, lost)
             elif isinstance(step, Reveal):
-                for p in step.positions:
-                    if deck.cards[p] is None:
-                        c = shown.get(p) or mine.get(p)
-                        if c is None:
-                            raise SkeletonError(f"revealed position {p} is not shown")
-                        self._bind(p, c)
-                deal.complete()
+                self._replay_reveal(step, mine, shown)
             elif isinstance(step, Locate):
-                if deck.find(step.card) is None:
-                    holder = next(
-                        ev["seat"] for ev in events[len(deal.events):] if ev.get("card") == step.card
-                    )
-                    self._bind(self._free_in(holder, step.card), step.card)
-                deal.complete()
-            elif isinstance(step, Decision):
-                at = len(deal.events)
-                if at >= len(events):
-                    if me in deal.undecided():
-                        return
-                    raise SkeletonError("the history ends before the seat's decision")
-                for seat in deal.undecided():
-                    choice = self._historic_choice(step, seat, at)
-                    self.actions.append((seat, choice))
-                    self._steps.append(step)
-                    deal.apply(seat, choice)
+                self._replay_locate(step)
             else:
                 raise SkeletonError("the deal ended during the replay")
+            deal.complete()
+
+    def _replay_deal(self, step: Deal, mine: dict[int, Card], shown: dict[int, Card], lost: list[Card]) -> None:
+        """A deal of positions: the seat's own from the stock take the cards it knows."""
+        if step.seat == self.me and step.source == STOCK:
+            for p in step.positions:
+                if self.deal.deck.cards[p] is None:
+                    c = mine.get(p) or shown.get(p) or (lost.pop(0) if lost else None)
+                    if c is None:
+                        raise SkeletonError(f"no card known for own position {p}")
+                    self._bind(p, c)
+
+    def _replay_reveal(self, step: Reveal, mine: dict[int, Card], shown: dict[int, Card]) -> None:
+        for p in step.positions:
+            if self.deal.deck.cards[p] is None:
+                c = shown.get(p) or mine.get(p)
+                if c is None:
+                    raise SkeletonError(f"revealed position {p} is not shown")
+                self._bind(p, c)
+
+    def _replay_locate(self, step: Locate) -> None:
+        if self.deal.deck.find(step.card) is None:
+            holder = next(ev["seat"] for ev in self.events[len(self.deal.events):] if ev.get("card") == step.card)
+            self._bind(self._free_in(holder, step.card), step.card)
+
+    def _replay_decision(self, step: Decision) -> bool:
+        """The historic choices of a decision; False at the seat's own decision now."""
+        deal = self.deal
+        at = len(deal.events)
+        if at >= len(self.events):
+            if self.me in deal.undecided():
+                return False
+            raise SkeletonError("the history ends before the seat's decision")
+        for seat in deal.undecided():
+            choice = self._historic_choice(step, seat, at)
+            self.actions.append((seat, choice))
+            self._steps.append(step)
+            deal.apply(seat, choice)
+        return True
 
     def _bind(self, pos: int, card: Card) -> None:
         deck = self.deal.deck

@@ -326,16 +326,8 @@ class DealRun:
         if isinstance(step, End):
             self.halt(None)
             return False
-        if isinstance(step, Locate) and not self._declared:
-            held = self._dummy_holding(step.card)
-            if held is not None:  # a dummy's cards are public: no claim needed
-                self._declared = True
-                self._locate_claim = held
-            elif self._locate_seat() is None:
-                self.halt(Cause("locate", None, f"nobody claimed {step.card}", False))
-                return False
-            else:
-                return False
+        if isinstance(step, Locate) and not self._declared and not self._claimed(step):
+            return False
         if not self._declared:
             if self._declared_ahead:  # the party has it already, with the deal before it
                 self._declared_ahead -= 1
@@ -362,6 +354,19 @@ class DealRun:
             self.halt(Cause("unattributed", None, f"the deck did not open a card: {exc}", False))
             return False
         return True
+
+    def _claimed(self, step: Locate) -> bool:
+        """Whether the card ``step`` locates is claimed without a message: a dummy holds it
+        (its cards are public).  Otherwise a seat must claim it (or, when every seat said it
+        does not hold it, the deal goes to its seed round and the audit names the holder)."""
+        held = self._dummy_holding(step.card)
+        if held is not None:
+            self._declared = True
+            self._locate_claim = held
+            return True
+        if self._locate_seat() is None:
+            self.halt(Cause("locate", None, f"nobody claimed {step.card}", False))
+        return False
 
     def _dummy_holding(self, card: str) -> tuple[int, int] | None:
         game = self.playing
