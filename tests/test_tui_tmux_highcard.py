@@ -94,10 +94,10 @@ def test_a_whole_highcard_deal_on_the_full_screen_table_in_tmux(tmp_path: Path, 
     home = tmp_path / "home"
     fixed_identity(home)
     tm = Tmux(tmp_path / "tmux.sock")
-    # seed 2 (with this identity): the person deals, so the person answers the plugin's dialog
+    # seed 3 (with this identity): the person deals, so the person answers the plugin's dialog
     command = (f"cd {shlex.quote(str(REPO))} && env PYTHONPATH={shlex.quote(str(site))} "
                f"P2PCARDS_HOME={shlex.quote(str(home))} LC_ALL=C.UTF-8 {shlex.quote(sys.executable)} -m p2pcards "
-               f"play highcard --seed 2 --deals 1 --speed 0.05 --lang {lang}; echo EXIT=$?; sleep 30")
+               f"play highcard --seed 3 --deals 1 --speed 0.05 --lang {lang}; echo EXIT=$?; sleep 30")
     tm.start(command)
     try:
         screen = tm.wait("the plugin's dialog", lambda s: case["dialog"][0] in s, timeout=30)
