@@ -18,6 +18,7 @@ from p2pcards.identity import Identity
 from p2pcards.players import make_player
 from p2pcards.table.table import Rejected, Table
 from p2pcards.table.transcript import Genesis, SeatInfo, make_certificate, make_genesis, message_hash, sign_message
+from p2pcards.testing.table_mesh import OBSERVER
 from tests import attackers
 from tests.table_helpers import REGISTRY, Net, assert_agree, deals_of, header, kinds, make_net, mesh_of
 
@@ -278,3 +279,47 @@ def test_a_vote_about_a_past_place_draws_one_answer():
     answers = [t.receive(vote).send for _ in range(20)]
     assert len(answers[0]) == 1 and header(answers[0][0])["kind"] == "nay"
     assert all(a == [] for a in answers[1:]), "the same vote draws no second answer"
+
+
+# ---------------------------------------------------------------- attack 5: two forks in one deal
+def test_two_forks_in_one_deal_shown_in_different_orders_end_on_one_chain():
+    """Attack 5: seat 1 signs a second message for two places of its own in the current deal,
+    an early one and a late one, and shows seats 0 and 3 the late fork first, seat 2 the
+    early one first.  Each replica takes the first fork it sees and reveals its seed on that
+    branch.  The early fork is shown to the others (a replica that takes a fork sends it on),
+    and seat 2's seed on the early branch -- a seat other than the accused -- proves that the
+    late branch can never close: every replica goes back to the early fork.  Nobody honest is
+    voted out; every honest replica and the observer end on one chain, blaming seat 1."""
+    net = make_net("copas", deals=2)
+    cheat = ATTACKER
+    mesh = mesh_of(net)
+    mesh.start()
+    _until(mesh, lambda: sum(a == cheat for a in net.tables[0].chain.authors[net.tables[0].deal_start:]) >= 6
+           and not mesh._queue, "seat 1's sixth message of the deal")
+    t = net.tables[cheat]
+    mine = [i for i in range(t.deal_start, t.seq) if t.chain.authors[i] == cheat]
+    early, late = mine[1], mine[-1]
+
+    def second(k: int) -> bytes:
+        return sign_message(net.ids[cheat], table=t.table_id, deal=t.chain.deals[k], seq=k, prev=t.hashes[k - 1],
+                            author=cheat, kind="dispute",
+                            body={"against": None, "reason": f"a second message for {k}", "evidence": None})
+
+    first_late, first_early = second(late), second(early)
+    mesh.silent.add(cheat)  # from now on the attacker says nothing itself
+    for dst in (0, 3):
+        mesh._queue.append((cheat, dst, first_late))
+    mesh._queue.append((cheat, 2, first_early))
+    for _ in range(60):  # each takes the fork it was shown, and reveals its seed there
+        mesh.step()
+    for dst in (0, 3, OBSERVER):
+        mesh._queue.append((cheat, dst, first_early))
+    mesh._queue.append((cheat, 2, first_late))
+    mesh._queue.append((cheat, OBSERVER, first_late))
+    mesh.run(max_steps=STEPS)
+    log = assert_agree(net, [0, 2, 3])
+    forks = [i for i, k in enumerate(kinds(log)) if k == "fork"]
+    assert forks == [early], f"the table went back to the early fork (at {early}), not {forks}"
+    assert all(v["seat"] == cheat for t_ in net.tables for v in t_.outvotes), "no honest seat is pushed out"
+    first = deals_of(net.observed)[0]["audit"]
+    assert first["seat"] == cheat and first["kind"] == "equivocation", first

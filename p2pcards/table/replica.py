@@ -424,6 +424,7 @@ class Replica:
             self._take_outvote(env, against, voters)
         else:
             self._take_fork(env, certs.check_fork(env, self.keys, self.table_id))
+            return [env.raw, *self._flush()]  # shown to every seat: the seat that forked may not show it to all
         return self._flush()
 
     def _take_outvote(self, env: Envelope, against: int, voters: tuple[int, ...]) -> None:

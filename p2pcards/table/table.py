@@ -234,7 +234,10 @@ class Table(Replica):
         """A vote, nay or seed (signed, for a place of the chain)."""
         if env.author < 0 or not 0 <= env.author < self.n:
             raise Rejected("a side message from no seat")
-        if env.seq > self.seq or (env.seq == self.seq and env.prev != self.head):
+        other_chain = env.seq <= self.seq and not self.chain.on_chain(env.seq, env.prev)
+        if env.seq > self.seq or (other_chain and (env.seq == self.seq or env.kind == TableKind.SEED)):
+            # ahead of this replica, or a seed on another branch: perhaps the proof that a
+            # certificate there is the table's (_branch_proven)
             if len(self._ahead_side) >= _MAX_AHEAD_SIDE:
                 self._ahead_side.pop(0)
             self._ahead_side.append(env)
@@ -380,7 +383,8 @@ class Table(Replica):
                 if not self._current_deal(k):
                     raise Rejected(f"a fork for seq {k}, in a deal that is closed")
                 against = certs.check_fork(env, self.keys, self.table_id)
-                return self._supersede(env, lambda fresh: fresh._take_fork(env, against))
+                out = self._supersede(env, lambda fresh: fresh._take_fork(env, against))
+                return [env.raw, *out]  # shown to every seat: one may not have it
             if env.kind == TableKind.OUTVOTE and (self.chain.only_by(self.seat, k) or self._own_close_at(k)):
                 # the others voted this seat out where its own message (or its close) was: it lost the place
                 return self._supersede(env, lambda fresh: fresh._certificate(env))
