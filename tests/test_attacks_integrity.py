@@ -16,6 +16,7 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.identity import Identity
 from p2pcards.players import make_player
+from p2pcards.table.audit import audit_transcript
 from p2pcards.table.table import Rejected, Table
 from p2pcards.table.transcript import Genesis, SeatInfo, make_certificate, make_genesis, message_hash, sign_message
 from p2pcards.testing.table_mesh import OBSERVER
@@ -323,3 +324,31 @@ def test_two_forks_in_one_deal_shown_in_different_orders_end_on_one_chain():
     assert all(v["seat"] == cheat for t_ in net.tables for v in t_.outvotes), "no honest seat is pushed out"
     first = deals_of(net.observed)[0]["audit"]
     assert first["seat"] == cheat and first["kind"] == "equivocation", first
+
+
+# ---------------------------------------------------------------- attack 4: leaving a losing two-seat match
+def test_abandoning_a_losing_two_seat_match_does_not_hide_the_loss():
+    """Attack 4: at a table of two nobody can vote the other out, so a seat may always end it
+    while the other is due -- and the seat that is behind did so the instant it could, with
+    "no winner" and nothing said of the standing.  The abandon now keeps it: who abandoned,
+    in which deal, the totals and how far behind its side was; the audit reports the same,
+    and the other seat's replica, told of it, says so too."""
+    net = make_net("bisca", deals=None, options={"target": "8"})
+    mesh = mesh_of(net)
+    mesh.start()
+    _until(mesh, lambda: net.tables[0].match is not None and net.tables[0].deals_done >= 1
+           and len(set(net.tables[0].match.totals)) == 2 and not mesh._queue, "a deal that left one seat behind")
+    totals = list(net.tables[0].match.totals)
+    loser = totals.index(min(totals))
+    t = net.tables[loser]
+    _until(mesh, lambda: t.may_abandon() and not mesh._queue, "the other seat due")
+    out = t.abandon()
+    assert t.abandoned is not None and t.abandoned["by"] == loser and t.abandoned["deal"] == t.deal_no
+    assert t.abandoned["totals"] == totals and t.abandoned["behind"] == max(totals) - min(totals) > 0
+    ended = out.events[-1].to_json()
+    assert ended["winner"] is None and ended["abandoned"] == t.abandoned
+    other = net.tables[1 - loser]
+    other.receive(out.send[0])
+    assert other.finished and other.abandoned == t.abandoned, "the other seat's replica says the same"
+    report = audit_transcript(t.log, REGISTRY)
+    assert report["abandoned"] == t.abandoned and report["winner"] is None

@@ -81,7 +81,7 @@ def test_a_table_of_two_seats_is_never_voted_out_and_can_be_abandoned():
     net.mesh.silent.clear()  # it is back, but the other has had enough
     out = t.abandon()
     raw = out.send[0]
-    assert t.finished and t.abandoned == {"by": 0, "waiting_for": [1], "deal": 0}
+    assert t.finished and t.abandoned == {"by": 0, "waiting_for": [1], "deal": 0, "totals": [0, 0], "behind": 0}
     assert out.events[-1].type == "final" and out.events[-1].to_json()["winner"] is None
     report = audit_transcript(t.log, REGISTRY)
     assert report["error"] is None and report["abandoned"] == t.abandoned and report["winner"] is None

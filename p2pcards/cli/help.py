@@ -152,7 +152,10 @@ and when a seat is proven to have signed two different messages for one place
 then one final object
   {"type": "final", "table": HEX, "seat": I, "winner": SIDE or null, "totals": [...],
    "deals": N, "transcript_hash": HEX, "log": PATH, "voted_out": BOOL,
-   "abandoned": null or {"by": SEAT, "waiting_for": [SEAT, ...], "deal": N}}
+   "abandoned": null or {"by": SEAT, "waiting_for": [SEAT, ...], "deal": N, "totals": [...],
+                         "behind": POINTS}}
+  (an abandoned table keeps its standing: BEHIND, how far the abandoning seat's side
+  trailed the best other side in the totals, 0 when level or ahead)
 ("voted_out": this seat was voted out and followed the rest of the table as an observer).
 RESULT is as in `p2pcards arena --help`.  With no bot seat the host only seats the
 players: it prints "listening" and "table" and exits.
@@ -226,7 +229,8 @@ JSON output (--json): for one log, one object
    "totals": [...], "winner": SIDE or null, "transcript_hash": HEX,
    "votes": [{"seat": SEAT, "deal": N, "seq": N, "voters": [SEAT, ...]}, ...],
    "dummies": [SEAT, ...], "finished": BOOL,
-   "abandoned": null or {"by": SEAT, "waiting_for": [SEAT, ...], "deal": N},
+   "abandoned": null or {"by": SEAT, "waiting_for": [SEAT, ...], "deal": N, "totals": [...],
+                         "behind": POINTS},
    "rejected": N (messages of this seat the table did not accept),
    "torn_tail": null or {"bytes": N, "seq": N} (the log ends in N bytes that do not make a
                 whole frame, where message "seq" was being written; audited without them)}

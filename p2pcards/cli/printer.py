@@ -165,7 +165,9 @@ class _TablePrinter:
             else:
                 winner = "stopped before the match's end, no winner"
             if obj["abandoned"]:
-                winner = f"abandoned by {self.seat(obj['abandoned']['by'])}, no winner"
+                a = obj["abandoned"]
+                behind = f" while behind by {a['behind']}" if a.get("behind") else ""
+                winner = f"abandoned by {self.seat(a['by'])}{behind} in deal {a['deal'] + 1}, no winner"
             out = " (this seat was voted out and watched the rest)" if obj["voted_out"] else ""
             self.line(obj, f"table over after {event['deals']} deal(s){out}: {winner}, totals {event['totals']}; "
                            f"transcript {event['transcript_hash'][:16]}, log {obj['log']}")

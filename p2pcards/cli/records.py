@@ -147,7 +147,8 @@ def _print_audit(report: dict[str, Any], count: int, out: TextIO) -> None:
               f"{_and([str(s + 1) for s in v['voters']])}; a dummy from then on", file=out)
     if report.get("abandoned"):
         a = report["abandoned"]
-        print(f"abandoned by seat {a['by'] + 1} in deal {a['deal'] + 1}, waiting for seat(s) "
+        behind = f" while behind by {a['behind']}" if a.get("behind") else ""
+        print(f"abandoned by seat {a['by'] + 1}{behind} in deal {a['deal'] + 1}, waiting for seat(s) "
               f"{_and([str(s + 1) for s in a['waiting_for']])}: no winner", file=out)
     if report.get("rejected"):
         print(f"{report['rejected']} message(s) of this seat were not accepted by the table (kept apart, not "

@@ -190,7 +190,8 @@ class Match:
     totals_label = "game points"
     #: what :meth:`deal_value` measures, for people ("card points"); empty: the game gives none
     value_label = ""
-    #: whether a lower :meth:`deal_value` is the better one (penalty points)
+    #: whether a lower :meth:`deal_value` -- and lower ``totals`` -- are the better ones
+    #: (penalty points)
     lower_is_better = False
 
     def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:

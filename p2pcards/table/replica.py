@@ -404,11 +404,27 @@ class Replica:
         return []
 
     def _finish_abandoned(self, by: int | None, waiting: list[int]) -> None:
+        """The table ends with no winner; what it says keeps the standing it ended in (an
+        abandon never hides a loss): who abandoned, in which deal, the totals, and by how
+        much the abandoning seat's side was behind (0: level or ahead)."""
         self.finished = True
-        self.abandoned = {"by": by, "waiting_for": waiting, "deal": self.deal_no}
+        totals = list(self.match.totals) if self.match else []
+        self.abandoned = {"by": by, "waiting_for": waiting, "deal": self.deal_no, "totals": totals,
+                          "behind": self._behind(by, totals)}
         self._tell(Ended(winner=None, totals=list(self.match.totals) if self.match else [], deals=self.deals_done,
                          transcript_hash=self.transcript_hash, abandoned=dict(self.abandoned),
                          voted_out=self.voted_out))
+
+    def _behind(self, seat: int | None, totals: list[int]) -> int:
+        """How far the side of ``seat`` trails the best other side in ``totals`` (0: level or
+        ahead; lower totals are better where the game's match says so)."""
+        if seat is None or not totals or self.match is None:
+            return 0
+        teams = self.spec.teams or tuple((s,) for s in range(self.n))
+        side = next(i for i, team in enumerate(teams) if seat in team)
+        sign = -1 if self.match.lower_is_better else 1
+        others = [sign * t for i, t in enumerate(totals) if i != side]
+        return max(0, max(others, default=0) - sign * totals[side])
 
     # ------------------------------------------------------------------ certificates
     def _certificate(self, env: Envelope) -> list[bytes]:
