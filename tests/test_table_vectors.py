@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.identity import Identity
-from p2pcards.table.audit import audit_transcript
+from p2pcards.table.audit import audit_transcript, replay_transcript
 from p2pcards.table.table import Rejected, SetupError, Table
 from p2pcards.table.transcript import message_hash, parse_message
 from p2pcards.testing.table_vectors import FAULT_KEY, VOTE_SILENT, TwoPlays, WrongKeySender, generate
@@ -142,6 +142,11 @@ def test_the_vote_vector_makes_the_silent_seat_a_dummy():
     assert all(e.author != x for e in after)
     assert data["audit"]["ok"] and data["audit"]["dummies"] == [x]
     assert data["audit"]["votes"] == [{k: vote[k] for k in ("seat", "deal", "seq", "voters")}]
+    # every replica computes the dummy's decisions by the game's rule for a dummy: a replica
+    # that follows the log makes exactly the decisions the vector lists
+    followed = replay_transcript(log, REGISTRY)
+    assert followed.error is None and data["dummy"]
+    assert [{"choice": c} for seat, c in followed.events[-1].choices if seat == x] == data["dummy"]
 
 
 def test_the_dispute_vector_blames_the_seat_that_sealed_a_wrong_key():
