@@ -136,7 +136,8 @@ class LocalMesh:
             self._sync(src, dst)
 
     def _sync(self, src: int, dst: int) -> None:
-        """What the runtime's sync does: ``src`` sends ``dst`` its recent entries."""
+        """What the runtime's sync does: ``src`` sends ``dst`` its recent entries, then the
+        side messages of the place it is at (seeds, votes, a message held aside)."""
         if self._syncs >= _MAX_SYNCS or src in self.silent:
             return
         have = self.tables[src]
@@ -146,7 +147,7 @@ class LocalMesh:
             return  # nothing changed on either side since the last ones: it would only repeat itself
         self._synced[(src, dst)] = (state, times + 1 if last == state else 1)
         self._syncs += 1
-        for raw in have.log[max(1, self.replica(dst).seq - _SYNC_BACK):]:
+        for raw in [*have.log[max(1, self.replica(dst).seq - _SYNC_BACK):], *have.side_messages()]:
             self._queue.append((src, dst, raw))
 
     def _retry(self, dst: int) -> None:
