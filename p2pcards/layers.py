@@ -34,7 +34,7 @@ Why this order:
 
 from __future__ import annotations
 
-__all__ = ["LAYERS", "GAMES", "layer_of"]
+__all__ = ["LAYERS", "GAMES", "ROLES", "SANS_IO", "layer_of", "diagram"]
 
 #: The plugin packages of the built-in games (the games layer).
 GAMES: tuple[str, ...] = ("p2pcards_sueca", "p2pcards_bisca", "p2pcards_copas", "p2pcards_sobe_e_desce")
@@ -67,3 +67,39 @@ def layer_of(module: str) -> tuple[int, str] | None:
             if (module == prefix or module.startswith(prefix + ".")) and (best is None or len(prefix) > best[0]):
                 best = (len(prefix), index, name)
     return None if best is None else (best[1], best[2])
+
+
+#: What each layer is for, in a few words (the diagram of docs/architecture.md).
+ROLES: dict[str, str] = {
+    "foundation": "identity · private · lifeline · vectorfiles · layers",
+    "rules": "core/ (cards, positions, the deal as a state machine, the game contract)",
+    "words": "words/ (English and Portuguese strings, a game's words)",
+    "players": "players/ (heuristics, the search, hints, the dummy's rule)",
+    "games": "plugins/p2pcards_sueca · _bisca · _copas · _sobe_e_desce (entry points)",
+    "deck": "mental/ (the shuffled deck, its proofs, its audit)",
+    "table": "table/ (the replica: transcript, deals, silence, certificates, verdicts)",
+    "runtime": "net/ (trio: links, mesh, senders, inbox, clocks, sync, files, lobby, resume)",
+    "services": "discovery/ (mDNS) · history/ (SQLite history, replays, statistics)",
+    "testing": "testing/ (deck and table in one process, fake LAN, protocol vectors)",
+    "tools": "tools/ (arena, duel, engine, benchmarks)",
+    "faces": "tui/ (full-screen table, start screen) · textplay.py (line mode)",
+    "command": "cli/ (the p2pcards command)",
+}
+#: The highest layer that is sans-IO: it and every layer below import no trio, no
+#: prompt-toolkit, no zeroconf, and read no clock (tests/test_sans_io.py).
+SANS_IO = "table"
+
+
+def diagram() -> str:
+    """The layers, top to bottom, as docs/architecture.md draws them (written from here:
+    ``python -m p2pcards.layers`` prints it, and a test compares the page with it)."""
+    lines = []
+    for name, _ in reversed(LAYERS):
+        if name == SANS_IO:
+            lines.append("  " + "─ " * 8 + "the sans-IO line")
+        lines.append(f"  {name:<12} {ROLES[name]}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(diagram())

@@ -188,3 +188,12 @@ def test_no_source_file_is_too_long_to_read_in_one_sitting() -> None:
         if lines > MAX_LINES and _rel(path) not in LONG_DATA:
             long.append(f"{_rel(path)}: {lines} lines")
     assert not long, f"source files over {MAX_LINES} lines (split them along their seams):\n" + "\n".join(long)
+
+
+def test_the_architecture_page_draws_the_layers_from_the_one_list() -> None:
+    """docs/architecture.md's diagram is the one p2pcards/layers.py writes (run
+    ``python -m p2pcards.layers`` and paste it when a layer changes)."""
+    from p2pcards.layers import diagram
+
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    assert f"```\n{diagram()}\n```" in page, "docs/architecture.md's layers differ from p2pcards/layers.py"
