@@ -15,6 +15,7 @@ import pytest
 
 from p2pcards.core import load_games
 from p2pcards.net import log_path
+from p2pcards.table.wire import unpack
 from tests.lan import Lan, Proc, built
 from tests.procs import frames, one_transcript
 
@@ -58,7 +59,17 @@ def _until_logged(path: Path, n: int, timeout: float = 30.0) -> None:
 
 
 def _check(tmp: Path, table: bytes, absent: int | None) -> dict[str, Any]:
-    """:func:`tests.procs.one_transcript` of the four seats' logs: the audit."""
+    """:func:`tests.procs.one_transcript` of the four seats' logs: the audit; and no healthy
+    seat ever signed a vote against a seat other than ``absent`` (its side file keeps every
+    vote it cast, whether or not the vote completed; the cut-off seat itself, hearing
+    nobody, may vote against anyone: nobody gets its votes)."""
+    for s in range(4):
+        if s == absent:
+            continue
+        path = log_path(tmp / f"h{s}", table, s).with_suffix(".side")
+        against = {unpack(unpack(v)[0])["body"]["against"] for v in (frames(path) if path.exists() else [])
+                   if unpack(unpack(v)[0])["kind"] == "vote"}
+        assert against <= ({absent} if absent is not None else set()), f"seat {s} voted against {sorted(against)}"
     return one_transcript({s: frames(log_path(tmp / f"h{s}", table, s)) for s in range(4)}, REGISTRY, absent)[1]
 
 
