@@ -463,6 +463,7 @@ ATTACKERS: dict[str, type[Attacker]] = {
     "false-dispute": FalseDisputer,
     "withhold-seed": SeedWithholder,
     "past-claims": PastClaimer,
+    "grind-dealer": DealerGrinder,
 }
 
 

@@ -111,3 +111,14 @@ def test_a_process_that_copies_a_card_in_its_shuffle_is_refused_before_any_card_
     sent = [m["kind"] for raw in log if header(raw)["kind"] == "deck" and header(raw)["deal"] == 0
             for m in header(raw)["body"]["msgs"]]
     assert "shuffle" in sent and "keys" not in sent, "no card of that deal was ever dealt: the cheat saw none"
+
+
+def test_a_process_that_grinds_its_seed_for_the_dealer_gets_nothing_for_it(tmp_path):
+    """The last seat to commit, a process of its own, tries seeds until the deal id would
+    draw it as the first dealer: the dealer is drawn from the locked deck, the same at every
+    process; the deals audit clean and nobody is blamed (what it tried is in-memory's
+    tests/test_attacks_integrity.py, over many tables)."""
+    run = _table(tmp_path, "copas", "grind-dealer", 1)
+    _check(tmp_path, run, None)
+    dealers = {next(x for x in p.lines() if x["type"] == "deal")["dealer"] for p in run["procs"]}
+    assert len(dealers) == 1, "every process, the attacker's too, draws the same dealer"
