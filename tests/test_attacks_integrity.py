@@ -352,3 +352,31 @@ def test_abandoning_a_losing_two_seat_match_does_not_hide_the_loss():
     assert other.finished and other.abandoned == t.abandoned, "the other seat's replica says the same"
     report = audit_transcript(t.log, REGISTRY)
     assert report["abandoned"] == t.abandoned and report["winner"] is None
+
+
+# ---------------------------------------------------------------- two seats in league
+def test_two_seats_in_league_cannot_push_an_honest_seat_out():
+    """Seats 1 and 3 act together: each votes against every seat the instant it is due,
+    and they pool their votes into one certificate against seat 0.  A vote needs every
+    other playing seat, seat 2's too: their certificate is refused by every honest
+    replica, nobody is voted out, and the table plays on (docs/security.md, "Two seats in
+    league")."""
+    pair = (1, 3)
+    net = make_net("copas", deals=1, table_class={s: attackers.InstantVoter for s in pair})
+    mesh = mesh_of(net)
+    mesh.start()
+    mesh.run(max_steps=STEPS)
+    assert all(net.tables[s].tried for s in pair)
+    assert_agree(net, [0, 2])
+    assert all(t.outvotes == [] for t in net.tables) and net.observer.dummies == []
+    votes = {s: [v for v in mesh.signed.get(s, []) if header(v)["body"].get("against") == 0] for s in pair}
+    slots = {(header(v)["seq"], header(v)["prev"]) for v in votes[1]} & {(header(v)["seq"], header(v)["prev"])
+                                                                         for v in votes[3]}
+    assert slots, "they voted against seat 0 at the same place"
+    seq, prev = sorted(slots)[0]
+    pooled = [next(v for v in votes[s] if (header(v)["seq"], header(v)["prev"]) == (seq, prev)) for s in pair]
+    cert = make_certificate(table=net.tables[0].table_id, deal=header(pooled[0])["deal"], seq=seq, prev=prev,
+                            kind="outvote", body={"against": 0, "voters": list(pair)}, proof=pooled)
+    for s in (0, 2):
+        with pytest.raises(Rejected):
+            net.tables[s].receive(cert)
