@@ -380,3 +380,29 @@ def test_two_seats_in_league_cannot_push_an_honest_seat_out():
     for s in (0, 2):
         with pytest.raises(Rejected):
             net.tables[s].receive(cert)
+
+
+# ---------------------------------------------------------------- messages of another table or deal
+def test_messages_of_another_table_or_an_earlier_deal_change_nothing():
+    """A message of another table is refused (its table id, or its signer, is not this
+    table's); a message of an earlier deal, replayed, is refused as held already (a
+    duplicate) -- cheaply, with nobody blamed, and nothing changes."""
+    net = make_net("copas", deals=2)
+    other = make_net("copas", deals=2)
+    run_to = mesh_of(net)
+    run_to.start()
+    _until(run_to, lambda: net.tables[0].deal_no == 1 and not run_to._queue, "the second deal")
+    mesh = mesh_of(other)
+    mesh.start()
+    _until(mesh, lambda: other.tables[0].seq > 20, "the other table under way")
+    t = net.tables[0]
+    for raw in other.tables[0].log[1:6]:
+        before = (t.seq, t.head)
+        with pytest.raises(Rejected) as caught:
+            t.receive(raw)
+        assert (t.seq, t.head) == before and caught.value.blame is None
+    old = [raw for i, raw in enumerate(t.log) if t.chain.deals[i] == 0 and t.chain.authors[i] == 1][:5]
+    for raw in old:
+        with pytest.raises(Rejected, match="replayed") as caught:
+            net.tables[2].receive(raw)
+        assert caught.value.blame is None
