@@ -6,7 +6,9 @@ table to its end as an observer, with the same transcript as everyone."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
 import random
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,6 +16,8 @@ from typing import Any
 
 import trio
 import trio.testing
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.core import load_games
 from p2pcards.identity import Identity
@@ -84,13 +88,27 @@ def _signed(payload: bytes) -> dict[str, Any]:
     return {}
 
 
-def _table(game: str, deals: int, timeout: float) -> tuple[Any, bytes, list[LocalSeat]]:
+def _table(game: str, deals: int, timeout: float, seed: int | None = None) -> tuple[Any, bytes, list[LocalSeat]]:
+    """A table of random players; with ``seed``, every key, secret and nonce is derived from
+    it (the same hands, run after run)."""
     spec = REGISTRY.get(game)
-    host = Identity.generate("host")
-    ids = [Identity.generate(f"p{i}") for i in range(spec.seats)]
+
+    def ident(label: str) -> Identity:
+        if seed is None:
+            return Identity.generate(label)
+        key = hashlib.sha256(f"voteout-net/{seed}/{label}".encode()).digest()
+        return Identity(Ed25519PrivateKey.from_private_bytes(key), X25519PrivateKey.from_private_bytes(key[::-1]),
+                        label)
+
+    host = ident("host")
+    ids = [ident(f"p{i}") for i in range(spec.seats)]
     infos = [SeatInfo(i.name, i.signing_public, i.sealing_public, "random", host.fingerprint) for i in ids]
-    raw = make_table(host, spec, infos, deals=deals, timeout=timeout)
-    return spec, raw, [LocalSeat(ids[s], make_player("random", spec, random.Random(s))) for s in range(spec.seats)]
+    nonce = None if seed is None else hashlib.sha256(f"voteout-net/{seed}/nonce".encode()).digest()[:16]
+    raw = make_table(host, spec, infos, deals=deals, timeout=timeout, nonce=nonce)
+    secrets = [os.urandom(32) if seed is None else hashlib.sha256(f"voteout-net/{seed}/s{s}".encode()).digest()
+               for s in range(spec.seats)]
+    return spec, raw, [LocalSeat(ids[s], make_player("random", spec, random.Random(s)), secrets[s])
+                       for s in range(spec.seats)]
 
 
 def _wire(nodes: Sequence[Node], deaf: dict[tuple[int, int], _Deaf]) -> None:
@@ -110,7 +128,7 @@ def _frames(path: Path) -> list[bytes]:
     return FrameDecoder().feed(path.read_bytes())
 
 
-async def test_a_process_that_missed_messages_catches_up_by_a_sync(tmp_path):
+async def test_a_process_that_missed_messages_catches_up_by_a_sync(tmp_path, autojump_clock):
     """Node 0 never hears seat 2's messages 20..29 on the direct link: at half the timeout
     it asks the others, gets them from seats 1 and 3, and the table goes on without a vote."""
     spec, raw, seats = _table("sueca", deals=1, timeout=1.0)
@@ -162,7 +180,7 @@ class _DeafOnce(_Deaf):
                 return b"".join(kept)
 
 
-async def test_a_vote_loses_to_a_message_the_others_hold(tmp_path):
+async def test_a_vote_loses_to_a_message_the_others_hold(tmp_path, autojump_clock):
     """Node 0 never hears one message of seat 2 (from seq 20), on any link, nor in a sync
     answer; seats 1 and 3 do.  At its timeout (shorter than theirs) seat 0 votes seat 2
     out; the others, who hold the message, answer with a nay that carries it; seat 0 takes
@@ -185,7 +203,8 @@ async def test_a_vote_loses_to_a_message_the_others_hold(tmp_path):
     assert any(_signed(n)["kind"] == "nay" for ns in nays for n in ns), "the others answered with a nay"
 
 
-async def test_a_seat_nobody_hears_is_voted_out_and_its_process_follows_as_an_observer(tmp_path, caplog):
+async def test_a_seat_nobody_hears_is_voted_out_and_its_process_follows_as_an_observer(tmp_path, caplog,
+                                                                                        autojump_clock):
     """Nobody hears seat 2's messages from seq 20 on.  At the timeout seats 0, 1 and 3 vote,
     each from its own clock; seat 2 loses the deal and is a dummy from then on.  Its own
     process, which still hears the others, takes the certificate where its own message
@@ -224,7 +243,7 @@ class _Flooder(Table):
         return out
 
 
-async def test_a_peer_that_floods_refusals_is_throttled_and_the_table_plays_on(tmp_path, caplog):
+async def test_a_peer_that_floods_refusals_is_throttled_and_the_table_plays_on(tmp_path, caplog, autojump_clock):
     """Every link may cause a burst of refusals, then a few a second; past that, what it
     sends is dropped unread (its real messages too: they come again by a sync, or its seat
     falls silent and is voted out).  The honest processes refuse a bounded number of
