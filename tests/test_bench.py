@@ -35,6 +35,8 @@ def test_bench_table_runs_four_processes_and_reports():
     assert report["deals"] == 1 and len(report["ms_per_deal"]) == 1 and report["ms_per_deal"][0] > 0
     assert len(report["bytes_sent_per_seat"]) == 4 and min(report["bytes_sent_per_seat"]) > 1000
     assert len(report["peak_rss_mb_per_process"]) == 4
+    assert len(report["cpu_ms_per_deal_per_process"]) == 4 and min(report["cpu_ms_per_deal_per_process"]) > 0
+    assert report["baseline"]["cpu_ms_per_deal_per_replica"] > 0
     assert report["baseline"]["ms_per_deal"] > 0 and report["ratio_to_baseline"] > 0
     assert report["baseline"]["deals"] == 1  # as many deals as over the network
     assert isinstance(report["aims"]["met"], bool)

@@ -294,13 +294,16 @@ A host with one random bot and three `p2pcards join --bot random` processes play
 deals over TCP on 127.0.0.1 (a match to 8 game points, which may end before --deals:
 the figures are then over the deals played): wall time per audited deal (first
 commitment to audited result, as the host reports them), bytes each seat sends per
-deal, peak memory of each process; the baseline, measured in the same run, is as many
+deal, peak memory and processor time per deal of each process (the latter includes
+starting Python and the handshake); the baseline, measured in the same run, is as many
 deals among four replicas in one process with no sockets.
 
 JSON output (--json): one object ("deals": the deals played)
   {"deals": N, "ms_per_deal": [..], "ms_per_deal_mean": MS,
    "bytes_sent_per_seat": [4 ints, per deal], "peak_rss_mb_per_process": [4 floats],
-   "baseline": {"ms_per_deal": MS, "deals": N, "note": ...}, "ratio_to_baseline": X,
+   "cpu_ms_per_deal_per_process": [4 floats],
+   "baseline": {"ms_per_deal": MS, "deals": N, "cpu_ms_per_deal_per_replica": MS,
+                "note": ...}, "ratio_to_baseline": X,
    "aims": {"ms_per_deal": 400, "rss_mb": 60, "met": BOOL}, "self_rss_mb": MB,
    "messages_per_deal": X, "fsync_ms": MS}
 Every message is chained to the one before it and fsync'd by its author before it is

@@ -206,6 +206,8 @@ def _bench_table(args: argparse.Namespace, out: TextIO) -> int:
     print(f"  ms per deal: {report['ms_per_deal']} (mean {report['ms_per_deal_mean']})", file=out)
     print(f"  bytes sent per seat per deal: {report['bytes_sent_per_seat']}", file=out)
     print(f"  peak memory per process, MB: {report['peak_rss_mb_per_process']}", file=out)
+    print(f"  processor time per process per deal, ms: {report['cpu_ms_per_deal_per_process']} "
+          f"(baseline, per replica: {report['baseline']['cpu_ms_per_deal_per_replica']})", file=out)
     print(f"  chained messages per deal: {report['messages_per_deal']}, each fsync'd before it is sent "
           f"(fsync here: {report['fsync_ms']} ms)", file=out)
     base = report["baseline"]

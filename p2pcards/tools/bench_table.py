@@ -6,7 +6,8 @@ match; it may still end before ``deals``, and the figures are then over the deal
 played).  Figures: wall time per audited deal (from the table's start, that is
 the first commitment, to each deal's audited result, as the host reports them), bytes
 each peer sends (its messages, once to each other process, from the transcript), and each
-process's peak resident memory (``wait4``).  The baseline, measured in the same run, is
+process's peak resident memory and processor time per deal (``wait4``; the processor time
+includes starting Python and the handshake).  The baseline, measured in the same run, is
 the same number of deals among four replicas in one process joined by the synchronous
 in-memory network (no sockets, no processes): the ratio is what the network costs.
 """
@@ -54,11 +55,12 @@ def _baseline(deals: int) -> dict[str, Any]:
     raw = make_genesis(host, genesis)
     tables = [Table(raw, spec, ids[s], os.urandom(32)) for s in range(4)]
     players = [RandomPlayer(random.Random(s)) for s in range(4)]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     run_local(tables, players)
-    wall = time.perf_counter() - start
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     played = tables[0].deals_done
     return {"ms_per_deal": round(1000 * wall / played, 1), "deals": played,
+            "cpu_ms_per_deal_per_replica": round(1000 * cpu / played / len(tables), 1),
             "note": "4 replicas in one process, no sockets"}
 
 
@@ -134,12 +136,13 @@ def run_table_bench(deals: int = 3) -> dict[str, Any]:
                     break
                 if time.monotonic() > deadline:
                     raise RuntimeError("the benchmark table did not finish in time")
-            peaks = []
+            peaks, cpu = [], []
             for p in procs:
                 _, status, usage = os.wait4(p.pid, 0)
                 if status != 0:
                     raise RuntimeError(f"a benchmark process failed (status {status})")
                 peaks.append(round(usage.ru_maxrss / 1024, 1))  # KiB on Linux
+                cpu.append(usage.ru_utime + usage.ru_stime)
         finally:
             for p in procs:
                 if p.poll() is None:
@@ -158,6 +161,7 @@ def run_table_bench(deals: int = 3) -> dict[str, Any]:
         "ms_per_deal_mean": round(mean, 1),
         "bytes_sent_per_seat": [s // played for s in sent],
         "peak_rss_mb_per_process": peaks,
+        "cpu_ms_per_deal_per_process": [round(1000 * c / played, 1) for c in cpu],
         "baseline": baseline,
         "ratio_to_baseline": round(mean / baseline["ms_per_deal"], 2),
         "aims": {"ms_per_deal": AIM_MS, "rss_mb": AIM_MB,
