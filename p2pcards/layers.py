@@ -28,7 +28,8 @@ Why this order:
 * **testing** -- test doubles and the protocol-vector generators that use them.
 * **tools** -- arena, duel, engine and the benchmarks, which drive the layers below from
   one process (the table benchmark through the test doubles).
-* **faces** -- text mode and the full-screen table.
+* **faces** -- text mode, the full-screen table and the browser table (``web``, which draws
+  the full-screen table's view models in a page).
 * **command** -- the ``p2pcards`` command and the package's root.
 """
 
@@ -53,7 +54,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("services", ("p2pcards.discovery", "p2pcards.history")),
     ("testing", ("p2pcards.testing",)),
     ("tools", ("p2pcards.tools",)),
-    ("faces", ("p2pcards.textplay", "p2pcards.tui")),
+    ("faces", ("p2pcards.textplay", "p2pcards.tui", "p2pcards.web")),
     ("command", ("p2pcards.cli", "p2pcards.__main__", "p2pcards")),
 )
 

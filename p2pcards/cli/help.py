@@ -400,6 +400,30 @@ installed here, a bad --seat, or no terminal.
 """
 
 
+WEB_EPILOG = """\
+The page talks only to your own peer, which keeps your keys and plays your seat: it is
+sent what your replica may know, nothing more, and nothing of the protocol changes.
+
+Safety: the server listens on 127.0.0.1 (this computer only) on a free port, and the
+address carries a secret made for this run (http://127.0.0.1:PORT/?k=SECRET); the page
+keeps it in a cookie, and every request and WebSocket without it is refused, as is a
+WebSocket from any other page (its Origin).  --bind ADDR serves the page on the LAN too
+(e.g. --bind 0.0.0.0 to play from a phone): anyone who has the whole address then plays
+your seat, and the page travels as plain HTTP that others on the network can read.  Keep
+the address to yourself.
+
+One page at a time: opening the address in a second tab moves the table there (the first
+tab says so).  Closing the tab leaves your seat as q does on the terminal (its
+transcript is kept); opening the address again takes the seat up again.  Quit on the
+start page (or Ctrl-C here) stops the server.
+
+JSON output (--json): one object, when the page is served
+  {"type": "listening", "url": URL, "address": ADDR, "port": PORT}
+URL carries the secret.
+Exit status: 0 after Quit on the page; 130 when interrupted (Ctrl-C); 2 for bad arguments.
+"""
+
+
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Descriptions and epilogs wrapped to the terminal, their layout kept.
 
