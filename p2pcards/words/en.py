@@ -455,7 +455,7 @@ EN: dict[str, str] = {
     "web_faster": "Faster (+)",
     "web_your_hand": "Your hand",
     "web_table": "The table",
-    "web_matches": "matches",
+    "web_matches": "Matches",
     "start_web": "Open in the browser",
     "web_serving": "p2pcards: the table is in your browser at {url}\n(Ctrl-C here stops it)",
 }

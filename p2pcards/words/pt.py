@@ -447,7 +447,7 @@ PT: dict[str, str] = {
     "web_faster": "Mais depressa (+)",
     "web_your_hand": "A sua mão",
     "web_table": "A mesa",
-    "web_matches": "partidas",
+    "web_matches": "Partidas",
     "start_web": "Abrir no navegador",
     "web_serving": "p2pcards: a mesa está no seu navegador em {url}\n(Ctrl-C aqui para-a)",
 }

@@ -53,6 +53,7 @@ function render() {
   const focused = document.activeElement && document.activeElement.dataset
     ? document.activeElement.dataset.key : undefined;
   document.body.dataset.screen = v.screen;
+  document.body.dataset.version = v.version;
   document.documentElement.lang = v.lang === "pt" ? "pt-PT" : "en";
   document.title = v.screen === "table" || v.screen === "replay" ? `${v.header} — p2pcards` : "p2pcards";
   let html;

@@ -7,19 +7,19 @@ const COLOURS = ["#2456a4", "#c8102e", "#2a7a3a", "#b8860b", "#6a3d9a", "#555"];
 
 /** Bars, one per row: ``rows`` = [{label, value, total}]: value of total, as a share. */
 export function barChart(rows, title) {
-  const h = 22;
+  const h = 36;
   const width = 420;
-  const labelW = 170;
+  const track = width - 60;
   const body = rows.map((r, i) => {
     const share = r.total > 0 ? r.value / r.total : 0;
-    const w = Math.max(share * (width - labelW - 60), r.value > 0 ? 2 : 0);
-    const y = i * h + 4;
-    return `<text x="${labelW - 6}" y="${y + 13}" text-anchor="end" class="label">${esc(r.label)}</text>` +
-      `<rect x="${labelW}" y="${y}" width="${width - labelW - 60}" height="${h - 8}" class="track"/>` +
-      `<rect x="${labelW}" y="${y}" width="${w.toFixed(1)}" height="${h - 8}" fill="${COLOURS[0]}"/>` +
-      `<text x="${width - 54}" y="${y + 13}" class="value">${r.value}/${r.total}</text>`;
+    const w = Math.max(share * track, r.value > 0 ? 2 : 0);
+    const y = i * h;
+    return `<text x="0" y="${y + 12}" class="label">${esc(r.label)}</text>` +
+      `<rect x="0" y="${y + 17}" width="${track}" height="12" class="track"/>` +
+      `<rect x="0" y="${y + 17}" width="${w.toFixed(1)}" height="12" fill="${COLOURS[0]}"/>` +
+      `<text x="${track + 6}" y="${y + 28}" class="value">${r.value}/${r.total}</text>`;
   }).join("");
-  return `<svg class="chart bars" viewBox="0 0 ${width} ${rows.length * h + 8}" role="img" ` +
+  return `<svg class="chart bars" viewBox="0 0 ${width} ${rows.length * h + 2}" role="img" ` +
     `aria-label="${esc(title)}">${body}</svg>`;
 }
 

