@@ -171,3 +171,93 @@ def test_from_the_start_page_a_sueca_deal_its_replay_and_the_statistics(browser,
         assert peer.wait() == 0
     finally:
         peer.stop()
+
+
+def fits(page: Any) -> list[str]:
+    """What sticks out of a phone's screen: the page scrolling sideways, a card of the hand
+    or a button beyond the edge."""
+    return list(page.evaluate("""() => {
+      const out = [];
+      const w = window.innerWidth;
+      if (document.documentElement.scrollWidth > w + 1) out.push(`scrolls sideways: ${document.documentElement.scrollWidth}`);
+      for (const el of document.querySelectorAll('.hand .card, .tools button, .dialog button')) {
+        const r = el.getBoundingClientRect();
+        if (r.left < -1 || r.right > w + 1) out.push(`${el.className} at ${r.left}..${r.right}`);
+      }
+      return out;
+    }"""))
+
+
+GAMES = {
+    # Bisca in Portuguese on a phone, tapped: its swap of the two of trumps for the trump card
+    "bisca": (["-o", "swap2=on", "-o", "hand=9", "--seed", "1", "--lang", "pt"], True),
+    # Copas: the pass of three cards, through its dialog
+    "copas": (["--seed", "1"], False),
+    # Sobe e Desce: choosing trumps and going in
+    "sobe-e-desce": (["--seed", "1"], False),
+}
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_a_whole_deal_by_clicks_with_the_game_s_dialogs(browser, tmp_path, game):
+    args, phone = GAMES[game]
+    t = PT if "pt" in args else EN
+    home = tmp_path / "home"
+    fixed_identity(home)
+    peer = Peer(home, "play", game, "--web", "--no-browser", "--deals", "1", "--speed", "0", "--bots", "random", *args)
+    try:
+        page = open_page(browser, peer.url, width=390 if phone else 1200, height=844 if phone else 800, phone=phone)
+        problems: list[str] = []
+
+        def look(page: Any, s: dict[str, Any]) -> None:
+            if phone and s["legal"] and not problems:
+                problems.extend(fits(page) or ["ok"])
+                shoot(page, "phone")
+            if s["dialog"] == "pass":
+                shoot(page, "dialog")
+
+        done = play_through(page, until="final", seen=look)
+        assert problems == (["ok"] if phone else []), problems
+        assert done.windows == ["summary", "final"]
+        assert "✓ " + t("verified") in done.window_texts[0]
+        assert not page.errors, page.errors
+        if game == "bisca":
+            assert done.swaps == 1 and done.plays == 20  # the swap, then the twenty cards
+            assert any(h.startswith("Bisca · mão 1") for h in done.headers), done.headers
+            assert t("final_title_stopped") in done.window_texts[-1]
+        elif game == "copas":
+            assert done.dialogs[0] == "pass" and "Pass three cards" in done.dialog_texts[0]
+        else:
+            assert "trump" in done.dialogs and "go_in" in done.dialogs
+        click(page, ".window button[data-a=continue]")  # back to the start page
+        page.wait_for_selector("body[data-screen=start]")
+        click(page, "button.nav.quit")
+        assert peer.wait() == 0
+    finally:
+        peer.stop()
+
+
+@pytest.fixture(scope="module")
+def highcard(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.test_plugin_walkthrough import install_highcard
+
+    return install_highcard(tmp_path_factory.mktemp("highcard") / "site")
+
+
+def test_the_highcard_plugin_plays_a_whole_deal_in_the_page_in_its_own_words(browser, tmp_path, highcard):
+    home = tmp_path / "home"
+    fixed_identity(home)
+    peer = Peer(home, "play", "highcard", "--web", "--no-browser", "--deals", "1", "--speed", "0", "--seed", "1",
+                pythonpath=highcard)
+    try:
+        page = open_page(browser, peer.url)
+        done = play_through(page, until="final")
+        assert any(h.startswith("Highcard · deal 1 · ") and h.endswith(" to play") for h in done.headers), done.headers
+        assert done.dialogs == ["lead"]  # with this seed the person deals, and chooses who leads
+        assert "Who leads" in done.dialog_texts[0] and "who leads the first trick, you or Ana?" in done.dialog_texts[0]
+        assert "I lead" in done.dialog_texts[0] and "Ana leads" in done.dialog_texts[0]
+        assert "You — high cards" in done.window_texts[0] and "Ana — high cards" in done.window_texts[0]
+        assert "one deal, most high cards" in done.window_texts[-1]
+        assert not page.errors, page.errors
+    finally:
+        peer.stop()

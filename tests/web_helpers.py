@@ -128,13 +128,16 @@ class Peer:
         return self.proc.wait(timeout)
 
 
-def open_page(browser: Any, url: str, *, width: int = 1200, height: int = 800, **context: Any) -> Any:
-    """A new context's page on ``url``; its page errors are collected in ``page.errors``."""
-    ctx = browser.new_context(viewport={"width": width, "height": height}, **context)
+def open_page(browser: Any, url: str, *, width: int = 1200, height: int = 800, phone: bool = False) -> Any:
+    """A new context's page on ``url`` (``phone``: a small touch screen, tapped rather than
+    clicked); its page errors are collected in ``page.errors``."""
+    extra = {"is_mobile": True, "has_touch": True, "device_scale_factor": 2} if phone else {}
+    ctx = browser.new_context(viewport={"width": width, "height": height}, **extra)
     page = ctx.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.errors = errors
+    page.touch = phone
     page.goto(url)
     page.wait_for_selector("body[data-version]", timeout=15000)
     return page
@@ -170,9 +173,13 @@ def state(page: Any) -> dict[str, Any]:
 
 
 def click(page: Any, selector: str, *, nth: int = 0, timeout: float = 30) -> None:
-    """Click and wait for the page's next view."""
+    """Click (a tap on a touch screen) and wait for the page's next view."""
     before = page.evaluate("() => +document.body.dataset.version")
-    page.locator(selector).nth(nth).click()
+    target = page.locator(selector).nth(nth)
+    if getattr(page, "touch", False):
+        target.tap()
+    else:
+        target.click()
     page.wait_for_function(f"() => +document.body.dataset.version > {before}", timeout=timeout * 1000)
 
 
@@ -192,17 +199,19 @@ class Played:
 
 def play_through(page: Any, *, until: str = "final", swap: bool = True, finish: bool = True,
                  choose: Callable[[dict[str, Any]], int] | None = None, steps: int = 600,
-                 timeout: float = 60) -> Played:
+                 timeout: float = 60, seen: Callable[[Any, dict[str, Any]], None] | None = None) -> Played:
     """Play by clicks, as a person would, until the window ``until`` (``final``,
     ``summary``) is on top: the first lit card, the first choice of a dialog (``choose``
     may pick another), the first cards of a pick, the game's other choice of a play once
     (``swap``), "finish the deal" when offered (``finish``), and Continue on a deal's
-    result."""
+    result; ``seen(page, state)`` sees the page before each step."""
     done = Played()
     for _ in range(steps):
         page.wait_for_function(ACTIONABLE, timeout=timeout * 1000)
         s = state(page)
         done.headers.add(s["header"])
+        if seen is not None:
+            seen(page, s)
         if s["window"]:
             if s["window"] not in ("help", "scores", "last"):
                 done.windows.append(s["window"])
