@@ -179,7 +179,8 @@ def fits(page: Any) -> list[str]:
     return list(page.evaluate("""() => {
       const out = [];
       const w = window.innerWidth;
-      if (document.documentElement.scrollWidth > w + 1) out.push(`scrolls sideways: ${document.documentElement.scrollWidth}`);
+      const wide = document.documentElement.scrollWidth;
+      if (wide > w + 1) out.push(`scrolls sideways: ${wide}`);
       for (const el of document.querySelectorAll('.hand .card, .tools button, .dialog button')) {
         const r = el.getBoundingClientRect();
         if (r.left < -1 || r.right > w + 1) out.push(`${el.className} at ${r.left}..${r.right}`);
@@ -259,5 +260,39 @@ def test_the_highcard_plugin_plays_a_whole_deal_in_the_page_in_its_own_words(bro
         assert "You — high cards" in done.window_texts[0] and "Ana — high cards" in done.window_texts[0]
         assert "one deal, most high cards" in done.window_texts[-1]
         assert not page.errors, page.errors
+    finally:
+        peer.stop()
+
+
+def test_one_page_a_second_tab_takes_over_a_closed_tab_leaves_and_the_address_takes_the_seat_again(browser, tmp_path):
+    peer = web(tmp_path)
+    try:
+        first = open_page(browser, peer.url)
+        click(first, "button[data-view=play]")
+        select(first, "play", "level", EN("level_random"))
+        click(first, "form[data-form=play] button[data-a=go]")
+        table = peer.line("table")
+        first.wait_for_selector(".hand .card.legal", timeout=30000)
+        click(first, ".hand .card.legal")
+        first.wait_for_function("() => document.querySelectorAll('.hand .card').length === 9")
+        cards = first.locator(".hand .card").evaluate_all("els => els.map(e => e.dataset.card)")
+
+        second = first.context.new_page()  # a second tab of the same browser
+        second.goto(peer.url)
+        first.wait_for_selector("body[data-screen=taken]")
+        assert EN("web_taken") in first.locator(".notice-page").inner_text()
+        second.wait_for_selector("body[data-screen=table] .hand .card")
+        assert second.locator(".hand .card").evaluate_all("els => els.map(e => e.dataset.card)") == cards
+
+        second.close()  # the tab closed: the seat is left as q leaves it
+        left = peer.line("left", timeout=20)
+        assert left == {"type": "left", "table": table["table"], "closed": True, "resumable": True}
+
+        third = first.context.new_page()  # the address again: the seat is taken up again
+        third.goto(peer.url)
+        third.wait_for_selector("body[data-screen=table] .hand .card.legal", timeout=30000)
+        assert third.locator(".hand .card").evaluate_all("els => els.map(e => e.dataset.card)") == cards
+        assert [x["table"] for x in peer.lines if x["type"] == "table"] == [table["table"]] * 2
+        assert not first.errors, first.errors
     finally:
         peer.stop()

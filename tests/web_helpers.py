@@ -13,10 +13,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import queue
 import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -88,22 +90,44 @@ class Peer:
         self.log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen([sys.executable, "-m", "p2pcards", *args], stdout=subprocess.PIPE,
                                      stderr=self.log, stdin=subprocess.DEVNULL, env=env, cwd=REPO, text=True)
+        #: the JSON lines it printed (``web --json``), as they come
+        self.lines: list[dict[str, Any]] = []
+        self._printed: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
         self.url = self._address(timeout)
 
-    def _address(self, timeout: float) -> str:
+    def _read(self) -> None:
         assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            if line.startswith("{"):
+                self.lines.append(json.loads(line))
+            self._printed.put(line)
+        self._printed.put(None)
+
+    def _address(self, timeout: float) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
+            try:
+                line = self._printed.get(timeout=max(deadline - time.monotonic(), 0.01))
+            except queue.Empty:
                 break
-            if line.startswith("{"):
-                return str(json.loads(line)["url"])
+            if line is None:
+                break
             found = re.search(r"http://\S+", line)
             if found:
-                return found.group(0)
+                return found.group(0).rstrip('",')
         self.stop()
         raise AssertionError(f"no address from p2pcards: {self.stderr()}")
+
+    def line(self, kind: str, timeout: float = 30) -> dict[str, Any]:
+        """The first JSON line of type ``kind`` it printed (waiting for it)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for obj in self.lines:
+                if obj.get("type") == kind:
+                    return obj
+            time.sleep(0.05)
+        raise AssertionError(f"no {kind!r} line: {self.lines}; {self.stderr()[-2000:]}")
 
     def stderr(self) -> str:
         self.log.seek(0)

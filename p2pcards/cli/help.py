@@ -417,9 +417,14 @@ tab says so).  Closing the tab leaves your seat as q does on the terminal (its
 transcript is kept); opening the address again takes the seat up again.  Quit on the
 start page (or Ctrl-C here) stops the server.
 
-JSON output (--json): one object, when the page is served
+JSON output (--json): one object per line.  First, when the page is served,
   {"type": "listening", "url": URL, "address": ADDR, "port": PORT}
-URL carries the secret.
+(URL carries the secret); then, as the person plays, each table opened on the page
+  {"type": "table", "table": HEX, "game": NAME, "seat": SEAT}
+each table left before its end ("closed": the page went away; "resumable": its
+transcript is kept, and the next page takes the seat up again when "closed")
+  {"type": "left", "table": HEX, "closed": BOOL, "resumable": BOOL}
+and last {"type": "stopped"}.
 Exit status: 0 after Quit on the page; 130 when interrupted (Ctrl-C); 2 for bad arguments.
 """
 

@@ -219,7 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser(
-        "web", help="the start page and every table in your browser, served by your own peer", epilog=WEB_EPILOG,
+        "web", help="the start page and every table in your browser, served by your own peer",
+        epilog=WEB_EPILOG + JSON_NUMBERING,
         formatter_class=raw,
         description="Start your own peer with a small web server on this computer and open the browser on it: "
         "everything the start screen and the terminal table do -- play against the computer, host and join LAN "

@@ -15,11 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from p2pcards.players import PLAYER_LEVELS
 from p2pcards.tui.input import CARD_KEYS
 from p2pcards.tui.model import TableModel
 from p2pcards.tui.replay import ReplayModel
+from p2pcards.tui.start_model import MENU, PlayForm, StartModel
 
-__all__ = ["REPLAY_STEPS", "replay_action", "table_action", "table_key"]
+__all__ = ["REPLAY_STEPS", "replay_action", "start_action", "table_action", "table_key"]
 
 #: Keys of the table screen that are a call without an argument.
 _TABLE_CALLS: Mapping[str, Callable[[TableModel], None]] = {
@@ -130,3 +132,67 @@ def replay_action(model: ReplayModel, msg: Mapping[str, Any]) -> None:
         model.close()
     elif a == "leave":
         model.on_exit()
+
+
+# ---------------------------------------------------------------------- the start page
+def start_action(start: StartModel, msg: Mapping[str, Any], seed: str) -> str:
+    """A message of the page on the start page: a view of the menu, a form's row set, a
+    table started, joined, taken up again or replayed (through the model's ``on_exit``);
+    returns the seed of the next table against the computer (``seed``: as it was)."""
+    a = msg.get("a")
+    index = _index(msg)
+    if isinstance(msg.get("seed"), str):
+        seed = msg["seed"].strip()[:19]
+    if a == "view" and msg.get("view") in MENU:
+        start.view = "menu"
+        start.cursor = MENU.index(msg["view"])
+        start.enter()
+    elif a == "back":
+        start.back()
+    elif a == "quit":
+        start.on_exit(None)
+    elif a == "form" and msg.get("form") in ("play", "host") and isinstance(msg.get("row"), str) and index is not None:
+        set_row(start.host_form if msg["form"] == "host" else start.form, msg["row"], index)
+    elif a == "go" and msg.get("form") in ("play", "host"):
+        start.view = msg["form"]
+        start.row = len(start.active_form.rows()) - 1
+        if msg["form"] == "play" and seed and not seed.isdigit():
+            start.error = start.text("web_seed_bad")
+        else:
+            start.enter()
+    elif a == "join" and isinstance(msg.get("address"), str):
+        start.view = "join"
+        start.address = msg["address"].strip()[:300]
+        start.enter()
+    elif a in ("lan", "saved", "past") and index is not None:
+        _pick(start, a, index)
+    return seed
+
+
+def _pick(start: StartModel, view: str, index: int) -> None:
+    """A row of the LAN list, your tables or the past games chosen."""
+    if view == "lan" and index < len(start.lan):
+        start.view, start.lan_cursor = "lan", index
+    elif view == "saved" and index < len(start.saved):
+        start.view, start.saved_cursor = "saved", index
+    elif view == "past" and index < len(start.past):
+        start.view, start.past_cursor = "past", index
+    else:
+        return
+    start.enter()
+
+
+def set_row(form: PlayForm, row: str, index: int) -> None:
+    """Set a row of a play or host form to its ``index``-th value (as the page lists them)."""
+    if row == "game" and index < len(form.games):
+        form.game, form.values, form.remote = index, {}, 0
+    elif row == "level" and index < len(PLAYER_LEVELS):
+        form.level = index
+    elif row == "hints" and index < 2:
+        form.hints = index == 0
+    elif row == "remote" and index < form.spec.seats - 1:
+        form.remote = index + 1
+    else:
+        for o in form.spec.options:
+            if o.name == row and index < len(o.allowed):
+                form.values[row] = index

@@ -35,7 +35,7 @@ from p2pcards.tui.lan import HostPlan, JoinPlan, LanTable, ResumePlan, hosting_a
 from p2pcards.tui.model import TableModel
 from p2pcards.tui.runtime import FINISH_GRACE, LocalTable, ScreenTable
 from p2pcards.tui.start_model import StartChoice, StartModel
-from p2pcards.web.actions import replay_action, table_action
+from p2pcards.web.actions import replay_action, start_action, table_action
 from p2pcards.web.pages import PAGE_WORDS, replay_view, stats_data
 from p2pcards.web.views import lobby_view, start_view, table_view, words
 from p2pcards.words import Text
@@ -104,6 +104,8 @@ class WebPeer:
         self._tasks: trio.Nursery | None = None
         self._grace: trio.CancelScope | None = None
         self._stats: dict[str, Any] | None = None
+        #: told what happens, as ``web --json`` prints it (a table opened, a table left)
+        self.report: Callable[[dict[str, Any]], None] = lambda obj: None
 
     # ------------------------------------------------------------------ what the page sees
     def changed(self) -> None:
@@ -233,7 +235,8 @@ class WebPeer:
         if a == "lang" and msg.get("lang") in ("en", "pt"):
             self._language(msg["lang"])
         elif self.screen == "start":
-            self._start_action(msg)
+            self.notice = ""
+            self.seed = start_action(self.start, msg, self.seed)
         elif self.screen == "lobby" and isinstance(self.table, LanTable):
             if a in ("leave", "lobby_leave"):
                 self.table.lobby.leave()
@@ -257,68 +260,6 @@ class WebPeer:
             self.table.lobby.text = text
         if self.start.view == "stats":
             self.start.stats = self.start.stats_source()
-
-    def _start_action(self, msg: dict[str, Any]) -> None:
-        from p2pcards.tui.start_model import MENU
-
-        start = self.start
-        a = msg.get("a")
-        index = msg.get("index")
-        index = index if isinstance(index, int) and not isinstance(index, bool) and index >= 0 else None
-        self.notice = "" if a != "seed" else self.notice
-        if a == "view" and msg.get("view") in MENU:
-            start.view = "menu"
-            start.cursor = MENU.index(msg["view"])
-            start.enter()
-        elif a == "back":
-            start.back()
-        elif a == "quit":
-            start.on_exit(None)
-        elif a == "form" and msg.get("form") in ("play", "host") and isinstance(msg.get("row"), str) \
-                and index is not None:
-            self._set_row(start.host_form if msg["form"] == "host" else start.form, msg["row"], index)
-        elif a == "seed" and isinstance(msg.get("value"), str):
-            self.seed = msg["value"].strip()[:19]
-        elif a == "go" and msg.get("form") in ("play", "host"):
-            if isinstance(msg.get("seed"), str):
-                self.seed = msg["seed"].strip()[:19]
-            start.view = msg["form"]
-            start.row = len(start.active_form.rows()) - 1
-            if msg["form"] == "play" and self.seed and not self.seed.isdigit():
-                start.error = self.text("web_seed_bad")
-                return
-            start.enter()
-        elif a == "join" and isinstance(msg.get("address"), str):
-            start.view = "join"
-            start.address = msg["address"].strip()[:300]
-            start.enter()
-        elif a == "lan" and index is not None and index < len(start.lan):
-            start.view, start.lan_cursor = "lan", index
-            start.enter()
-        elif a == "saved" and index is not None and index < len(start.saved):
-            start.view, start.saved_cursor = "saved", index
-            start.enter()
-        elif a == "past" and index is not None and index < len(start.past):
-            start.view, start.past_cursor = "past", index
-            start.enter()
-
-    @staticmethod
-    def _set_row(form: Any, row: str, index: int) -> None:
-        """Set a row of a play or host form to its ``index``-th value."""
-        from p2pcards.players import PLAYER_LEVELS
-
-        if row == "game" and index < len(form.games):
-            form.game, form.values, form.remote = index, {}, 0
-        elif row == "level" and index < len(PLAYER_LEVELS):
-            form.level = index
-        elif row == "hints" and index < 2:
-            form.hints = index == 0
-        elif row == "remote" and index < form.spec.seats - 1:
-            form.remote = index + 1
-        else:
-            for o in form.spec.options:
-                if o.name == row and index < len(o.allowed):
-                    form.values[row] = index
 
     # ------------------------------------------------------------------ the screens in turn
     def _start_model(self) -> StartModel:
@@ -366,6 +307,7 @@ class WebPeer:
                     break
             tasks.cancel_scope.cancel()
         self.done.set()
+        self.report({"type": "stopped"})
         self.stop()
 
     async def _start_page(self) -> StartChoice | None:
@@ -482,10 +424,23 @@ class WebPeer:
             nursery.cancel_scope.cancel()
         if table.outcome == "left" and self.model is not None:
             path = self._manifest(table)
-            if path is not None and path.is_file():
+            resumable = path is not None and path.is_file()
+            if resumable:
                 self.notice = self.text("web_left")
                 if self._left_by_close:
                     self.resume_path = path
+            self.report({"type": "left", "table": self._table_hex(table), "closed": self._left_by_close,
+                         "resumable": resumable})
+
+    @staticmethod
+    def _table_hex(table: LocalTable | LanTable) -> str | None:
+        tid = table.table_id
+        return tid.hex() if isinstance(tid, bytes) else tid
+
+    def _opened(self, table: LocalTable | LanTable, model: TableModel) -> None:
+        """The table screen of ``table`` is shown."""
+        self._show(model, "table")
+        self.report({"type": "table", "table": self._table_hex(table), "game": model.game.name, "seat": model.me})
 
     def _manifest(self, table: ScreenTable) -> Path | None:
         """The manifest that takes ``table`` up again (None: it keeps none)."""
@@ -502,7 +457,7 @@ class WebPeer:
 
     async def _run_local(self, table: LocalTable) -> None:
         self.table = table
-        self._show(table.model, "table")
+        self._opened(table, table.model)
         table.model.on_exit = lambda: self._left.set()
         await self._until_left(table)
 
@@ -515,7 +470,7 @@ class WebPeer:
 
         def lobby_over(result: str | None) -> None:
             if result == "table" and table.model is not None:
-                self._show(table.model, "table")
+                self._opened(table, table.model)
                 table.model.on_exit = lambda: self._left.set()
             else:
                 self._left.set()

@@ -120,6 +120,7 @@ def run_web(peer: WebPeer, *, bind: str = "127.0.0.1", port: int = 0, browser: b
             if json_out:
                 print(json.dumps({"type": "listening", "url": url, "address": bind, "port": bound}), file=out,
                       flush=True)
+                peer.report = lambda obj: print(json.dumps(obj), file=out, flush=True)
             else:
                 print(peer.text("web_serving", url=url), file=out, flush=True)
             if on_url is not None:
