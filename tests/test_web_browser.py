@@ -15,6 +15,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from tests.web_helpers import (
     open_page,
     play_through,
     shoot,
+    state,
 )
 
 pytestmark = pytest.mark.skipif(browser_missing() is not None, reason=str(browser_missing()))
@@ -296,3 +298,75 @@ def test_one_page_a_second_tab_takes_over_a_closed_tab_leaves_and_the_address_ta
         assert not first.errors, first.errors
     finally:
         peer.stop()
+
+
+def turn(page: Any) -> str | None:
+    """One move on a page if it has one: a lit card clicked ("played"); the window on top
+    (its kind); None when the page waits for the others."""
+    s = state(page)
+    if s["window"]:
+        return str(s["window"])
+    if s["legal"]:
+        click(page, ".hand .card.legal")
+        return "played"
+    return None
+
+
+def play_both(pages: list[Any], *, until: Any, timeout: float = 60) -> list[int]:
+    """Play on every page by turns until ``until(cards played on each page)`` is true."""
+    deadline = time.monotonic() + timeout
+    played = [0] * len(pages)
+    while not until(played):
+        assert time.monotonic() < deadline, [state(p) for p in pages]
+        moves = [turn(p) == "played" for p in pages]
+        played = [n + m for n, m in zip(played, moves)]
+        if not any(moves):
+            time.sleep(0.05)
+    return played
+
+
+def test_two_browsers_at_one_lan_table_the_joiner_killed_and_resumed(browser, tmp_path):
+    fixed_identity(tmp_path / "joiner", "Rita")
+    host = web(tmp_path, name="host")
+    joiner = web(tmp_path, name="joiner")
+    try:
+        page = open_page(browser, host.url)
+        click(page, "button[data-view=host]")
+        select(page, "host", "game", "Bisca")
+        click(page, "form[data-form=host] button[data-a=go]")
+        page.wait_for_selector("body[data-screen=lobby]")
+        port = re.search(r"--join \S+:(\d+)", page.locator(".lobby").inner_text())
+        assert port, page.locator(".lobby").inner_text()
+
+        other = open_page(browser, joiner.url, width=390, height=844, phone=True)  # a second browser: a phone
+        click(other, "button[data-view=join]")
+        other.fill("input[data-key=address]", f"127.0.0.1:{port.group(1)}")
+        click(other, "button[data-a=join]")
+        for p in (page, other):
+            p.wait_for_selector("body[data-screen=table] .hand .card", timeout=30000)
+        table = host.line("table")["table"]
+        assert joiner.line("table")["table"] == table
+        assert "Rita" in page.locator(".seat.top h3").inner_text()
+
+        play_both([page, other], until=lambda played: played[1] >= 2)
+        joiner.kill()  # the joiner's process dies
+        page.wait_for_selector(".seat.top.offline", timeout=20000)
+        assert EN("offline") in page.locator(".seat.top").inner_text()
+
+        joiner = web(tmp_path, name="joiner")  # started again: "Your tables" takes the seat up again
+        again = open_page(browser, joiner.url)
+        click(again, "button[data-view=saved]")
+        assert EN("saved_unfinished") in again.locator(".list .row").first.inner_text()
+        click(again, ".list .row")
+        again.wait_for_selector("body[data-screen=table] .hand .card", timeout=30000)
+        assert joiner.line("table")["table"] == table
+        page.wait_for_selector(".seat.top:not(.offline)", timeout=20000)
+
+        play_both([page, again], until=lambda _: all(state(p)["window"] == "summary" for p in (page, again)))
+        for p in (page, again):
+            assert "✓ " + EN("verified") in p.locator(".window").inner_text()
+        shoot(page, "lan")
+        assert not page.errors and not again.errors
+    finally:
+        host.stop()
+        joiner.stop()
