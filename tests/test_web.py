@@ -232,3 +232,28 @@ def test_portuguese_views_speak_portuguese(tmp_path: Path):
                       deciding=(1,), decision_kind=PLAY))
     view = table_view(m)
     assert "Trunfo" in view["trump"] and view["status"].startswith("à espera")
+
+
+def test_the_terminal_start_screen_opens_the_browser_table_and_comes_back(tmp_path):
+    """The terminal's start screen has the entry (8): it runs the browser table (here a
+    stand-in) and the start screen comes back when the person quits it there (9 quits)."""
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import create_pipe_input
+
+    from p2pcards.tui.start import run_start_screen
+    from tests.test_tui_app import ScreenOutput
+
+    out = ScreenOutput()
+    opened: list[bool] = []
+    with create_pipe_input() as inp:
+        def open_web() -> int:
+            opened.append(True)
+            inp.send_text("9")  # back on the start screen: quit
+            return 0
+
+        inp.send_text("8")
+        with create_app_session(input=inp, output=out):
+            code = run_start_screen(REGISTRY, me=fixed_identity(tmp_path / "home"), lang="en", data_dir=tmp_path,
+                                    input=inp, output=out, lan=False, open_web=open_web)
+    assert code == 0 and opened == [True]
+    assert "8. Open in the browser" in out.drawn() and "9. Quit" in out.drawn()

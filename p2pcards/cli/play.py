@@ -147,4 +147,13 @@ def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
     from p2pcards.tui.start import run_start_screen
     from p2pcards.words import default_lang
 
-    return run_start_screen(_load(), me=_identity(), lang=args.start_lang or default_lang(), data_dir=data_dir())
+    registry = _load()
+
+    def open_web() -> int:  # the start screen's "Open in the browser": `p2pcards web`
+        from p2pcards.cli.web import serve
+
+        args.lang, args.no_browser, args.speed = None, False, 0.8
+        return serve(args, out, registry=registry)
+
+    return run_start_screen(registry, me=_identity(), lang=args.start_lang or default_lang(), data_dir=data_dir(),
+                            open_web=open_web)

@@ -458,4 +458,5 @@ EN: dict[str, str] = {
     "web_matches": "Matches",
     "start_web": "Open in the browser",
     "web_serving": "p2pcards: the table is in your browser at {url}\n(Ctrl-C here stops it)",
+    "start_web_none": "The browser table is not available here: run `p2pcards web`.",
 }

@@ -450,4 +450,5 @@ PT: dict[str, str] = {
     "web_matches": "Partidas",
     "start_web": "Abrir no navegador",
     "web_serving": "p2pcards: a mesa está no seu navegador em {url}\n(Ctrl-C aqui para-a)",
+    "start_web_none": "A mesa no navegador não está disponível aqui: corra `p2pcards web`.",
 }
