@@ -361,11 +361,11 @@ def test_two_browsers_at_one_lan_table_the_joiner_killed_and_resumed(browser, tm
         again.wait_for_selector("body[data-screen=table] .hand .card", timeout=30000)
         assert joiner.line("table")["table"] == table
         page.wait_for_selector(".seat.top:not(.offline)", timeout=20000)
+        shoot(page, "lan")
 
         play_both([page, again], until=lambda _: all(state(p)["window"] == "summary" for p in (page, again)))
         for p in (page, again):
             assert "✓ " + EN("verified") in p.locator(".window").inner_text()
-        shoot(page, "lan")
         assert not page.errors and not again.errors
     finally:
         host.stop()

@@ -370,6 +370,7 @@ Examples:
   p2pcards play --join NAME    a person takes a seat of the table called NAME
   p2pcards join NAME           a headless computer player takes one
   p2pcards resume              take up again a table left or cut short
+  p2pcards web                 the start page and its tables in your browser
 
 See `p2pcards COMMAND --help` for a command's options, its --json output and its exit
 status.  People see seats and deals counted from 1 ("seat 1", "deal 1"); --json output
