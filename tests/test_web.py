@@ -257,3 +257,59 @@ def test_the_terminal_start_screen_opens_the_browser_table_and_comes_back(tmp_pa
                                     input=inp, output=out, lan=False, open_web=open_web)
     assert code == 0 and opened == [True]
     assert "8. Open in the browser" in out.drawn() and "9. Quit" in out.drawn()
+
+
+def test_seats_voted_out_show_their_cards_and_a_refused_message_says_whom_it_blames():
+    m = model("sueca")
+    m.update(Snapshot(stage="play", in_deal=True, hand=((0, "AS"),), hand_sizes=(1, 1, 1, 1), dummies=(2,),
+                      dummy_hands={2: ("7H",)}, deciding=(1,), decision_kind=PLAY))
+    m.refused(1)
+    m.link([3], False)  # the process of seat 3 went away
+    view = table_view(m)
+    partner = view["seats"][2]
+    assert partner["face"] == ["7H"] and partner["marker"] == m.text("dummy")
+    assert m.text("refused_blame", name="Ana") in view["notices"]
+    assert view["seats"][3]["offline"] and m.text("offline") in view["seats"][3]["detail"]
+
+
+async def test_the_start_page_lists_the_lan_s_tables_live_and_joins_one(tmp_path):
+    """The peer itself, in this trio run, with a fake LAN: the list fills as a table is
+    announced; choosing it joins it (here nobody answers: the lobby says so, and the start
+    page comes back); Quit ends the peer."""
+    import trio
+
+    from p2pcards.discovery import Announcement, encode_txt
+    from p2pcards.net import PROTO
+    from p2pcards.testing.fake_lan import FakeLan, open_fake
+    from p2pcards.web.peer import WebPeer
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    lan = FakeLan()
+    peer = WebPeer(REGISTRY, me=fixed_identity(tmp_path / "home"), lang="en", data_dir=tmp_path / "home",
+                   open_disco=lambda: open_fake(lan))
+
+    async def until(test: Any) -> None:
+        with trio.fail_after(20):
+            while not test():
+                await trio.sleep(0.02)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(peer.run)
+        await until(lambda: peer.screen == "start")
+        peer.act({"a": "view", "view": "lan"})
+        assert peer.view()["lan_note"] == Text("en")("lan_none")
+        ann = Announcement(proto=PROTO, game="sueca", rules_version=REGISTRY.get("sueca").rules_version,
+                           seats_taken=1, seats_total=4, host_name="Ana", host_fingerprint="abcd-efgh-ijkl-mnop")
+        lan.inject("sueca-Ana-abcd", encode_txt(ann), port=closed, addresses=("127.0.0.1",))
+        await until(lambda: peer.view()["lan"])
+        row = peer.view()["lan"][0]
+        assert row["name"] == "sueca-Ana-abcd" and f"127.0.0.1:{closed}" in row["text"] and row["reason"] is None
+        peer.act({"a": "lan", "index": 0})
+        await until(lambda: peer.screen == "lobby" and peer.view()["error"])
+        assert f"cannot connect to 127.0.0.1:{closed}" in peer.view()["error"]
+        peer.act({"a": "ok"})
+        await until(lambda: peer.screen == "start")
+        peer.act({"a": "quit"})
+    assert peer.done.is_set()

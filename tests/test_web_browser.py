@@ -93,7 +93,8 @@ def test_from_the_start_page_a_sueca_deal_its_replay_and_the_statistics(browser,
         page.wait_for_selector("body[data-screen=start]")
         assert page.locator(".menu .nav").count() == 8  # every entry of the terminal's start screen
         shoot(page, "start")
-        click(page, "button[data-view=play]")
+        page.keyboard.press("1")  # the menu's keys are the terminal's: 1 plays against the computer
+        page.wait_for_selector("form[data-form=play]")
         select(page, "play", "level", EN("level_random"))
         page.fill("input[data-key=seed]", "1")
         click(page, "form[data-form=play] button[data-a=go]")
