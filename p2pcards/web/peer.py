@@ -123,7 +123,7 @@ class WebPeer:
         elif self.screen == "table" and self.model is not None:
             out = table_view(self.model)
         else:
-            out = start_view(self.start, notice=self.notice, seed=self.seed, lan=self.open_disco is not None)
+            out = start_view(self.start, notice=self.notice, seed=self.seed)
             if self.start.view == "stats":
                 out["stats_data"] = self._stats
         out["lang"] = self.text.lang
@@ -168,7 +168,10 @@ class WebPeer:
             except ValueError:
                 continue
             if isinstance(msg, dict) and not page.taken:
-                self.act(msg)
+                try:
+                    self.act(msg)
+                except Exception:  # noqa: BLE001 -- a page's message never takes the peer down
+                    log.exception("the page's message %r failed", msg)
                 self.changed()
 
     async def _send(self, page: Page, scope: trio.CancelScope) -> None:

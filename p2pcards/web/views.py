@@ -194,7 +194,7 @@ def form_view(form: PlayForm, t: Text) -> list[dict[str, Any]]:
     return rows
 
 
-def start_view(model: StartModel, *, notice: str = "", seed: str = "", lan: bool = True) -> dict[str, Any]:
+def start_view(model: StartModel, *, notice: str = "", seed: str = "") -> dict[str, Any]:
     """The start page: the menu, the forms, the LAN list, your tables, past games and the
     statistics' lines, and what the page was last told (``notice``)."""
     t = model.text
