@@ -128,7 +128,9 @@ def test_bound_to_the_lan_the_secret_still_guards_it(tmp_path):
     fixed_identity(home)
     peer = Peer(home, "web", "--no-browser", "--json", "--no-lan", "--bind", "0.0.0.0")
     try:
-        port, secret = parts(peer.url)
+        found = re.match(r"http://([0-9.]+):(\d+)/\?k=(\S+)$", peer.url)
+        assert found, peer.url  # the address a phone on the LAN opens (else 127.0.0.1)
+        port, secret = int(found.group(2)), found.group(3)
         assert request(port, "GET / HTTP/1.1", host=f"192.0.2.7:{port}")[0] == 403
         assert request(port, f"GET /?k={secret} HTTP/1.1", host=f"192.0.2.7:{port}")[0] == 200
         assert request(port, upgrade("/ws", f"Cookie: p2pcards_key={secret}", "Origin: http://evil.example"),

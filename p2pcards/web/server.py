@@ -94,9 +94,14 @@ async def serve(app: Any, bind: str, port: int, *, shutdown: trio.Event,
 
 
 def page_url(bind: str, port: int, secret: str) -> str:
-    """The page's address, with its secret."""
-    host = "127.0.0.1" if bind in ("0.0.0.0", "") else (f"[{bind}]" if ":" in bind else bind)
-    return f"http://{host}:{port}/?k={secret}"
+    """The page's address, with its secret: on every interface (``0.0.0.0``, ``::``) the
+    machine's first LAN address, the one a phone on the LAN opens."""
+    host = bind
+    if bind in ("0.0.0.0", "::", ""):
+        from p2pcards.discovery.interfaces import local_addresses
+
+        host = (local_addresses() or ["127.0.0.1"])[0]
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/?k={secret}"
 
 
 def run_web(peer: WebPeer, *, bind: str = "127.0.0.1", port: int = 0, browser: bool = True, json_out: bool = False,
