@@ -92,6 +92,9 @@ def test_from_the_start_page_a_sueca_deal_its_replay_and_the_statistics(browser,
         page.reload()
         page.wait_for_selector("body[data-screen=start]")
         assert page.locator(".menu .nav").count() == 8  # every entry of the terminal's start screen
+        click(page, "button[data-lang=pt]")  # the page speaks Portuguese, in the terminal's words
+        assert page.locator(".menu .nav").all_inner_texts()[:2] == [PT("start_play"), PT("start_host")]
+        click(page, "button[data-lang=en]")
         shoot(page, "start")
         page.keyboard.press("1")  # the menu's keys are the terminal's: 1 plays against the computer
         page.wait_for_selector("form[data-form=play]")

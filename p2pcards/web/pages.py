@@ -72,4 +72,5 @@ def stats_data(data_dir: Path, registry: GameRegistry, text: Text) -> dict[str, 
         return None
     titles = {name: spec.text(text.lang, "title") for name, spec in registry.games.items()}
     levels = {lv: text(f"level_{lv}") if f"level_{lv}" in text else lv for lv in PLAYER_LEVELS}
-    return {"stats": stats, "titles": titles, "levels": levels}
+    computer = {lv: text("stats_computer", level=name) for lv, name in levels.items()}
+    return {"stats": stats, "titles": titles, "levels": levels, "computer": computer}

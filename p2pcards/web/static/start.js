@@ -53,8 +53,11 @@ function statsCharts(data) {
   }
   if (bars.length) out = `<h3>${esc(w("web_stats_won"))}</h3>${barChart(bars, w("web_stats_won"))}` + out;
   if (s.partnerships.length) {
+    // the computer's seats by level, in the page's words
+    const name = (id, i, names) => (id.startsWith("bot:") ? data.computer[id.slice(4)] ?? names[i] : names[i]);
     out += `<h3>${esc(w("web_stats_partners"))}</h3>` + barChart(s.partnerships.map((p) =>
-      ({label: `${title(p.game)}: ${p.names.join(" & ")}`, value: p.won, total: p.matches})), w("web_stats_partners"));
+      ({label: `${title(p.game)}: ${p.players.map((id, i) => name(id, i, p.names)).join(" & ")}`, value: p.won,
+        total: p.matches})), w("web_stats_partners"));
   }
   if (s.bots.length) {
     out += `<h3>${esc(w("web_stats_bots"))}</h3>` + barChart(s.bots.map((b) =>
