@@ -315,3 +315,14 @@ async def test_the_start_page_lists_the_lan_s_tables_live_and_joins_one(tmp_path
         await until(lambda: peer.screen == "start")
         peer.act({"a": "quit"})
     assert peer.done.is_set()
+
+
+def test_ctrl_c_stops_the_server_with_status_130_and_no_traceback(tmp_path):
+    import signal
+
+    home = tmp_path / "home"
+    fixed_identity(home)
+    peer = Peer(home, "web", "--no-browser", "--json", "--no-lan")
+    peer.proc.send_signal(signal.SIGINT)
+    assert peer.wait() == 130
+    assert "Traceback" not in peer.stderr()

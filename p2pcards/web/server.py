@@ -143,4 +143,8 @@ def run_web(peer: WebPeer, *, bind: str = "127.0.0.1", port: int = 0, browser: b
             trio.run(main)
         except KeyboardInterrupt:
             return 130
+        except BaseExceptionGroup as group:  # Ctrl-C met in a nursery (every table closes its logs first)
+            if group.split(KeyboardInterrupt)[1] is not None:
+                raise
+            return 130
     return 0
