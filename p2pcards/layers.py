@@ -28,7 +28,8 @@ Why this order:
 * **testing** -- test doubles and the protocol-vector generators that use them.
 * **tools** -- arena, duel, engine and the benchmarks, which drive the layers below from
   one process (the table benchmark through the test doubles).
-* **faces** -- text mode and the full-screen table.
+* **faces** -- text mode, the full-screen table and the browser table (``web``, which draws
+  the full-screen table's view models in a page).
 * **command** -- the ``p2pcards`` command and the package's root.
 """
 
@@ -53,7 +54,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("services", ("p2pcards.discovery", "p2pcards.history")),
     ("testing", ("p2pcards.testing",)),
     ("tools", ("p2pcards.tools",)),
-    ("faces", ("p2pcards.textplay", "p2pcards.tui")),
+    ("faces", ("p2pcards.textplay", "p2pcards.tui", "p2pcards.web")),
     ("command", ("p2pcards.cli", "p2pcards.__main__", "p2pcards")),
 )
 
@@ -82,7 +83,7 @@ ROLES: dict[str, str] = {
     "services": "discovery/ (mDNS) · history/ (SQLite history, replays, statistics)",
     "testing": "testing/ (deck and table in one process, fake LAN, protocol vectors)",
     "tools": "tools/ (arena, duel, engine, benchmarks)",
-    "faces": "tui/ (full-screen table, start screen) · textplay.py (line mode)",
+    "faces": "tui/ (full-screen table, start screen) · web/ (the same in a browser) · textplay.py (line mode)",
     "command": "cli/ (the p2pcards command)",
 }
 #: The highest layer that is sans-IO: it and every layer below import no trio, no

@@ -79,6 +79,9 @@ def test_sdist_and_wheel_build_install_and_run_in_a_fresh_venv(tmp_path: Path) -
     assert not any("__pycache__" in n for n in names)
     with zipfile.ZipFile(wheel) as whl:
         assert "p2pcards/py.typed" in whl.namelist()
+        # the browser table's page is shipped as it is (no build step)
+        page = [f"p2pcards/web/static/{f}" for f in ("index.html", "app.js", "app.css", "cards.js", "icon.svg")]
+        assert [f for f in page if f not in whl.namelist()] == []
         assert any(n.endswith(".dist-info/licenses/LICENSE") for n in whl.namelist())
 
     # the wheel, in a fresh venv, is the p2pcards that runs there

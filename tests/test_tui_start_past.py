@@ -260,13 +260,13 @@ def test_a_database_that_cannot_be_read_is_said_not_raised(tmp_path):
 def test_the_start_screen_reaches_statistics_and_past_games_and_comes_back_from_a_replay(recorded, monkeypatch):
     """By keys through a pipe: Statistics (7), back (q), Past games (6), Enter replays the
     newest; the screen comes back on the list; the next one is not a transcript: the
-    message says so; then quit (8)."""
+    message says so; then quit (9)."""
     import p2pcards.tui.start as start_module
 
     home, bisca, sueca = recorded
     replayed: list[tuple[Path, dict[str, Any]]] = []
     steps = [("6. Past games", "7"), ("Computer players, by level:", "q"), ("7. Statistics", "6"),
-             ("Enter replays a game", "\r"), ("Could not replay the game: ", "\r8")]
+             ("Enter replays a game", "\r"), ("Could not replay the game: ", "\r9")]
 
     def run_replay(path: Path, **kw: Any) -> int:
         replayed.append((path, kw))

@@ -377,6 +377,7 @@ Examples:
   p2pcards play --join NAME    a person takes a seat of the table called NAME
   p2pcards join NAME           a headless computer player takes one
   p2pcards resume              take up again a table left or cut short
+  p2pcards web                 the start page and its tables in your browser
 
 See `p2pcards COMMAND --help` for a command's options, its --json output and its exit
 status.  People see seats and deals counted from 1 ("seat 1", "deal 1"); --json output
@@ -404,6 +405,35 @@ A replay only reads the log: it sends nothing and writes nothing.  It needs a te
 (`p2pcards export LOGFILE` prints the deals as text).
 Exit status: 0 after the replay; 2 for a file that is not a transcript, a game not
 installed here, a bad --seat, or no terminal.
+"""
+
+
+WEB_EPILOG = """\
+The page talks only to your own peer, which keeps your keys and plays your seat: it is
+sent what your replica may know, nothing more, and nothing of the protocol changes.
+
+Safety: the server listens on 127.0.0.1 (this computer only) on a free port, and the
+address carries a secret made for this run (http://127.0.0.1:PORT/?k=SECRET); the page
+keeps it in a cookie, and every request and WebSocket without it is refused, as is a
+WebSocket from any other page (its Origin).  --bind ADDR serves the page on the LAN too
+(e.g. --bind 0.0.0.0 to play from a phone): anyone who has the whole address then plays
+your seat, and the page travels as plain HTTP that others on the network can read.  Keep
+the address to yourself.
+
+One page at a time: opening the address in a second tab moves the table there (the first
+tab says so).  Closing the tab leaves your seat as q does on the terminal (its
+transcript is kept); opening the address again takes the seat up again.  Quit on the
+start page (or Ctrl-C here) stops the server.
+
+JSON output (--json): one object per line.  First, when the page is served,
+  {"type": "listening", "url": URL, "address": ADDR, "port": PORT}
+(URL carries the secret); then, as the person plays, each table opened on the page
+  {"type": "table", "table": HEX, "game": NAME, "seat": SEAT}
+each table left before its end ("closed": the page went away; "resumable": its
+transcript is kept, and the next page takes the seat up again when "closed")
+  {"type": "left", "table": HEX, "closed": BOOL, "resumable": BOOL}
+and last {"type": "stopped"}.
+Exit status: 0 after Quit on the page; 130 when interrupted (Ctrl-C); 2 for bad arguments.
 """
 
 

@@ -21,6 +21,7 @@ from p2pcards.cli.help import (
     REPLAY_EPILOG,
     RESUME_EPILOG,
     TOP_EPILOG,
+    WEB_EPILOG,
     _HelpFormatter,
 )
 from p2pcards.cli.network import cmd_host, cmd_join, cmd_tables
@@ -28,6 +29,7 @@ from p2pcards.cli.offline import cmd_arena, cmd_bench, cmd_duel, cmd_engine, cmd
 from p2pcards.cli.play import cmd_play
 from p2pcards.cli.records import cmd_audit, cmd_export, cmd_history, cmd_replay, cmd_stats
 from p2pcards.cli.resume import cmd_resume
+from p2pcards.cli.web import add_web_arguments, cmd_web
 from p2pcards.players import PLAYER_LEVELS, TABLE_LEVEL
 
 
@@ -207,7 +209,25 @@ def build_parser() -> argparse.ArgumentParser:
     lan.add_argument("--wait", type=float, default=None, metavar="S",
                      help="with --join NAME: seconds to look for the table on the LAN (default 5)")
     _lan_options(lan)
+    web = p.add_argument_group("In the browser", "with --web the table (and then the start page) is in your "
+                               "browser instead of the terminal: see `p2pcards web --help`")
+    web.add_argument("--web", action="store_true", help="play in the browser, served by your own peer")
+    web.add_argument("--no-browser", action="store_true", help="with --web: print the address instead of opening it")
+    web.add_argument("--web-bind", default="127.0.0.1", metavar="ADDR",
+                     help="with --web: address the page is served on (default 127.0.0.1: this computer only)")
+    web.add_argument("--web-port", type=int, default=0, metavar="P", help="with --web: the page's port (default any)")
     p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser(
+        "web", help="the start page and every table in your browser, served by your own peer",
+        epilog=WEB_EPILOG + JSON_NUMBERING,
+        formatter_class=raw,
+        description="Start your own peer with a small web server on this computer and open the browser on it: "
+        "everything the start screen and the terminal table do -- play against the computer, host and join LAN "
+        "tables, your tables, past games and statistics -- with cards to click or tap.",
+    )
+    add_web_arguments(p)
+    p.set_defaults(func=cmd_web)
 
     p = sub.add_parser(
         "host", help="open a table on the network and play its bot seats", epilog=HOST_EPILOG + JSON_NUMBERING,

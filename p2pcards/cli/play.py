@@ -36,8 +36,16 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     if args.no_hints and not args.host:
         raise CliError("--no-hints is for a table you host (--host): at a table you join, its host decides, "
                        "and against the computer hints are yours to ask or not")
+    if args.web and args.text:
+        raise CliError("--web and --text: choose one")
     if args.host or args.join is not None:
         return _play_lan(args, out, registry, spec, options)
+    if args.web:  # the table in the browser (p2pcards.web), then the start page
+        from p2pcards.cli.web import serve
+        from p2pcards.tui.start_model import StartChoice
+
+        return serve(args, out, registry=registry, first=StartChoice("play", spec.name, options, args.bots),
+                     seed=args.seed, deals=args.deals, bind=args.web_bind, port=args.web_port)
     if args.text or not _is_terminal(out):
         from p2pcards.textplay import play_text
         from p2pcards.words import default_lang
@@ -61,7 +69,7 @@ def _play_lan(args: argparse.Namespace, out: TextIO, registry: GameRegistry, spe
     """``play --host`` / ``play --join``: the person at a LAN table on the full screen."""
     from p2pcards.identity import data_dir
     from p2pcards.net import parse_seat_spec
-    from p2pcards.tui.lan import HostPlan, JoinPlan, hosting_announcer, play_lan
+    from p2pcards.tui.lan import HostPlan, JoinPlan, hosting_announcer
     from p2pcards.words import default_lang
 
     if args.host and args.join is not None:
@@ -82,7 +90,7 @@ def _play_lan(args: argparse.Namespace, out: TextIO, registry: GameRegistry, spe
         args.address = args.join
         by_name = ":" not in args.join
         host, port = _join_target(args, by_name)
-    if args.text or not _is_terminal(out):
+    if (args.text or not _is_terminal(out)) and not args.web:
         raise CliError("a LAN table is played on the full-screen table: run it in a terminal, without --text "
                        "(a headless computer player joins with `p2pcards join`)")
     me = _identity()
@@ -90,6 +98,10 @@ def _play_lan(args: argparse.Namespace, out: TextIO, registry: GameRegistry, spe
     if not args.host and (found := _returning(data_dir(), me, args.join, (host, port), by_name)):
         print(f"p2pcards: you have an unfinished table joined at {args.join}: taking your seat again "
               f"({found.describe()})", file=sys.stderr)
+        if args.web:
+            from p2pcards.tui.lan import ResumePlan
+
+            return _run_plan(args, out, registry, ResumePlan(found.path), lang)
         return _resume_on_screen(found, me, registry, data_dir(), lang)
     if args.host:
         announce = None
@@ -98,7 +110,7 @@ def _play_lan(args: argparse.Namespace, out: TextIO, registry: GameRegistry, spe
             announce = hosting_announcer(spec, options, seats, me, args, args.deals)
         host_plan = HostPlan(spec, options, seats, port=args.port, bind=args.bind, deals=args.deals,
                              timeout=args.timeout, announce=announce, hints=not args.no_hints)
-        return _left_note(play_lan(registry, host_plan, me=me, lang=lang, data_dir=data_dir(), speed=args.speed), lang)
+        return _run_plan(args, out, registry, host_plan, lang)
     join_plan = JoinPlan(host, port, expect_host=args.host_fingerprint, name=args.join if by_name else "")
     if by_name:
         from p2pcards.discovery import DiscoveryError
@@ -112,7 +124,20 @@ def _play_lan(args: argparse.Namespace, out: TextIO, registry: GameRegistry, spe
                 raise ConnectError(str(exc)) from None
 
         join_plan.locate = find
-    return _left_note(play_lan(registry, join_plan, me=me, lang=lang, data_dir=data_dir(), speed=args.speed), lang)
+    return _run_plan(args, out, registry, join_plan, lang)
+
+
+def _run_plan(args: argparse.Namespace, out: TextIO, registry: GameRegistry, plan: Any, lang: str) -> int:
+    """A LAN table (host, join, resume) on the full-screen table, or with --web in the browser."""
+    from p2pcards.identity import data_dir
+    from p2pcards.tui.lan import play_lan
+
+    if args.web:
+        from p2pcards.cli.web import serve
+
+        return serve(args, out, registry=registry, first=plan, bind=args.web_bind, port=args.web_port)
+    return _left_note(play_lan(registry, plan, me=_identity(), lang=lang, data_dir=data_dir(), speed=args.speed),
+                      lang)
 
 
 def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
@@ -122,4 +147,13 @@ def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
     from p2pcards.tui.start import run_start_screen
     from p2pcards.words import default_lang
 
-    return run_start_screen(_load(), me=_identity(), lang=args.start_lang or default_lang(), data_dir=data_dir())
+    registry = _load()
+
+    def open_web() -> int:  # the start screen's "Open in the browser": `p2pcards web`
+        from p2pcards.cli.web import serve
+
+        args.lang, args.no_browser, args.speed = None, False, 0.8
+        return serve(args, out, registry=registry)
+
+    return run_start_screen(registry, me=_identity(), lang=args.start_lang or default_lang(), data_dir=data_dir(),
+                            open_web=open_web)

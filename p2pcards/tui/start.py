@@ -107,7 +107,7 @@ def start_fragments(model: StartModel, rows: int | None = None, columns: int | N
     if view == "menu":
         labels = {"play": t("start_play"), "host": t("start_host"), "lan": t("start_lan"),
                   "join": t("start_join"), "saved": t("start_saved"), "past": t("start_past"),
-                  "stats": t("start_stats"), "quit": t("start_quit")}
+                  "stats": t("start_stats"), "web": t("start_web"), "quit": t("start_quit")}
         for i, item in enumerate(MENU):
             style = "class:item.cursor" if i == model.cursor else "class:item"
 
@@ -420,11 +420,14 @@ def run_start_screen(
     open_disco: OpenDiscovery | None = None,
     lan: bool = True,
     speed: float = 0.8,
+    open_web: Callable[[], object] | None = None,
 ) -> int:
     """The start screen; plays the tables chosen from it and comes back, until quit.
 
     ``open_disco`` opens LAN discovery (default: multicast DNS when
-    :mod:`p2pcards.discovery` is installed); ``lan=False`` lists no tables.
+    :mod:`p2pcards.discovery` is installed); ``lan=False`` lists no tables.  ``open_web``
+    runs the browser table (``p2pcards web``) when the person chooses it, until the person
+    quits it there; the start screen then comes back.
     """
     text = Text(lang)
     default_open, make_judge = _discovery()
@@ -473,3 +476,8 @@ def run_start_screen(
         elif choice.kind == "replay":
             pending = _replay_chosen(registry, choice, lang=lang, input=input, output=output)
             past_at = model.past_cursor
+        elif choice.kind == "web":
+            if open_web is None:
+                pending = text("start_web_none")
+            else:
+                open_web()

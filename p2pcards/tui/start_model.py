@@ -42,8 +42,8 @@ __all__ = [
     "parse_address",
 ]
 
-#: The menu, top to bottom.
-MENU = ("play", "host", "lan", "join", "saved", "past", "stats", "quit")
+#: The menu, top to bottom (``web``: the same, in the browser -- :mod:`p2pcards.web`).
+MENU = ("play", "host", "lan", "join", "saved", "past", "stats", "web", "quit")
 #: The digit that chooses each menu entry, in the menu's order (``q`` quits too).
 MENU_KEYS = {name: str(i + 1) for i, name in enumerate(MENU)}
 
@@ -64,7 +64,8 @@ class StartChoice:
     """What the person chose: ``play`` (game, options, level), ``host`` (the same and how
     many ``remote`` seats), ``join`` (host, port, and the announced host's fingerprint
     when the table was picked from the LAN list), ``resume`` (``path``: the saved
-    table's manifest) or ``replay`` (``path``: a past game's transcript log)."""
+    table's manifest), ``replay`` (``path``: a past game's transcript log) or ``web``
+    (the start screen in the browser instead)."""
 
     kind: str
     game: str = ""
@@ -389,6 +390,8 @@ class StartModel:
             item = MENU[self.cursor]
             if item == "quit":
                 self.on_exit(None)
+            elif item == "web":
+                self.on_exit(StartChoice("web"))
             elif item == "past":
                 self.error = ""
                 self._open_past()
