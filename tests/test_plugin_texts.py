@@ -278,7 +278,7 @@ def test_a_games_own_keys_are_among_its_text_keys():
 
 SCREENS = ["tui/model.py", "tui/windows.py", "tui/layout.py", "tui/app.py", "tui/start.py", "tui/start_model.py",
            "tui/start_past.py", "tui/keys.py", "tui/cards.py", "words/text.py", "words/en.py", "words/pt.py",
-           "words/games.py", "textplay.py"]
+           "words/games.py", "textplay/__init__.py", "textplay/words.py", "textplay/narration.py", "textplay/seat.py"]
 
 
 @pytest.mark.parametrize("path", SCREENS)

@@ -256,8 +256,10 @@ does the same when it finds an unfinished table joined at HOST:PORT.
 A table played against the computer (`p2pcards play`, manifest local.mesh) has every seat
 in this process: its peers link up in memory again.  A person's seat (`play`, `play
 --host`, `play --join`) is taken up on the full-screen table when standard input and
-output are a terminal and --json is not given; otherwise a heuristic computer player
-plays it to the end.
+output are a terminal and neither --json nor --text is given; at a table against the
+computer, with --text or without a terminal, it is taken up in line mode (as `play
+--text`: the person answers lines on standard input); otherwise (--json, or a LAN table
+without a terminal) a heuristic computer player plays it to the end.
 
 --abandon ends a table of two playing seats whose other seat stays silent (nobody can be
 voted out of a table of two): an "abandon" is written to the transcript and sent to the

@@ -38,20 +38,19 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
                        "and against the computer hints are yours to ask or not")
     if args.host or args.join is not None:
         return _play_lan(args, out, registry, spec, options)
-    if args.text or not _is_terminal(out):
-        from p2pcards.textplay import play_text
-        from p2pcards.words import default_lang
-
-        _identity()  # the data directory is checked as for the full-screen table: same refusal, same status
-        return play_text(spec, options, args.bots, args.seed, args.deals, sys.stdin, out,
-                         lang=args.lang or args.start_lang or default_lang())
     from p2pcards.identity import data_dir
-    from p2pcards.tui.app import play_local
     from p2pcards.words import default_lang
 
-    me = _identity()
+    me = _identity()  # the data directory is checked alike for both faces: same refusal, same status
     _warn_unfinished(data_dir(), me)  # stays on the terminal under the screen, seen again once it closes
     lang = args.lang or args.start_lang or default_lang()
+    if args.text or not _is_terminal(out):  # line mode: the same table, kept the same way (p2pcards.textplay)
+        from p2pcards.textplay import play_text
+
+        return play_text(spec, options, args.bots, args.seed, args.deals, sys.stdin, out, lang=lang, me=me,
+                         data_dir=data_dir())
+    from p2pcards.tui.app import play_local
+
     return _left_note(play_local(spec, options, me=me, lang=lang, bots=args.bots,
                                  seed=args.seed, deals=args.deals, speed=args.speed, data_dir=data_dir()), lang)
 

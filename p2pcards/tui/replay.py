@@ -370,10 +370,9 @@ class ReplayModel(TableModel):
             out.append(t("replay_stops"))
         return out[:2]
 
-    def score_lines(self) -> list[str]:
+    def score_lines(self, pace: bool = False) -> list[str]:
         """The score panel without the computer players' pace (a replay has none)."""
-        lines = super().score_lines()
-        return lines[:-2] if lines[-1] == self.text("speed", s=self.speed) else lines
+        return super().score_lines(pace=False)
 
     def prompt(self) -> str:
         return self.text("replay_prompt")

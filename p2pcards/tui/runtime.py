@@ -399,6 +399,8 @@ class LocalTable(ScreenTable):
     nonce reproducible (with the same person's identity and a fresh data directory the
     deals repeat).  ``data_dir`` (None: no files) keeps every local peer's transcript and
     secret, as ``p2pcards host`` does.  ``deals`` stops the table after that many deals.
+    ``think_ms`` is how long a searching computer player thinks per decision (default: the
+    pace, :func:`think_budget`; line mode has no pace).
     """
 
     model: TableModel  # known from the start (set by _setup), unlike a LAN table's
@@ -417,6 +419,7 @@ class LocalTable(ScreenTable):
         deals: int | None = None,
         speed: float = 0.8,
         data_dir: Path | None = None,
+        think_ms: int | None = None,
     ) -> None:
         n = spec.seats
         names = [me.name] + [BOT_NAMES[s] if s < len(BOT_NAMES) else f"bot{s}" for s in range(1, n)]
@@ -441,7 +444,7 @@ class LocalTable(ScreenTable):
                                      nonce=_derive(seed, "nonce", bump)[:16])
         ScreenTable.__init__(self)
         seats = [LocalSeat(me, self.person, secrets[0])]
-        budget = bot_budget(seed, think_budget(speed))
+        budget = bot_budget(seed, think_budget(speed) if think_ms is None else think_ms)
         seats += [LocalSeat(bot_ids[s - 1], self._pace(make_player(bots, spec, rngs[s], **budget)), secrets[s])
                   for s in range(1, n)]
         self._setup(spec, genesis, seats, me=me, text=text, speed=speed, data_dir=data_dir)

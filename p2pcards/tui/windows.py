@@ -78,8 +78,9 @@ class TableWindows:
             return out
         return [(self.name(s), (s,)) for s in range(self.game.seats)]
 
-    def score_lines(self) -> list[str]:
-        """The score panel: this deal so far, then the match."""
+    def score_lines(self, pace: bool = True) -> list[str]:
+        """The score panel: this deal so far, then the match (then, with ``pace``, the
+        computer players' pace)."""
         t = self.text
         snap = self.snap
         lines = [t("this_deal")]
@@ -107,8 +108,9 @@ class TableWindows:
             for ev in self.history[-4:]:
                 mark = {"clean": "✓", "renuncia": "R", "fault": "✗"}.get(ev["audit"]["verdict"], "?")
                 lines.append(f" {ev['deal'] + 1}: {'–'.join(str(x) for x in ev['totals'])} {mark}")
-        lines.append("")
-        lines.append(t("speed", s=self.speed))
+        if pace:
+            lines.append("")
+            lines.append(t("speed", s=self.speed))
         return lines
 
     def _last_totals(self) -> list[int]:

@@ -312,9 +312,9 @@ EN: dict[str, str] = {
     "lobby_keys_failed": " any key: back ",
     # text mode
     "text_intro_one": "{title}: you are seat {me}; the computer player ({level}) sits in seat {last}. "
-                      "q leaves the table.",
+                      "? lists the keys; q leaves the table.",
     "text_intro_other": "{title}: you are seat {me}; computer players ({level}) sit in seats {first} to {last}. "
-                        "q leaves the table.",
+                        "? lists the keys; q leaves the table.",
     "text_level_random": "random",
     "text_level_heuristic": "heuristic",
     "text_level_search": "search (strongest)",
@@ -374,6 +374,17 @@ EN: dict[str, str] = {
     "text_no_winner_one": "The table stops here after 1 deal, before the match's end: no winner.",
     "text_no_winner_other": "The table stops here after {n} deals, before the match's end: no winner.",
     "text_left": "You left the table.",
+    "text_left_kept": "You left the table. Its transcript is kept: `{command}` takes your seat again.",
+    "text_help": (  # each line: what to type, a tab, what it does (text mode aligns the column)
+        "1, 2, 3…\tthe card (or the choice) with that number; several numbers, spaces between, to pick cards\n"
+        "x\tthe other choice of a play, when the game offers one (the question says it)\n"
+        "n\tdecline, when the game lets you (e.g. sit a deal out)\n"
+        "h\ta hint: what the computer would choose here, and why\n"
+        "l\tthe last trick\n"
+        "s\tthe scores\n"
+        "?\tthis help\n"
+        "q\tleave the table (it is kept: `p2pcards resume` takes your seat again)"
+    ),
     # text mode: plugin events
     "text_facts": "At the table: {facts}",
     "text_event": "{who}: {kind} {choice}",

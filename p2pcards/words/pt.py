@@ -304,9 +304,9 @@ PT: dict[str, str] = {
     "lobby_keys_failed": " qualquer tecla: voltar ",
     # text mode
     "text_intro_one": "{title}: está no lugar {me}; o jogador do computador ({level}) está no lugar {last}. "
-                      "q sai da mesa.",
+                      "? mostra as teclas; q sai da mesa.",
     "text_intro_other": "{title}: está no lugar {me}; os jogadores do computador ({level}) estão nos lugares "
-                        "{first} a {last}. q sai da mesa.",
+                        "{first} a {last}. ? mostra as teclas; q sai da mesa.",
     "text_level_random": "ao acaso",
     "text_level_heuristic": "heurístico",
     "text_level_search": "pesquisa (o mais forte)",
@@ -366,6 +366,18 @@ PT: dict[str, str] = {
     "text_no_winner_one": "A mesa acaba aqui, ao fim de 1 mão, antes do fim da partida: sem vencedor.",
     "text_no_winner_other": "A mesa acaba aqui, ao fim de {n} mãos, antes do fim da partida: sem vencedor.",
     "text_left": "Saiu da mesa.",
+    "text_left_kept": "Saiu da mesa. A transcrição fica guardada: `{command}` devolve-lhe o lugar.",
+    "text_help": (  # cada linha: o que escrever, um tab, o que faz (o modo de texto alinha a coluna)
+        "1, 2, 3…\ta carta (ou a escolha) com esse número; para escolher cartas, vários números separados por "
+        "espaços\n"
+        "x\ta outra escolha de uma jogada, quando o jogo a oferece (a pergunta di-lo)\n"
+        "n\trecusar, quando o jogo deixa (por exemplo, ficar de fora de uma mão)\n"
+        "h\tuma sugestão: o que o computador escolheria aqui, e porquê\n"
+        "l\ta última vaza\n"
+        "s\tos pontos\n"
+        "?\testa ajuda\n"
+        "q\tsair da mesa (fica guardada: `p2pcards resume` devolve-lhe o lugar)"
+    ),
     # text mode: plugin events
     "text_facts": "Na mesa: {facts}",
     "text_event": "{who}: {kind} {choice}",
