@@ -103,6 +103,7 @@ def test_host_with_only_bots_plays_locally_and_prints_the_contract(cli, home):
     assert listening["address"] == "127.0.0.1" and listening["port"] > 0 and listening["game"] == "bisca"
     assert table["game"] == "bisca" and table["local_seats"] == [0, 1] and table["deals"] == 1
     assert [s["bot"] for s in table["seats"]] == ["random", "heuristic"]
+    assert [s["name"] for s in table["seats"]] == ["bot1", "bot2"]  # named as people count seats, from 1
     assert table["seats"][0]["runs_on"] == table["host"]["fingerprint"]
     for key in ("deal", "dealer", "trump", "result", "audit", "totals", "match_over", "winner", "table", "seat"):
         assert key in deal

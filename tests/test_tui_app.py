@@ -90,9 +90,11 @@ def screen_text(app: Any) -> str:
                      for y in range(size.rows))
 
 
-def person(name: str = "Zé") -> Identity:
+def person(name: str = "Zé", named: bool = True) -> Identity:
+    """A person whose name was chosen (``named``: the start screen does not ask it)."""
     digest = hashlib.sha256(name.encode()).digest()
-    return Identity(Ed25519PrivateKey.from_private_bytes(digest), X25519PrivateKey.from_private_bytes(digest), name)
+    return Identity(Ed25519PrivateKey.from_private_bytes(digest), X25519PrivateKey.from_private_bytes(digest), name,
+                    named)
 
 
 def click(model: TableModel, index: int) -> None:

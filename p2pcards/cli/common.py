@@ -100,13 +100,36 @@ def _run_net(main: Any) -> int:
     return 0
 
 
-def _identity() -> Any:
-    from p2pcards.identity import IdentityError, data_dir, load_or_create
+def _identity(name: str | None = None) -> Any:
+    """This user's identity (created on first use); ``name``: the person's display name,
+    kept in it from now on."""
+    from p2pcards.identity import IdentityError, check_name, data_dir, load_or_create
 
+    if name is not None and (problem := check_name(name)):
+        raise CliError(f"--name: {problem}")
     try:
-        return load_or_create(data_dir())
+        return load_or_create(data_dir(), name)
     except (IdentityError, OSError) as exc:
         raise CliError(f"cannot load this user's identity: {exc}") from None
+
+
+def _ask_name(me: Any, lang: str) -> Any:
+    """On a terminal, the first time: ask the person's display name (Enter keeps the one
+    suggested, the login name); it is kept in the identity and not asked again."""
+    if me.named or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return me
+    from p2pcards.identity import check_name
+    from p2pcards.words import Text
+
+    t = Text(lang)
+    while True:
+        try:
+            answer = input(t("ask_name", name=me.name)).strip()
+        except EOFError:
+            answer = ""
+        if not answer or check_name(answer) is None:
+            return _identity(answer or me.name)
+        print(f"p2pcards: {check_name(answer)}", file=sys.stderr)
 
 
 def _check_timeout(value: float, flag: str) -> None:

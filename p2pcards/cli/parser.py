@@ -181,6 +181,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lang", choices=("en", "pt"), default=None,
                    help="language of the table (default: from the locale)")
     p.add_argument("--text", action="store_true", help="line mode instead of the full-screen table")
+    p.add_argument("--name", metavar="NAME", default=None,
+                   help="your name at the tables, kept from now on (default: asked once on a terminal, the login "
+                        "name until then); two players of one name are told apart by their keys' fingerprints")
     lan = p.add_argument_group(
         "LAN tables", "with --host the person hosts a table on the LAN (seat 'me'; the other seats are players "
         "who join, or computer players this process runs); with --join the person joins one")

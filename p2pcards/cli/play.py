@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 from p2pcards.cli.common import (
     CliError,
+    _ask_name,
     _check_timeout,
     _game,
     _identity,
@@ -41,9 +42,9 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     from p2pcards.identity import data_dir
     from p2pcards.words import default_lang
 
-    me = _identity()  # the data directory is checked alike for both faces: same refusal, same status
-    _warn_unfinished(data_dir(), me)  # stays on the terminal under the screen, seen again once it closes
     lang = args.lang or args.start_lang or default_lang()
+    me = _ask_name(_identity(args.name), lang)  # the data directory is checked alike for both faces
+    _warn_unfinished(data_dir(), me)  # stays on the terminal under the screen, seen again once it closes
     if args.text or not _is_terminal(out):  # line mode: the same table, kept the same way (p2pcards.textplay)
         from p2pcards.textplay import play_text
 
@@ -84,8 +85,8 @@ def _play_lan(args: argparse.Namespace, out: TextIO, registry: GameRegistry, spe
     if args.text or not _is_terminal(out):
         raise CliError("a LAN table is played on the full-screen table: run it in a terminal, without --text "
                        "(a headless computer player joins with `p2pcards join`)")
-    me = _identity()
     lang = args.lang or args.start_lang or default_lang()
+    me = _ask_name(_identity(args.name), lang)
     if not args.host and (found := _returning(data_dir(), me, args.join, (host, port), by_name)):
         print(f"p2pcards: you have an unfinished table joined at {args.join}: taking your seat again "
               f"({found.describe()})", file=sys.stderr)
@@ -121,4 +122,5 @@ def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
     from p2pcards.tui.start import run_start_screen
     from p2pcards.words import default_lang
 
-    return run_start_screen(_load(), me=_identity(), lang=args.start_lang or default_lang(), data_dir=data_dir())
+    return run_start_screen(_load(), me=_identity(), lang=args.start_lang or default_lang(), data_dir=data_dir(),
+                            rename=_identity)

@@ -211,7 +211,9 @@ def play_text(
     words = table.line.w
     bots_key = "text_intro_one" if spec.seats == 2 else "text_intro_other"
     title = spec.text(lang, "title")  # the game's own words in the person's language
-    table.line.say(words(bots_key, title=title, me=ME + 1, level=words.level(bots), first=ME + 2, last=spec.seats))
+    name = words("text_intro_name", name=me.name) if me.named else ""  # the name the person chose
+    table.line.say(words(bots_key, title=title, me=ME + 1, level=words.level(bots), first=ME + 2, last=spec.seats,
+                         name=name))
     if spec.teams:
         teams = [words.side(team) for team in spec.teams]
         table.line.say(words("text_teams", teams=words("text_against", a=teams[0], b=", ".join(teams[1:]))))

@@ -145,7 +145,7 @@ class LanTable(ScreenTable):
         mine = [s["seat"] for s in info["seats"]
                 if s["seat"] in info["local_seats"] and s["bot"] is None and s["fingerprint"] == self.me.fingerprint]
         seat = mine[0]
-        labels = [SeatLabel(s["seat"], s["name"], s["bot"], s["runs_on"]) for s in info["seats"]]
+        labels = [SeatLabel(s["seat"], s["name"], s["bot"], s["runs_on"], s["fingerprint"]) for s in info["seats"]]
         self.table_id = info["table"]
         path = str(log_path(self.data_dir, bytes.fromhex(info["table"]), seat))
         self._attach(TableModel(GameInfo.of(spec, info["options"]), labels, seat, self.text, speed=self.speed,

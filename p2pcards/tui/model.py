@@ -26,11 +26,13 @@ screens"), and its words from the game's own texts.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from p2pcards.core import PLAY, Card, Decision, Line, pretty
+from p2pcards.identity import told_apart
 from p2pcards.players.hints import Hint
 from p2pcards.tui.cards import SUIT_ORDER, card_label, is_red, sort_hand
 from p2pcards.tui.input import CARD_KEYS, TableKeys
@@ -123,7 +125,10 @@ class TableModel(TableKeys, TableWindows):
         if len(seats) != game.seats:
             raise ValueError(f"{game.name} has {game.seats} seats, not {len(seats)}")
         self.game = game
-        self.seats = list(seats)
+        # two seats of one name ("root" and "root") are told apart by their keys' fingerprints
+        names = told_apart([(label.name, label.fingerprint or "") for label in seats])
+        self.seats = [label if name == label.name else dataclasses.replace(label, name=name)
+                      for label, name in zip(seats, names)]
         self.me = me
         self.text = text
         #: seconds a computer player waits before each decision

@@ -53,7 +53,7 @@ class ReplayModel(TableModel):
 
     def __init__(self, match: MatchSteps, text: Text, *, seat: int = 0, here: str | None = None) -> None:
         spec = match.spec
-        labels = [SeatLabel(i, s.name, s.bot, s.runs_on) for i, s in enumerate(match.seats)]
+        labels = [SeatLabel(i, s.name, s.bot, s.runs_on, s.fingerprint) for i, s in enumerate(match.seats)]
         super().__init__(GameInfo.of(spec, match.genesis.options), labels, seat % spec.seats, text, here=here)
         self.match = match
         self.fingerprints = [s.fingerprint for s in match.seats]

@@ -489,7 +489,7 @@ class LocalTable(ScreenTable):
         self.genesis = genesis
         self.table_id = self._table_id(genesis)
         info = Genesis.from_body(parse_message(genesis, None).body)
-        labels = [SeatLabel(s, i.name, i.bot, i.runs_on) for s, i in enumerate(info.seats)]
+        labels = [SeatLabel(s, i.name, i.bot, i.runs_on, i.fingerprint) for s, i in enumerate(info.seats)]
         path = str(log_path(data_dir, self.table_id, self.seat)) if data_dir is not None else None
         self.model = TableModel(GameInfo.of(spec, info.options), labels, self.seat, text, speed=speed,
                                 here=me.fingerprint, log_path=path)

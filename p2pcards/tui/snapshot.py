@@ -51,12 +51,14 @@ class GameInfo:
 
 @dataclass(frozen=True)
 class SeatLabel:
-    """Who sits in a seat: name, bot level (None: a person), fingerprint of who runs it."""
+    """Who sits in a seat: name, bot level (None: a person), fingerprint of who runs it,
+    and the seat's own key's fingerprint (two seats of one name are told apart by it)."""
 
     seat: int
     name: str
     bot: str | None = None
     runs_on: str | None = None
+    fingerprint: str | None = None
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,9 @@ here when it ends; a past game chosen from "Past games" is replayed
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+import textwrap
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -202,6 +204,12 @@ def start_fragments(model: StartModel, rows: int | None = None, columns: int | N
     elif view == "join":
         line("", f"  {t('start_address')}: ")
         line("class:value", f"  {model.address}█")
+    elif view == "name":
+        line("", f"  {t('start_name')}: ")
+        line("class:value", f"  {model.name}█")
+        line("", "")
+        for part in textwrap.wrap(t("start_name_help"), max(model.width - 2, 20)):
+            line("class:help", f"  {part}")
     elif view == "message":
         for para in model.message.split("\n"):
             line("class:placeholder", f"  {para}")
@@ -214,7 +222,7 @@ def start_fragments(model: StartModel, rows: int | None = None, columns: int | N
 def create_start_key_bindings(model: StartModel) -> KeyBindings:
     """Keys of the start screen: arrows, Enter, Esc, q, digits in the menu, typing an address."""
     kb = KeyBindings()
-    typing = Condition(lambda: model.view == "join")
+    typing = Condition(lambda: model.typing)
 
     @kb.add("<any>", filter=typing)
     def _type(event: KeyPressEvent) -> None:
@@ -252,8 +260,11 @@ def build_start_app(model: StartModel, *, input: Input | None = None,
                     output: Output | None = None) -> Application[StartChoice | None]:
     """The start screen application; its result is the person's :class:`StartChoice` (None: quit)."""
     t = model.text
-    title = Window(FormattedTextControl(lambda: [("class:title", f" {t('start_title')} ")]), height=1,
-                   style="class:title")
+    def title_line() -> StyleAndTextTuples:
+        said = t("start_title_you", title=t("start_title"), name=model.name) if model.name else t("start_title")
+        return [("class:title", f" {said} ")]
+
+    title = Window(FormattedTextControl(title_line), height=1, style="class:title")
     body = Window(FormattedTextControl(lambda: start_fragments(model, *_size())), style="class:body")
     keys = Window(FormattedTextControl(lambda: [("class:keys", f" {t('start_keys')} ")]), height=1, style="class:keys")
     app: Application[StartChoice | None] = Application(
@@ -409,6 +420,11 @@ def _replay_chosen(registry: GameRegistry, choice: StartChoice, *, lang: str, in
     return ""
 
 
+def _keep_name(named: list[Identity], me: Identity, rename: Callable[[str], Identity] | None, name: str) -> None:
+    """The name typed on the start screen: kept (``rename``), the identity with it in ``named``."""
+    named.append(rename(name) if rename is not None else Identity(me.signing_key, me.sealing_key, name, True))
+
+
 def run_start_screen(
     registry: GameRegistry,
     *,
@@ -420,11 +436,14 @@ def run_start_screen(
     open_disco: OpenDiscovery | None = None,
     lan: bool = True,
     speed: float = 0.8,
+    rename: Callable[[str], Identity] | None = None,
 ) -> int:
     """The start screen; plays the tables chosen from it and comes back, until quit.
 
     ``open_disco`` opens LAN discovery (default: multicast DNS when
-    :mod:`p2pcards.discovery` is installed); ``lan=False`` lists no tables.
+    :mod:`p2pcards.discovery` is installed); ``lan=False`` lists no tables.  ``rename``
+    keeps the name the person types when ``me``'s was never chosen (the first view asks
+    it) and returns the identity with it; None: the name is used for this run only.
     """
     text = Text(lang)
     default_open, make_judge = _discovery()
@@ -433,7 +452,10 @@ def run_start_screen(
     pending = ""
     past_at: int | None = None  # back from a replay: the past games again, at that row
     while True:
-        model = StartModel(list(registry.games.values()), text, discovery=opener is not None)
+        model = StartModel(list(registry.games.values()), text, discovery=opener is not None, name=me.name,
+                           ask_name=not me.named)
+        named: list[Identity] = []
+        model.on_name = functools.partial(_keep_name, named, me, rename)
         model.saved = saved_tables(data_dir, me)
         model.history_from(data_dir)
         if pending:
@@ -446,6 +468,8 @@ def run_start_screen(
         browser = _Browser(model, opener, judge)
         with screen_logging(data_dir):
             choice = asyncio.run(run_with_trio(app, browser.run, browser.cancel, browser.failed))
+        if named:
+            me = named[-1]
         if choice is None:
             return 0
         if choice.kind == "play":

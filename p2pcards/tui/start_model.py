@@ -10,7 +10,9 @@ played here, as ``p2pcards resume --list`` lists them: an unfinished one is take
 again, an ended one says how it ended), ``past`` (the matches this machine knows, newest
 first, from the history database or else from the transcripts: Enter replays one),
 ``stats`` (what ``p2pcards stats`` says, scrolled a page at a time), ``message`` (a
-paragraph and a key to go back).  Keys arrive as method calls; the screen ends through
+paragraph and a key to go back), ``name`` (the person's name at the tables, typed in: the
+first view when the identity's name was never chosen; Enter keeps it through ``on_name``).
+Keys arrive as method calls; the screen ends through
 ``on_exit(result)`` with a :class:`StartChoice` (or None to quit).  The lists of ``past``
 and ``stats`` are read when their view opens (:meth:`StartModel.history_from` says from
 where).
@@ -191,12 +193,16 @@ class SavedEntry:
 class StartModel:
     """Everything on the start screen (module docstring)."""
 
-    def __init__(self, games: Sequence[GameSpec], text: Text, *, discovery: bool = True) -> None:
+    def __init__(self, games: Sequence[GameSpec], text: Text, *, discovery: bool = True, name: str = "",
+                 ask_name: bool = False) -> None:
         if not games:
             raise ValueError("no game is installed")
         ordered = sorted(games, key=lambda s: (s.order, s.name))  # as the games ask (GameSpec.order)
         self.text = text
-        self.view = "menu"
+        #: the person's name at the tables; ``ask_name``: never chosen, so asked first
+        self.name = name
+        self.view = "name" if ask_name else "menu"
+        self.on_name: Callable[[str], None] = lambda name: None
         self.cursor = 0
         self.form = PlayForm(list(ordered))
         self.host_form = PlayForm(list(ordered), hosting=True)
@@ -438,6 +444,22 @@ class StartModel:
                 self.on_exit(StartChoice("replay", game=past.game, path=past.path))
         elif view == "message":
             self.view = "menu"
+        elif view == "name":
+            self._named()
+
+    def _named(self) -> None:
+        """Enter on the name: kept (``on_name``) if it can be one, else why not."""
+        from p2pcards.identity import check_name
+
+        name = self.name.strip()
+        problem = check_name(name)
+        if problem is not None:
+            self.error = problem
+            return
+        self.name = name
+        self.on_name(name)
+        self.view = "menu"
+        self.error = ""
 
     def _join(self, text: str, fingerprint: str | None = None) -> None:
         where = parse_address(text)
@@ -456,21 +478,34 @@ class StartModel:
         self.view = "menu"
         self.error = ""
 
+    @property
+    def typing(self) -> bool:
+        """Whether keys type text (an address, a name) rather than move."""
+        return self.view in ("join", "name")
+
     def type(self, text: str) -> None:
-        """Characters typed (the address, in the join view)."""
+        """Characters typed (the address in the join view, the name in the name view)."""
+        typed = "".join(c for c in text if c.isprintable())
         if self.view == "join":
-            self.address += "".join(c for c in text if c.isprintable())
+            self.address += typed
+            self.error = ""
+        elif self.view == "name":
+            from p2pcards.identity import MAX_NAME
+
+            self.name = (self.name + typed)[:MAX_NAME]
             self.error = ""
 
     def backspace(self) -> None:
         if self.view == "join":
             self.address = self.address[:-1]
+        elif self.view == "name":
+            self.name = self.name[:-1]
 
     def quit(self) -> None:
-        """q: leave from the menu, back from elsewhere (not while typing an address)."""
+        """q: leave from the menu, back from elsewhere (not while typing an address or a name)."""
         if self.view == "menu":
             self.on_exit(None)
-        elif self.view == "join":
+        elif self.typing:
             self.type("q")
         else:
             self.back()

@@ -200,6 +200,11 @@ EN: dict[str, str] = {
     "start_back": "Back",
     "start_keys": "↑/↓ move · ←/→ change · Enter choose · Esc back · q quit",
     "start_address": "Address (HOST:PORT)",
+    "start_title_you": "{title} · you are {name}",
+    "start_name": "Your name at the tables",
+    "start_name_help": "The other players see it next to your seat. Enter keeps it; "
+                       "`p2pcards play --name NAME` changes it later.",
+    "ask_name": "Your name at the tables (the other players see it; Enter keeps “{name}”): ",
     "start_bad_address": "expected HOST:PORT, e.g. 192.168.1.20:40123",
     "lan_placeholder": "LAN discovery is not installed yet: no live list. Use “Join by address”.",
     "lan_none": "No tables seen on the LAN yet (listening…).",
@@ -311,10 +316,11 @@ EN: dict[str, str] = {
     "lobby_keys": " q or Esc: leave ",
     "lobby_keys_failed": " any key: back ",
     # text mode
-    "text_intro_one": "{title}: you are seat {me}; the computer player ({level}) sits in seat {last}. "
+    "text_intro_one": "{title}: you{name} are seat {me}; the computer player ({level}) sits in seat {last}. "
                       "? lists the keys; q leaves the table.",
-    "text_intro_other": "{title}: you are seat {me}; computer players ({level}) sit in seats {first} to {last}. "
-                        "? lists the keys; q leaves the table.",
+    "text_intro_other": "{title}: you{name} are seat {me}; computer players ({level}) sit in seats {first} to "
+                        "{last}. ? lists the keys; q leaves the table.",
+    "text_intro_name": " ({name})",
     "text_level_random": "random",
     "text_level_heuristic": "heuristic",
     "text_level_search": "search (strongest)",

@@ -191,6 +191,11 @@ PT: dict[str, str] = {
     "start_back": "Voltar",
     "start_keys": "↑/↓ mover · ←/→ mudar · Enter escolher · Esc voltar · q sair",
     "start_address": "Endereço (HOST:PORTA)",
+    "start_title_you": "{title} · é {name}",
+    "start_name": "O seu nome nas mesas",
+    "start_name_help": "Os outros jogadores veem-no ao lado do seu lugar. Enter guarda-o; "
+                       "`p2pcards play --name NOME` muda-o mais tarde.",
+    "ask_name": "O seu nome nas mesas (os outros jogadores veem-no; Enter guarda “{name}”): ",
     "start_bad_address": "esperava HOST:PORTA, por ex. 192.168.1.20:40123",
     "lan_placeholder": "A descoberta na rede local ainda não está instalada: sem lista. Use “Entrar por endereço”.",
     "lan_none": "Ainda não se vê nenhuma mesa na rede local (a escutar…).",
@@ -303,10 +308,11 @@ PT: dict[str, str] = {
     "lobby_keys": " q ou Esc: sair ",
     "lobby_keys_failed": " qualquer tecla: voltar ",
     # text mode
-    "text_intro_one": "{title}: está no lugar {me}; o jogador do computador ({level}) está no lugar {last}. "
+    "text_intro_one": "{title}: está no lugar {me}{name}; o jogador do computador ({level}) está no lugar {last}. "
                       "? mostra as teclas; q sai da mesa.",
-    "text_intro_other": "{title}: está no lugar {me}; os jogadores do computador ({level}) estão nos lugares "
+    "text_intro_other": "{title}: está no lugar {me}{name}; os jogadores do computador ({level}) estão nos lugares "
                         "{first} a {last}. ? mostra as teclas; q sai da mesa.",
+    "text_intro_name": ", como {name}",
     "text_level_random": "ao acaso",
     "text_level_heuristic": "heurístico",
     "text_level_search": "pesquisa (o mais forte)",
