@@ -229,6 +229,7 @@ def test_ctrl_c_then_resume_takes_the_seat_again_in_tmux(tmp_path):
         tm.send("Enter")
         tm.wait("the command's exit", lambda s: "EXIT=" in s)
         assert "EXIT=0" in tm.screen()
+        assert "LEFT=130" in tm.screen()  # Ctrl-C is an interrupt, on the screen as outside it
     finally:
         tm.kill()
     assert len(list(home.glob("tables/*"))) == 1  # taken up again, not a new table

@@ -170,7 +170,7 @@ loopback --bind, or with no remote seat; if multicast DNS fails the host warns o
 error and players can still join by HOST:PORT.
 Exit status: 0 when the table is over; 1 when it could not be played to the end (the lobby
 did not fill in time, a seat was silent past the timeout...); 2 for bad options or a port
-that cannot be opened.
+that cannot be opened; 130 when interrupted (Ctrl-C).
 """
 
 JOIN_EPILOG = """\
@@ -197,7 +197,7 @@ was killed), `join` takes its seat again instead, as `p2pcards resume` does (it 
 "resumed" object of `p2pcards resume --help` first); --new joins a new table instead.
 Exit status: 0 when the table is over; 1 when it could not be joined or played (no table
 of that name, host unreachable, seat refused, a seat silent past the timeout, this seat
-voted out...); 2 for bad options.
+voted out...); 2 for bad options; 130 when interrupted (Ctrl-C).
 """
 
 AUDIT_EPILOG = """\
@@ -281,9 +281,10 @@ table as an observer and learns the outcome ("final" with "voted_out": true).  W
 other process answers and this one has been away longer than twice the table's timeout,
 the table went on without it: resume says so, marks the table ended (outcome unknown) and
 exits 1; the log is kept for `p2pcards audit`.
-Exit status: 0 when the table is over; 1 when it cannot be resumed (no unfinished table, a
-saved log that does not verify, of another protocol version, no other process
-reachable...); 2 for bad options (several unfinished tables and no TABLE prefix).
+Exit status: 0 when the table is over, or when you leave your seat by choice (q) on the
+full screen or in line mode; 1 when it cannot be resumed (no unfinished table, a saved log
+that does not verify, of another protocol version, no other process reachable...); 2 for
+bad options (several unfinished tables and no TABLE prefix); 130 when interrupted (Ctrl-C).
 """
 
 
@@ -376,6 +377,20 @@ Examples:
 See `p2pcards COMMAND --help` for a command's options, its --json output and its exit
 status.  People see seats and deals counted from 1 ("seat 1", "deal 1"); --json output
 counts them from 0.
+
+Exit status, one rule for every way of playing (the start screen, `play` on the full
+screen or in line mode, `replay`, `host`, `join`, `resume`): 0 when the table is over or
+you leave it by choice (q, or a piped input that ends); 130 when interrupted (Ctrl-C, on
+the screen as outside it); 1 for an error (a table that fails, a host that cannot be
+reached, a table that cannot be resumed); 2 for bad arguments.  A table left or
+interrupted before its end is kept: `p2pcards resume TABLE` takes it up again.
+"""
+
+PLAY_EPILOG = """Exit status: 0 when the table is over or you leave it by choice (q, confirmed on the full
+screen; q or the end of a piped input in line mode); 130 when interrupted (Ctrl-C); 1 when
+the table fails (shown on the screen, then printed on standard error); 2 for bad
+arguments or an unusable data directory.  On leaving or an interrupt before the table's
+end, the exact command that takes it up again is printed.
 """
 
 #: Said in the help of every command whose --json output numbers seats, deals or matches.
@@ -397,8 +412,8 @@ Keys:  ->/<- the next/previous trick   ./, one decision   Home/End the deal's st
 
 A replay only reads the log: it sends nothing and writes nothing.  It needs a terminal
 (`p2pcards export LOGFILE` prints the deals as text).
-Exit status: 0 after the replay; 2 for a file that is not a transcript, a game not
-installed here, a bad --seat, or no terminal.
+Exit status: 0 after the replay (q); 130 when interrupted (Ctrl-C); 2 for a file that is
+not a transcript, a game not installed here, a bad --seat, or no terminal.
 """
 
 

@@ -18,6 +18,7 @@ from p2pcards.cli.help import (
     HOST_EPILOG,
     JOIN_EPILOG,
     JSON_NUMBERING,
+    PLAY_EPILOG,
     REPLAY_EPILOG,
     RESUME_EPILOG,
     TOP_EPILOG,
@@ -149,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "play",
         help="play against computer players in the terminal",
-        formatter_class=raw,
+        formatter_class=raw, epilog=PLAY_EPILOG,
         description="Play a match against computer players on a full-screen table: each computer "
         "player is a peer of its own, every deal is shuffled with the mental deck and audited. "
         "Keys: arrows and Enter, or a card's digit, or the mouse; ? shows every key; q leaves. "

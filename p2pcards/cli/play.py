@@ -122,5 +122,6 @@ def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
     from p2pcards.tui.start import run_start_screen
     from p2pcards.words import default_lang
 
-    return run_start_screen(_load(), me=_identity(), lang=args.start_lang or default_lang(), data_dir=data_dir(),
-                            rename=_identity)
+    lang = args.start_lang or default_lang()
+    return _left_note(run_start_screen(_load(), me=_identity(), lang=lang, data_dir=data_dir(), rename=_identity),
+                      lang)

@@ -50,6 +50,8 @@ class TableKeys:
     on_choice: Callable[[Choice], None]
     on_continue: Callable[[], None]
     on_exit: Callable[[], None]
+    #: Ctrl-C left the screen (set by :meth:`TableKeys.interrupt`)
+    interrupted: bool
     # hints and finishing a forced deal (set by the model; see TableModel)
     hints_allowed: bool
     hint_busy: bool
@@ -325,6 +327,7 @@ class TableKeys:
         return True
 
     def interrupt(self) -> None:
-        """Ctrl-C: leave at once."""
+        """Ctrl-C: leave at once, interrupted (the command then exits 130, not 0)."""
+        self.interrupted = True
         self.on_exit()
 

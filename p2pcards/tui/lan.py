@@ -284,7 +284,9 @@ async def run_lan_async(table: LanTable, screens: Callable[[], Awaitable[None]],
         table.failed(f"{type(error).__name__}: {error}")
 
     await run_with_trio(screens, trio_main or table.run, table.cancel, trio_failed)
-    return exit_status(table.outcome, resumable=table.model is not None)  # left in the lobby: nothing to take up
+    interrupted = table.lobby.interrupted or (table.model is not None and table.model.interrupted)
+    # left in the lobby: nothing to take up
+    return exit_status(table.outcome, resumable=table.model is not None, interrupted=interrupted)
 
 
 def net_failure(exc: NetError, text: Text) -> str:
@@ -298,7 +300,8 @@ def net_failure(exc: NetError, text: Text) -> str:
 def run_lan_table(table: LanTable, *, input: Input | None = None, output: Output | None = None) -> int:
     """The lobby screen, then the table screen, until the table ends or the person leaves.
 
-    Exit status: 0 when the table is over or the person left it, 1 when it failed.
+    Exit status: 0 when the table is over or the person left it, 130 when the person
+    interrupted it (Ctrl-C), 1 when it failed.
     """
     with screen_logging(table.data_dir, on_refused=table.refused):
         return asyncio.run(run_lan_async(table, lan_screens(table, input=input, output=output)))

@@ -48,6 +48,8 @@ class LobbyModel:
         #: how the screen ended, once it did ("table" or None); None while it runs
         self.result: str | None = None
         self.ended = False
+        #: the person left with Ctrl-C (an interrupt: exit status 130)
+        self.interrupted = False
         self.on_exit: Callable[[str | None], None] = lambda result: None
         self.listeners: list[Callable[[], None]] = []
 
@@ -83,6 +85,11 @@ class LobbyModel:
 
     # ------------------------------------------------------------------ keys
     def leave(self) -> None:
+        self._end(None)
+
+    def interrupt(self) -> None:
+        """Ctrl-C: leave, interrupted (the command exits 130)."""
+        self.interrupted = True
         self._end(None)
 
     def key(self) -> None:
@@ -121,9 +128,12 @@ def build_lobby_app(model: LobbyModel, *, input: Input | None = None,
 
     @kb.add("q")
     @kb.add("escape", eager=True)
-    @kb.add("c-c")
     def _leave(event: KeyPressEvent) -> None:
         model.leave()
+
+    @kb.add("c-c")
+    def _interrupt(event: KeyPressEvent) -> None:
+        model.interrupt()
 
     @kb.add("<any>")
     def _other(event: KeyPressEvent) -> None:

@@ -161,6 +161,8 @@ class TableModel(TableKeys, TableWindows):
         self.on_choice: Callable[[Choice], None] = lambda choice: None
         self.on_continue: Callable[[], None] = lambda: None
         self.on_exit: Callable[[], None] = lambda: None
+        #: the person left with Ctrl-C (an interrupt: exit status 130)
+        self.interrupted = False
         #: whether the table's host allows hints (the genesis says; ``h`` says so when not)
         self.hints_allowed = True
         #: a hint being computed; the hint's line (or "thinking…") for the pending decision

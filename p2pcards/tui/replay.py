@@ -33,7 +33,7 @@ from prompt_toolkit.output import Output
 from p2pcards.core import PLAY, GameRegistry, pretty
 from p2pcards.history.charts import points_chart
 from p2pcards.history.replay import DealSteps, MatchSteps, follow_log
-from p2pcards.tui.app import build_app
+from p2pcards.tui.app import INTERRUPTED, build_app
 from p2pcards.tui.cards import card_label
 from p2pcards.tui.model import SeatPanel, TableModel
 from p2pcards.tui.snapshot import GameInfo, SeatLabel, Snapshot, replay_snapshot
@@ -420,11 +420,16 @@ def create_replay_key_bindings(model: ReplayModel) -> KeyBindings:
     def leave() -> None:
         model.on_exit()
 
+    def interrupt() -> None:
+        model.interrupted = True
+        model.on_exit()
+
     def escape() -> None:
         if not model.close():
             leave()
 
-    bind(("q", "c-c"), leave)
+    bind(("q",), leave)
+    bind(("c-c",), interrupt)
     bind(("escape",), escape, eager=True)
     return kb
 
@@ -438,8 +443,9 @@ def build_replay_app(model: ReplayModel, *, input: Input | None = None,
 def run_replay(path: Path, *, lang: str, seat: int | None = None, registry: GameRegistry | None = None,
                here: str | None = None, input: Input | None = None, output: Output | None = None) -> int:
     """Replay the transcript log at ``path`` on the full-screen table until the person
-    leaves (exit status 0).  ``seat`` is the seat at the bottom (None: the seat whose log
-    it is when the file is named ``seatN.log``, else the first).  Raises
+    leaves (exit status 0; 130 when interrupted with Ctrl-C).  ``seat`` is the seat at the
+    bottom (None: the seat whose log it is when the file is named ``seatN.log``, else the
+    first).  Raises
     :class:`~p2pcards.history.HistoryError` for a file that is not a transcript or a game
     not installed here.  A replay reads the log and writes nothing."""
     match = follow_log(path, registry)
@@ -454,7 +460,7 @@ def replay_match(match: MatchSteps, *, lang: str, seat: int | None = None, here:
     bottom = seat if seat is not None and 0 <= seat < match.spec.seats else 0
     model = ReplayModel(match, Text(lang), seat=bottom, here=here)
     build_replay_app(model, input=input, output=output).run()
-    return 0
+    return INTERRUPTED if model.interrupted else 0
 
 
 def seat_of_log(path: Path) -> int | None:

@@ -36,7 +36,7 @@ from prompt_toolkit.styles import Style
 from p2pcards.core import GameRegistry
 from p2pcards.identity import Identity
 from p2pcards.net.handshake import SeatSpec
-from p2pcards.tui.app import play_local, run_with_trio
+from p2pcards.tui.app import INTERRUPTED, play_local, run_with_trio
 from p2pcards.tui.lan import HostPlan, JoinPlan, ResumePlan, hosting_announcer, net_failure, play_lan
 from p2pcards.tui.logfile import screen_logging
 from p2pcards.tui.start_model import MENU, MENU_KEYS, LanEntry, SavedEntry, StartChoice, StartModel
@@ -239,7 +239,7 @@ def create_start_key_bindings(model: StartModel) -> KeyBindings:
 
     @kb.add("c-c")
     def _quit(event: KeyPressEvent) -> None:
-        model.on_exit(None)
+        model.interrupt()
 
     for item, digit in MENU_KEYS.items():
         @kb.add(digit, filter=Condition(lambda: model.view == "menu"))
@@ -381,9 +381,9 @@ def _joined_before(data_dir: Path | None, me: Identity, host: str, port: int) ->
 
 
 def _resume_chosen(registry: GameRegistry, choice: StartChoice, *, me: Identity, lang: str, speed: float,
-                   data_dir: Path | None, input: Input | None, output: Output | None) -> str:
+                   data_dir: Path | None, input: Input | None, output: Output | None) -> tuple[str, int]:
     """Take up the saved table ``choice.path`` on the screen; returns a message for the
-    start screen when it cannot be ('' otherwise)."""
+    start screen when it cannot be ('' otherwise) and the table's exit status."""
     from p2pcards.net import ResumeError
     from p2pcards.net.store import StoreError, load_manifest
     from p2pcards.tui.app import run_local_table
@@ -394,30 +394,28 @@ def _resume_chosen(registry: GameRegistry, choice: StartChoice, *, me: Identity,
     try:
         if load_manifest(choice.path).role == "local":
             table = LocalTable.resume(choice.path, registry, me=me, text=text, speed=speed)
-            run_local_table(table, input=input, output=output)
-        else:
-            play_lan(registry, ResumePlan(choice.path), me=me, lang=lang, speed=speed, data_dir=data_dir,
-                     input=input, output=output)
+            return "", run_local_table(table, input=input, output=output)
+        return "", play_lan(registry, ResumePlan(choice.path), me=me, lang=lang, speed=speed, data_dir=data_dir,
+                            input=input, output=output)
     except ResumeError as exc:
-        return text("saved_failed", error=net_failure(exc, text))
+        return text("saved_failed", error=net_failure(exc, text)), 1
     except StoreError as exc:
-        return text("saved_failed", error=str(exc))
-    return ""
+        return text("saved_failed", error=str(exc)), 1
 
 
 def _replay_chosen(registry: GameRegistry, choice: StartChoice, *, lang: str, input: Input | None,
-                   output: Output | None) -> str:
+                   output: Output | None) -> tuple[str, int]:
     """Replay the past game whose transcript is ``choice.path`` (read-only); returns a
-    message for the start screen when it cannot be ('' otherwise)."""
+    message for the start screen when it cannot be ('' otherwise) and the replay's exit
+    status."""
     from p2pcards.history import HistoryError
     from p2pcards.tui.replay import run_replay  # here: a screen of its own, loaded when used
 
     assert choice.path is not None
     try:
-        run_replay(choice.path, lang=lang, registry=registry, input=input, output=output)
+        return "", run_replay(choice.path, lang=lang, registry=registry, input=input, output=output)
     except HistoryError as exc:
-        return Text(lang)("past_failed", error=str(exc))
-    return ""
+        return Text(lang)("past_failed", error=str(exc)), 1
 
 
 def _keep_name(named: list[Identity], me: Identity, rename: Callable[[str], Identity] | None, name: str) -> None:
@@ -444,6 +442,10 @@ def run_start_screen(
     :mod:`p2pcards.discovery` is installed); ``lan=False`` lists no tables.  ``rename``
     keeps the name the person types when ``me``'s was never chosen (the first view asks
     it) and returns the identity with it; None: the name is used for this run only.
+
+    Exit status: 0 when the person quits; 130 when the person interrupts (Ctrl-C) the start
+    screen or a table opened from it (the table's own status, which says whether a table
+    was left to take up again).
     """
     text = Text(lang)
     default_open, make_judge = _discovery()
@@ -471,12 +473,13 @@ def run_start_screen(
         if named:
             me = named[-1]
         if choice is None:
-            return 0
+            return INTERRUPTED if model.interrupted else 0
+        status = 0
         if choice.kind == "play":
             spec = registry.get(choice.game)
             options = spec.resolve_options({k: str(v) for k, v in choice.options.items()})
-            play_local(spec, options, me=me, lang=lang, bots=choice.level, speed=speed, data_dir=data_dir,
-                       input=input, output=output)
+            status = play_local(spec, options, me=me, lang=lang, bots=choice.level, speed=speed, data_dir=data_dir,
+                                input=input, output=output)
         elif choice.kind == "host":
             spec = registry.get(choice.game)
             options = spec.resolve_options({k: str(v) for k, v in choice.options.items()})
@@ -484,16 +487,20 @@ def run_start_screen(
             seats += [SeatSpec("bot", choice.level)] * (spec.seats - len(seats))
             plan = HostPlan(spec, options, seats, announce=hosting_announcer(spec, options, seats, me),
                             hints=choice.hints)
-            play_lan(registry, plan, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input, output=output)
+            status = play_lan(registry, plan, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input,
+                              output=output)
         elif choice.kind == "join" and (back := _joined_before(data_dir, me, choice.host, choice.port)):
-            pending = _resume_chosen(registry, StartChoice("resume", path=back), me=me, lang=lang, speed=speed,
-                                     data_dir=data_dir, input=input, output=output)
+            pending, status = _resume_chosen(registry, StartChoice("resume", path=back), me=me, lang=lang,
+                                             speed=speed, data_dir=data_dir, input=input, output=output)
         elif choice.kind == "join":
             join = JoinPlan(choice.host, choice.port, expect_host=choice.fingerprint)
-            play_lan(registry, join, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input, output=output)
+            status = play_lan(registry, join, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input,
+                              output=output)
         elif choice.kind == "resume":
-            pending = _resume_chosen(registry, choice, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input,
-                                     output=output)
+            pending, status = _resume_chosen(registry, choice, me=me, lang=lang, speed=speed, data_dir=data_dir,
+                                             input=input, output=output)
         elif choice.kind == "replay":
-            pending = _replay_chosen(registry, choice, lang=lang, input=input, output=output)
+            pending, status = _replay_chosen(registry, choice, lang=lang, input=input, output=output)
             past_at = model.past_cursor
+        if status == INTERRUPTED:  # Ctrl-C at a table: the command stops, as everywhere
+            return status

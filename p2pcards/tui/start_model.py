@@ -230,6 +230,8 @@ class StartModel:
         self.error = ""
         self.message = ""
         self.on_exit: Callable[[StartChoice | None], None] = lambda choice: None
+        #: the person left with Ctrl-C (an interrupt: exit status 130)
+        self.interrupted = False
         self.listeners: list[Callable[[], None]] = []
 
     # ------------------------------------------------------------------ from discovery
@@ -509,6 +511,11 @@ class StartModel:
             self.type("q")
         else:
             self.back()
+
+    def interrupt(self) -> None:
+        """Ctrl-C: leave the start screen at once, interrupted."""
+        self.interrupted = True
+        self.on_exit(None)
 
     def show(self, message: str) -> None:
         """Show a paragraph (e.g. why joining is not possible yet) until a key."""
