@@ -123,6 +123,24 @@ def test_human_output_of_host(cli, home):
     assert "starts; seats 1: " in out and "; 2: " in out  # seats as people count them
 
 
+def test_a_host_on_every_interface_names_the_addresses_to_join_and_who_joins_how(monkeypatch):
+    import io
+
+    import p2pcards.discovery.interfaces as interfaces
+    from p2pcards.cli.printer import _TablePrinter
+
+    for lan, want in ((["192.168.1.20", "10.0.0.5"],
+                       "people join with: p2pcards play --join 192.168.1.20:4000 (or 10.0.0.5:4000) (127.0.0.1:4000 "
+                       "on this machine); a computer player with: p2pcards join 192.168.1.20:4000"),
+                      ([], "people join with: p2pcards play --join 127.0.0.1:4000; a computer player with: "
+                           "p2pcards join 127.0.0.1:4000")):
+        monkeypatch.setattr(interfaces, "local_addresses", lambda lan=lan: list(lan))
+        out = io.StringIO()
+        _TablePrinter(out, False).listening("0.0.0.0", 4000, "sueca")
+        assert out.getvalue() == f"table for sueca open on 0.0.0.0:4000; {want}\n"
+        assert "ADDRESS" not in out.getvalue()
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [(b"", "the file is empty"), (b"\x00\x00\x00\x05abc", "do not make a whole frame"),

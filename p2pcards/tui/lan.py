@@ -200,7 +200,7 @@ class LanTable(ScreenTable):
                 self.address = (address, port)
                 lan.listening(port)
                 if address in ("0.0.0.0", "::"):
-                    shown = local_addresses()[:3] or ["ADDRESS"]
+                    shown = local_addresses()[:3] or ["127.0.0.1"]  # no network: this machine only
                     where = " · ".join(f"{a}:{port}" for a in shown)
                 else:
                     where = f"{address}:{port}"
