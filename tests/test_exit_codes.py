@@ -60,7 +60,11 @@ def test_q_confirmed_exits_0_and_says_how_to_take_the_table_up_again(tmp_path, c
     assert table.outcome == "left"
     assert code == 0  # leaving on purpose is no failure
     assert cli._left_note(code) == 0
-    assert "you left the table before its end" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    # the exact command for this table, which works whatever other tables are unfinished
+    assert f"you left the table before its end; its transcript is kept: `p2pcards resume {table.table_id.hex()[:8]}` " \
+           "takes your seat again" in err
+    assert table.model.resume_command() == f"p2pcards resume {table.table_id.hex()[:8]}"
 
 
 def test_ctrl_c_on_the_screen_exits_130_and_says_how_to_take_the_table_up_again(tmp_path, capsys):
@@ -123,7 +127,7 @@ def run_typing_every(table: LocalTable) -> int:
         return run_local_table(table, input=inp, output=DummyOutput())
 
 
-def test_a_failed_table_exits_1(tmp_path):
+def test_a_failed_table_exits_1_and_says_why_on_standard_error(tmp_path, capsys):
     table = local(tmp_path, deals=None)
 
     class Broken:
@@ -134,6 +138,9 @@ def test_a_failed_table_exits_1(tmp_path):
     code = run_typing_every(table)  # the person plays until the table stops, then leaves its window
     assert table.outcome == "failed" and code == 1
     assert not getattr(code, "left", False)
+    # the screen said why; once it is gone, standard error says it again
+    assert cli._left_note(code) == 1
+    assert capsys.readouterr().err == "p2pcards: error: RuntimeError: this computer player is broken\n"
 
 
 def test_an_interrupt_outside_the_screen_exits_130(monkeypatch, capsys):

@@ -602,6 +602,33 @@ def test_hearts_and_diamonds_are_red_even_under_the_cursor():
     assert "c00000" not in blacks
 
 
+def test_a_long_hint_wraps_under_the_table_instead_of_being_cut():
+    hand = ((7, "2S"), (3, "7H"), (5, "AS"), (9, "KH"), (11, "QC"))
+    model, _ = _model("sueca", hand=hand, hand_sizes=(5, 5, 5, 5))
+    model.ask(Decision((0,), PLAY), [7, 3, 5, 9, 11])
+    model.hint_line = ("hint: play A♠ — about 12 points better than the next best choice over 300 sampled deals, "
+                       "and your partner is winning the trick")
+    out = press(model, columns=72)
+    lines = out.screens[-1].splitlines()
+    start = next(i for i, line in enumerate(lines) if "hint: play A♠" in line)
+    said = " ".join(" ".join(line.split()) for line in lines[start:start + 3])
+    assert " ".join(model.hint_line.split()) in said
+
+
+def test_the_leave_dialog_says_the_command_that_takes_the_table_up_again():
+    model, _ = _model("sueca")
+    model.log_path = "/home/ze/.local/share/p2pcards/tables/6a6d89a9f00d/seat0.log"
+    said = " ".join(" ".join(line.split()) for line in press(model, "q").screens[-1].splitlines())
+    assert "The table is kept: `p2pcards resume 6a6d89a9` takes your seat again." in said
+
+
+def test_too_small_wraps_on_a_tiny_terminal(tmp_path):
+    model, _ = _model("sueca")
+    out = press(model, rows=10, columns=40)
+    said = " ".join(" ".join(line.split()) for line in out.screens[-1].splitlines())
+    assert "The terminal is too small: 40×10; the table needs 72×20." in said
+
+
 def test_seat_names_and_states_are_never_cut_mid_word():
     spec = REGISTRY.get("sueca")
     seats = [SeatLabel(0, "Zé"), SeatLabel(1, "Maximiliano Bartolomeu", "heuristic", "x"),

@@ -60,16 +60,23 @@ def _is_terminal(out: TextIO) -> bool:
 
 
 def _left_note(status: int, lang: str = "en") -> int:
-    """After a table screen: if the person left a table unfinished, say how to take it up
-    (in the table's language).
+    """After a table screen: if the person left a table unfinished, say the exact command
+    that takes it up again; if the table failed, say why once more (the screen said it,
+    but the screen is gone); both on standard error, in the table's language.
 
     ``status`` is the screen's exit status (p2pcards.tui.app.exit_status): 0 both when the
-    table is over and when the person left it on purpose; its ``left`` tells them apart.
+    table is over and when the person left it on purpose; its ``left`` tells them apart,
+    its ``table`` names the table and its ``error`` says why it failed.
     """
-    if getattr(status, "left", False):
-        from p2pcards.words import Text
+    from p2pcards.words import Text
 
-        print(Text(lang)("left_note"), file=sys.stderr)
+    if getattr(status, "left", False):
+        table = getattr(status, "table", "")
+        command = f"p2pcards resume {table[:8]}" if table else "p2pcards resume"
+        print(Text(lang)("left_note", command=command), file=sys.stderr)
+    if getattr(status, "error", ""):
+        print(Text(lang)("failed_note", reason=" ".join(str(status.error).split())),  # type: ignore[attr-defined]
+              file=sys.stderr)
     return status
 
 

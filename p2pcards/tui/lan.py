@@ -285,8 +285,10 @@ async def run_lan_async(table: LanTable, screens: Callable[[], Awaitable[None]],
 
     await run_with_trio(screens, trio_main or table.run, table.cancel, trio_failed)
     interrupted = table.lobby.interrupted or (table.model is not None and table.model.interrupted)
+    error = table.model.error if table.model is not None else table.lobby.error
     # left in the lobby: nothing to take up
-    return exit_status(table.outcome, resumable=table.model is not None, interrupted=interrupted)
+    return exit_status(table.outcome, resumable=table.model is not None, interrupted=interrupted, error=error,
+                       table=table.table_id or "")
 
 
 def net_failure(exc: NetError, text: Text) -> str:

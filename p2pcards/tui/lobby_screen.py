@@ -9,10 +9,11 @@ its prompt-toolkit application.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from prompt_toolkit.application import Application
+from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -105,16 +106,25 @@ class LobbyModel:
         self.on_exit(result)
 
     # ------------------------------------------------------------------ drawing
-    def fragments(self) -> StyleAndTextTuples:
+    def fragments(self, width: int | None = None) -> StyleAndTextTuples:
+        """The screen's body, each line wrapped to ``width`` columns (None: as it is), a
+        wrapped line going on further indented: an error is read whole, never cut."""
         t = self.text
         out: StyleAndTextTuples = []
+
+        def put(style: str, text: str) -> None:
+            for part in text.split("\n"):  # a line of several rows keeps its indent
+                rows = textwrap.wrap(part, width - 2, subsequent_indent="  ") if width and width > 12 else [part]
+                out.extend(piece for row in rows or [""] for piece in ((style, f"  {row}"), ("", "\n")))
+
         for line in self.lines.values():
-            for part in line.split("\n"):  # a line of several rows keeps its indent
-                out += [("class:info", f"  {part}"), ("", "\n")]
+            put("class:info", line)
         if self.status:
-            out += [("", "\n"), ("class:status", f"  {self.status}"), ("", "\n")]
+            out.append(("", "\n"))
+            put("class:status", self.status)
         if self.error is not None:
-            out += [("", "\n"), ("class:error", "  " + t("lobby_failed", reason=self.error)), ("", "\n")]
+            out.append(("", "\n"))
+            put("class:error", t("lobby_failed", reason=self.error))
         return out
 
     def keys_line(self) -> str:
@@ -141,7 +151,7 @@ def build_lobby_app(model: LobbyModel, *, input: Input | None = None,
 
     title = Window(FormattedTextControl(lambda: [("class:title", f" {model.text('lobby_title')} ")]), height=1,
                    style="class:title")
-    body = Window(FormattedTextControl(model.fragments))
+    body = Window(FormattedTextControl(lambda: model.fragments(get_app().output.get_size().columns)))
     keys = Window(FormattedTextControl(lambda: [("class:keys", model.keys_line())]), height=1, style="class:keys")
     app: Application[Any] = Application(
         layout=Layout(HSplit([title, Window(height=1), body, keys])),

@@ -162,10 +162,11 @@ EN: dict[str, str] = {
     "leave_key": "Enter or q: leave the table",
     # quit, help, errors
     "quit_title": "Leave the table?",
-    "quit_text": "The transcript stays in\n{path}",
+    "quit_text": "The table is kept: `{command}` takes your seat again.\nIts transcript: {path}",
     "quit_keys": "y leaves · n or Esc stays",
-    "left_note": "p2pcards: you left the table before its end; its transcript is kept: `p2pcards resume` "
+    "left_note": "p2pcards: you left the table before its end; its transcript is kept: `{command}` "
                  "takes your seat again",
+    "failed_note": "p2pcards: error: {reason}",
     "help_title": "Keys",
     "help": (  # each line: the key, a tab, what it does (the screen aligns the column)
         "←/→\tmove along your hand (↑/↓ too in the trump list)\n"

@@ -154,10 +154,11 @@ PT: dict[str, str] = {
     "tally": "Contas finais",
     "leave_key": "Enter ou q: sair da mesa",
     "quit_title": "Sair da mesa?",
-    "quit_text": "A transcrição fica em\n{path}",
+    "quit_text": "A mesa fica guardada: `{command}` devolve-lhe o lugar.\nA transcrição: {path}",
     "quit_keys": "s (sim) sai · n (não) ou Esc fica",
-    "left_note": "p2pcards: saiu da mesa antes do fim; a transcrição fica guardada: `p2pcards resume` "
+    "left_note": "p2pcards: saiu da mesa antes do fim; a transcrição fica guardada: `{command}` "
                  "devolve-lhe o lugar",
+    "failed_note": "p2pcards: erro: {reason}",
     "help_title": "Teclas",
     "help": (  # cada linha: a tecla, um tab, o que faz (o ecrã alinha a coluna)
         "←/→\tpercorrer a mão (também ↑/↓ na lista do trunfo)\n"
