@@ -139,7 +139,8 @@ class _TablePrinter:
         seats = ", ".join(str(s + 1) for s in info["seats"])
         state = "it is over" if info["finished"] else "reconnecting to the other players"
         self.line(info, f"resuming table {info['table'][:16]} of {info['game']} (seat(s) {seats}) from its saved "
-                        f"transcript of {info['seq']} messages, {info['deals_done']} deal(s) done; {state}")
+                        f"transcript of {_count(info['seq'], 'message')}, {_count(info['deals_done'], 'deal')} done; "
+                        f"{state}")
 
     def on_event(self, seat: int, told: TableEvent) -> None:
         if seat != self.first or self.table is None:
@@ -179,8 +180,8 @@ class _TablePrinter:
             if obj["abandoned"]:
                 winner = f"abandoned by {self.seat(obj['abandoned']['by'])}, no winner"
             out = " (this seat was voted out and watched the rest)" if obj["voted_out"] else ""
-            self.line(obj, f"table over after {event['deals']} deal(s){out}: {winner}, totals {event['totals']}; "
-                           f"transcript {event['transcript_hash'][:16]}, log {obj['log']}")
+            self.line(obj, f"table over after {_count(event['deals'], 'deal')}{out}: {winner}, "
+                           f"totals {event['totals']}; transcript {event['transcript_hash'][:16]}, log {obj['log']}")
             return
         from p2pcards.core import pretty
 

@@ -240,23 +240,53 @@ PT: dict[str, str] = {
     "past_cannot": "A transcrição desse jogo não se consegue ler aqui: não pode ser revista.",
     "past_failed": "Não foi possível rever o jogo: {error}",
     "stats_failed": "Não foi possível ler as estatísticas: {error}",
+    # histórico (p2pcards history)
+    "history_none": "nenhuma partida registada",
+    "history_none_fit": "nenhuma partida registada que corresponda",
+    "history_rebuilt": "refeito a partir das transcrições: {tables}, {deals}",
+    "history_tables_one": "1 mesa",
+    "history_tables_other": "{n} mesas",
+    "history_skipped": "  mesa {table} deixada de fora: {reason}",
+    "history_row": "{when}  {game:<12} {table}  {ended:<10} {outcome}{totals}{deals}; lugares {seats}",
+    "history_won_by": "ganha por {names}",
+    "history_no_winner": "sem vencedor",
+    "history_no_winner_yet": "ainda sem vencedor",
+    "history_ended_finished": "acabada",
+    "history_ended_abandoned": "abandonada",
+    "history_ended_voided": "anulada",
+    "history_ended_unfinished": "por acabar",
     "stats_none": "Ainda não há jogos registados. Cada mesa jogada aqui (contra o computador ou na rede local) "
                   "fica registada à medida que se joga; `p2pcards history --rebuild` lê as que se jogaram antes.",
     "stats_player": "{name} ({fingerprint})",
-    "stats_game": "  {game}: {matches} partida(s), {won} ganha(s); {deals_won} de {deals} mãos ganhas; {average}; "
-                  "{capotes} capote(s), {renuncias} renúncia(s), {cheating} veredicto(s) de batota{hints}",
-    "stats_hints": "; {n} dica(s) pedida(s)",
+    "stats_game": "  {game}: {matches}{unfinished}, ganhou {won}; ganhou {deals_won} de {deals}; {average}; "
+                  "{capotes}, {renuncias}, {cheating}{hints}",
+    "stats_matches_one": "1 partida",
+    "stats_matches_other": "{n} partidas",
+    "stats_unfinished": " ({n} por acabar)",
+    "stats_deals_one": "1 mão",
+    "stats_deals_other": "{n} mãos",
+    "stats_capotes_one": "1 capote",
+    "stats_capotes_other": "{n} capotes",
+    "stats_renuncias_one": "1 renúncia",
+    "stats_renuncias_other": "{n} renúncias",
+    "stats_cheating_one": "1 veredicto de batota",
+    "stats_cheating_other": "{n} veredictos de batota",
+    "stats_hints_one": "; 1 dica pedida",
+    "stats_hints_other": "; {n} dicas pedidas",
+    "stats_level_random": "aleatório",
+    "stats_level_heuristic": "heurístico",
+    "stats_level_search": "pesquisa",
     "stats_decimal": ",",
     "stats_average": "{value} {label} por mão{lower}",
     "stats_no_average": "ainda sem {label}",
     "stats_lower": " (menos é melhor)",
     "stats_form": "    forma {form}  (últimas {n}, da mais antiga: █ ganha, ▁ perdida)",
     "stats_partners": "Parceiros:",
-    "stats_pair": "  {game}: {a} com {b}: {won} de {matches} partida(s) ganha(s)",
+    "stats_pair": "  {game}: {a} com {b}: ganharam {won} de {matches}{unfinished}",
+    "stats_pair_bots": "  {game}: dois jogadores do computador ({level}): ganharam {won} de {matches}{unfinished}",
     "stats_computer": "o computador ({level})",
     "stats_bots": "Jogadores do computador, por nível:",
-    "stats_bot": "  {game} {level}: {won} de {matches} partida(s) ganha(s); {deals_won} de {deals} mãos ganhas"
-                 "{average}",
+    "stats_bot": "  {game} {level}: ganhou {won} de {matches}{unfinished}; ganhou {deals_won} de {deals}{average}",
     "stats_bot_average": "; {value} {label} por mão",
     "stats_last": "Última partida ({game}, mesa {table}): {label} por mão{lower}",
     "stats_points": "pontos",
@@ -379,7 +409,7 @@ PT: dict[str, str] = {
         "espaços\n"
         "x\ta outra escolha de uma jogada, quando o jogo a oferece (a pergunta di-lo)\n"
         "n\trecusar, quando o jogo deixa (por exemplo, ficar de fora de uma mão)\n"
-        "h\tuma sugestão: o que o computador escolheria aqui, e porquê\n"
+        "h\tuma dica: o que o computador escolheria aqui, e porquê\n"
         "l\ta última vaza\n"
         "s\tos pontos\n"
         "?\testa ajuda\n"
