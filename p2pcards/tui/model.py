@@ -29,7 +29,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from p2pcards.core import PLAY, Card, Decision, Line, pretty
@@ -338,13 +337,6 @@ class TableModel(TableKeys, TableWindows):
         """Whether the keys move along a list of choices (a decision that is neither a
         play nor a pick, such as a trump suit)."""
         return self.mode not in (None, PLAY) and self.decision is not None and self.decision.pick is None
-
-    def resume_command(self) -> str:
-        """The command that takes this table up again after leaving it (the table is named
-        by the start of its id, its transcript's directory)."""
-        if not self.log_path:
-            return "p2pcards resume"
-        return f"p2pcards resume {Path(self.log_path).parent.name[:8]}"
 
     def seat_name(self, seat: int, first: bool) -> str:
         """A seat named in the game's words: "You" opening a sentence, "you" inside one."""

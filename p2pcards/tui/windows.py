@@ -7,6 +7,7 @@ data from the model's state, in the table's words and the game's; no terminal, n
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from p2pcards.core import PLAY, Decision, Line
@@ -38,6 +39,7 @@ class TableWindows:
     summary: dict[str, Any] | None
     final: dict[str, Any] | None
     history: list[dict[str, Any]]
+    log_path: str | None
 
     # what the windows ask of the model (its answers)
     @property
@@ -217,6 +219,13 @@ class TableWindows:
     def extra_window(self, kind: str | None) -> tuple[list[str], str] | None:
         """The lines and the keys line of such a window (None: no such window here)."""
         return None
+
+    def resume_command(self) -> str:
+        """What the leave window says takes this table up again: ``p2pcards resume`` and the
+        start of the table's id (its transcript's directory)."""
+        if not self.log_path:
+            return "p2pcards resume"
+        return f"p2pcards resume {Path(self.log_path).parent.name[:8]}"
 
     def help_lines(self) -> list[str]:
         """The help window: each key, then what it does, in one aligned column."""
