@@ -230,7 +230,7 @@ class LineSeat:
                 return extras[0]
             n = self._numbers(text, hand, 1, 1)[0]
             if hand[n][0] not in legal:
-                raise ValueError(w("text_err_not_allowed", card=pretty(hand[n][1])))
+                raise ValueError(self.refused(*hand[n]))
             return hand[n][0]
         assert decision.pick is not None
         lo, hi = decision.pick
@@ -248,6 +248,16 @@ class LineSeat:
         if len(picked) < lo:
             raise ValueError(w.count("text_err_at_least", lo))
         return tuple(hand[i][0] for i in picked)
+
+    def refused(self, pos: int, card: str) -> str:
+        """Why the card at ``pos`` may not be played now: the game's rule in its words when
+        it gives one (:meth:`~p2pcards.core.deal.DealState.refusal`), else only that it is
+        not allowed."""
+        w = self.w
+        line = self.deal.refusal(ME, pos) if self.deal is not None else None
+        if line is not None and w.game_word(line.key, ""):
+            return w("text_err_not_allowed_why", card=pretty(card), why=w.game(line))
+        return w("text_err_not_allowed", card=pretty(card))
 
     async def _pick_choice(self, view: SeatView, decision: Decision, legal: list[Any]) -> Any:
         """One of a list of choices (a trump suit...), by its number, its value or its

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from p2pcards.core import Card, DealState, Decision, GameSpec, Line
+from p2pcards.core import PLAY, Card, DealState, Decision, GameSpec, Line
 from p2pcards.core.view import SeatView
 from p2pcards.words import game_word
 
@@ -109,6 +109,9 @@ class Snapshot:
     notes: tuple[Line, ...] = ()
     dialog: tuple[Line, ...] = ()
     choices: tuple[tuple[Any, Line | None], ...] = ()
+    #: why each card of the person's hand that may not be played now is refused, in the
+    #: game's words (:meth:`~p2pcards.core.deal.DealState.refusal`), while the person plays
+    refusals: Mapping[int, Line] = field(default_factory=dict)
 
 
 def snapshot_of(table: Any) -> Snapshot:
@@ -180,9 +183,13 @@ def _in_deal(game: DealState, view: SeatView, base: dict[str, Any], *, ask: bool
     me = view.seat
     dialog: tuple[Line, ...] = ()
     choices: tuple[tuple[Any, Line | None], ...] = ()
+    refusals: dict[int, Line] = {}
     if ask and me in deciding:
         dialog = tuple(game.decision_lines(me))
-        choices = tuple((c, game.choice_line(me, c)) for c in view.legal if not isinstance(c, int))
+        legal = view.legal
+        choices = tuple((c, game.choice_line(me, c)) for c in legal if not isinstance(c, int))
+        if kind == PLAY:
+            refusals = {p: line for p, _ in view.hand if p not in legal and (line := game.refusal(me, p)) is not None}
     return Snapshot(
         **base,
         deciding=deciding,
@@ -209,6 +216,7 @@ def _in_deal(game: DealState, view: SeatView, base: dict[str, Any], *, ask: bool
         notes=tuple(game.notes(me)),
         dialog=dialog,
         choices=choices,
+        refusals=refusals,
     )
 
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from p2pcards.core import PLAY, Decision, Line
+from p2pcards.core import PLAY, Card, Decision, Line
 from p2pcards.tui.cards import card_label
 from p2pcards.tui.snapshot import GameInfo, Snapshot
 from p2pcards.words import Text, summary_text
@@ -219,6 +219,15 @@ class TableWindows:
     def extra_window(self, kind: str | None) -> tuple[list[str], str] | None:
         """The lines and the keys line of such a window (None: no such window here)."""
         return None
+
+    def refused_card(self, pos: int, card: Card) -> str:
+        """Why the card ``card`` at ``pos`` may not be played now: the game's rule in its
+        words when it gives one (:meth:`~p2pcards.core.deal.DealState.refusal`), else only
+        that it is not allowed."""
+        line = self.snap.refusals.get(pos)
+        if line is not None and self.game.word(self.text.lang, line.key, ""):
+            return self.text("not_allowed_why", card=card_label(card), why=self.say(line))
+        return self.text("not_allowed", card=card_label(card))
 
     def resume_command(self) -> str:
         """What the leave window says takes this table up again: ``p2pcards resume`` and the

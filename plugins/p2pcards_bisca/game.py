@@ -140,6 +140,10 @@ class BiscaDeal(DealState):
         self._event("swap", seat, card=card, took=took)
         self._ask_play(seat)
 
+    def refusal(self, seat: int, choice: Choice) -> Line | None:
+        """A card refused: once the stock is empty, the suit led must be followed."""
+        return None if self.stock else self.follow_refusal(seat, choice, "refusal.follow_empty")
+
     def choice_line(self, seat: int, choice: Choice) -> Line | None:
         """The swap's label: which 2 of trumps goes for which face-up card."""
         if not _is_swap(choice) or self.trump is None or self.trump_card_pos is None:
@@ -214,6 +218,7 @@ TEXTS = {
         "totals": "game points",
         "match_rule": "game points to {target}",
         "swap": "swap your {two} for the trump card {card}",
+        "refusal.follow_empty": "the stock is empty: you hold {suit}, the suit led, and must follow it",
     },
     "pt": {
         "points": "pontos",
@@ -222,6 +227,7 @@ TEXTS = {
         "totals": "jogos",
         "match_rule": "jogos até {target}",
         "swap": "trocar o seu {two} pelo trunfo {card}",
+        "refusal.follow_empty": "o monte acabou: tem {suit}, o naipe da vaza, e tem de assistir",
         "title": "Bisca",
         "description": "2 jogadores, 40 cartas, compra-se do monte depois de cada vaza",
         "option.hand": "cartas na mão",
