@@ -531,8 +531,11 @@ def test_start_screen_lists_saved_tables_and_takes_an_unfinished_one_up_again(tm
             code = run_start_screen(REGISTRY, me=me, lang="en", data_dir=tmp_path, input=inp, output=out, lan=False)
     assert code == 0
     drawn = out.drawn()
-    assert f"Bisca {table.table_id.hex()[:8]} (against the computer): unfinished: Enter takes it up again" in drawn
-    assert "Bisca 00010203 (against the computer): ended: the table went on without you" in drawn
+    # one row per table: when it was last played, the game and table, against whom, its state
+    said = " ".join(drawn.split())  # (a long row wraps)
+    assert re.search(rf"\d{{4}}-\d\d-\d\d \d\d:\d\d Bisca {table.table_id.hex()[:8]} against the computer \(Ana\): "
+                     "unfinished: Enter takes it up again", said)
+    assert "Bisca 00010203 against the computer: ended: the table went on without you" in said
     assert "That table has ended: there is nothing to take up" in drawn
     assert len(resumed) == 1 and resumed[0].table_id == table.table_id and resumed[0].manifest.role == "local"
 

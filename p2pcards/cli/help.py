@@ -269,6 +269,10 @@ without a terminal) a heuristic computer player plays it to the end.
 --abandon ends a table of two playing seats whose other seat stays silent (nobody can be
 voted out of a table of two): an "abandon" is written to the transcript and sent to the
 other seat if it can be reached; the table ends with no winner ("final" with "abandoned").
+A table against the computer (every seat is this process's) is thrown away at once: it
+ends abandoned, with no winner, in its manifest and in the history, and leaves "Your
+tables"; its transcripts stay.  With --json, one object:
+  {"type": "abandoned", "table": HEX, "game": NAME, "role": "local"}
 
 --list prints every table of this identity kept here, one per line, with its state; with
 --json one object per table:

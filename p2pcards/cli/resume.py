@@ -134,4 +134,24 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
         names = "; ".join(f.describe() for f in found)
         raise CliError(f"several unfinished tables (`p2pcards resume --list` lists them); name one by a prefix of "
                        f"its id: {names}")
+    if args.abandon and found[0].manifest.role == "local":
+        return _throw_away(found[0], printer)
     return _resume(found[0], me, registry, printer, linger, args.abandon, args.text, args.start_lang)
+
+
+def _throw_away(found: Any, printer: _TablePrinter) -> int:
+    """``resume --abandon`` of a table against the computer: every seat is this process's,
+    so nobody is asked; the table ends abandoned, with no winner (manifest and history)."""
+    from p2pcards.net.store import StoreError
+    from p2pcards.tui.runtime import throw_away
+
+    m = found.manifest
+    try:
+        throw_away(found.path)
+    except StoreError as exc:
+        print(f"p2pcards: error: cannot abandon table {m.table_hex[:16]}: {exc}", file=sys.stderr)
+        return 1
+    printer.line({"type": "abandoned", "table": m.table_hex, "game": m.game, "role": m.role},
+                 f"table {m.table_hex[:16]} ({m.game}, against the computer) abandoned: it ends with no winner; "
+                 f"its transcript stays in {found.path.parent}")
+    return 0

@@ -61,7 +61,7 @@ from p2pcards.table.transcript import Genesis, SeatInfo, parse_message
 from p2pcards.tui.model import GameInfo, SeatLabel, TableModel, snapshot_of
 from p2pcards.words import Text
 
-__all__ = ["BOT_NAMES", "Gate", "LocalTable", "PacedBot", "PersonPlayer", "ScreenTable"]
+__all__ = ["BOT_NAMES", "Gate", "LocalTable", "PacedBot", "PersonPlayer", "ScreenTable", "throw_away"]
 
 log = logging.getLogger("p2pcards.tui")
 
@@ -389,6 +389,32 @@ class ScreenTable:
         elif isinstance(event, Ended):
             self.outcome = "over"
             self.model.table_over(event.to_json())
+
+
+def throw_away(path: Path) -> Manifest:
+    """Throw away the unfinished table against the computer whose manifest is ``path``: it
+    ends abandoned, with no winner, in its manifest (so that it is no longer taken up, nor
+    listed among "Your tables") and in the history; its transcripts stay for ``p2pcards
+    audit`` and replays.  Returns the manifest as saved; raises
+    :class:`~p2pcards.net.store.StoreError` when it is not such a table, or when a process
+    is playing it now."""
+    import dataclasses
+
+    from p2pcards.history.db import History, db_path
+    from p2pcards.net.store import in_use, save_manifest
+
+    manifest = load_manifest(path)
+    if manifest.role != "local" or manifest.finished:
+        raise StoreError("it is not an unfinished table against the computer")
+    if any(in_use(path.parent / f"{peer.stem}.log") for peer in manifest.peers):
+        raise StoreError("a process is playing that table right now")
+    data_dir = path.parent.parent.parent
+    ended = dataclasses.replace(manifest, finished=True, ended="abandoned")
+    save_manifest(data_dir, ended)
+    if db_path(data_dir).is_file():
+        with History(db_path(data_dir)) as history:
+            history.abandon(manifest.table_hex)
+    return ended
 
 
 class LocalTable(ScreenTable):

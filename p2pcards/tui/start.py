@@ -167,18 +167,17 @@ def start_fragments(model: StartModel, rows: int | None = None, columns: int | N
                      free=t.plural("free_seats", e.free))
             line(style, f"  {e.name}: {text}" + (f" ({e.reason})" if e.reason else ""))
     elif view == "saved":
-        if not model.saved:
-            line("class:help", "  " + t("saved_none"))
+        line("class:help", "  " + (t("saved_help") if model.saved else t("saved_none")))
         for i, sv in enumerate(model.saved):
             style = "class:item.cursor" if i == model.saved_cursor else "class:item"
-            kind = {"local": "saved_local", "join": "saved_joined"}.get(sv.role, "saved_hosted")
-            where = t(kind, where=t("saved_port", port=sv.where) if sv.where.isdigit() else sv.where)
 
             def pick(i: int = i) -> None:
                 model.saved_cursor = i
                 model.enter()
 
-            line(style, f"  {model.game_title(sv.game)} {sv.table[:8]} ({where}): {t('saved_' + sv.state)}", pick)
+            for k, part in enumerate(textwrap.wrap(model.saved_line(sv), max(model.width - 2, 20),
+                                                   subsequent_indent="    ")):
+                line(style if k == 0 else "class:item", f"  {part}", pick)
     elif view == "past":
         shown = model.past_window()
         if not model.past:
@@ -240,6 +239,10 @@ def create_start_key_bindings(model: StartModel) -> KeyBindings:
     @kb.add("c-c")
     def _quit(event: KeyPressEvent) -> None:
         model.interrupt()
+
+    @kb.add("x", filter=Condition(lambda: model.view == "saved"))
+    def _throw(event: KeyPressEvent) -> None:
+        model.throw_away()
 
     for item, digit in MENU_KEYS.items():
         @kb.add(digit, filter=Condition(lambda: model.view == "menu"))
@@ -350,25 +353,66 @@ def _discovery() -> tuple[OpenDiscovery | None, Callable[[GameRegistry, Text], C
 
 def saved_tables(data_dir: Path | None, me: Identity) -> list[SavedEntry]:
     """The tables of ``me`` saved under ``data_dir``, unfinished ones first, the most
-    recently played first within each (as ``p2pcards resume --list`` finds them)."""
+    recently played first within each (as ``p2pcards resume --list`` finds them), but for
+    the tables against the computer the person threw away; each with when it was last
+    played, who else sat at it and the score so far (from the history, when it has the
+    match)."""
     if data_dir is None:
         return []
     from p2pcards.net import unfinished_tables
     from p2pcards.net.store import PERSON
 
+    scores = _scores(data_dir)
     out = []
     for found in unfinished_tables(data_dir, me, ended=True):
         m = found.manifest
+        if m.role == "local" and m.ended == "abandoned":
+            continue  # thrown away
         where = f"{m.dial[0]}:{m.dial[1]}" if m.role == "join" and m.dial else (
             str(m.listen[1]) if m.listen else "")  # a port alone: the screen says "port N" in its language
         try:
             played = max(p.stat().st_mtime for p in found.path.parent.iterdir())
         except (OSError, ValueError):
             played = 0.0
+        totals, deals = scores.get(m.table_hex, ((), 0))
         entry = SavedEntry(m.table_hex, m.game, m.role, where, found.state, found.path,
-                           any(p.level == PERSON for p in m.peers))
+                           any(p.level == PERSON for p in m.peers), played, _others(found.path, m), totals, deals)
         out.append((entry.state != "unfinished", -played, entry))
     return [e for *_, e in sorted(out, key=lambda x: (x[0], x[1], x[2].table))]
+
+
+def _scores(data_dir: Path) -> dict[str, tuple[tuple[int, ...], int]]:
+    """Each recorded match's totals and deals, by table id (none when there is no history)."""
+    from p2pcards.history import HistoryError
+    from p2pcards.history.db import History, db_path
+
+    if not db_path(data_dir).is_file():
+        return {}
+    try:
+        with History(db_path(data_dir)) as history:
+            return {m["table_id"]: (tuple(m["totals"]), int(m["deals"])) for m in history.matches()}
+    except (HistoryError, OSError):
+        return {}
+
+
+def _others(path: Path, manifest: Any) -> tuple[str, ...]:
+    """The names of the other seats (all but the person's own; at a table with no person's
+    seat, all but this process's), from the table's genesis (the first message of one of
+    its logs); () when it cannot be read."""
+    from p2pcards.identity import told_apart
+    from p2pcards.net.store import PERSON, read_log
+    from p2pcards.table.transcript import Genesis, parse_message
+
+    own = {p.seat for p in manifest.peers if p.level == PERSON} or set(manifest.seats)
+    for peer in manifest.peers:
+        try:
+            messages, _ = read_log(path.parent / f"{peer.stem}.log")
+            genesis = Genesis.from_body(parse_message(messages[0], None).body)
+        except Exception:  # noqa: BLE001 -- a label of the list: left out when unreadable
+            continue
+        names = told_apart([(s.name, s.fingerprint) for s in genesis.seats])
+        return tuple(name for seat, name in enumerate(names) if seat not in own)
+    return ()
 
 
 def _joined_before(data_dir: Path | None, me: Identity, host: str, port: int) -> Path | None:
@@ -401,6 +445,20 @@ def _resume_chosen(registry: GameRegistry, choice: StartChoice, *, me: Identity,
         return text("saved_failed", error=net_failure(exc, text)), 1
     except StoreError as exc:
         return text("saved_failed", error=str(exc)), 1
+
+
+def _throw_away_chosen(choice: StartChoice, text: Text) -> str:
+    """Throw away the table against the computer ``choice.path`` (:func:`throw_away`);
+    what "Your tables" then says."""
+    from p2pcards.net.store import StoreError
+    from p2pcards.tui.runtime import throw_away
+
+    assert choice.path is not None
+    try:
+        manifest = throw_away(choice.path)
+    except StoreError as exc:
+        return text("saved_failed", error=str(exc))
+    return text("saved_thrown", table=manifest.table_hex[:8])
 
 
 def _replay_chosen(registry: GameRegistry, choice: StartChoice, *, lang: str, input: Input | None,
@@ -453,6 +511,7 @@ def run_start_screen(
     judge = make_judge(registry, text)
     pending = ""
     past_at: int | None = None  # back from a replay: the past games again, at that row
+    saved_again: str | None = None  # back from throwing a table away: "Your tables", saying so
     while True:
         model = StartModel(list(registry.games.values()), text, discovery=opener is not None, name=me.name,
                            ask_name=not me.named)
@@ -465,7 +524,9 @@ def run_start_screen(
             pending = ""
         elif past_at is not None:
             model.reopen_past(past_at)
-        past_at = None
+        elif saved_again is not None:
+            model.reopen_saved(saved_again)
+        past_at = saved_again = None
         app = build_start_app(model, input=input, output=output)
         browser = _Browser(model, opener, judge)
         with screen_logging(data_dir):
@@ -502,5 +563,7 @@ def run_start_screen(
         elif choice.kind == "replay":
             pending, status = _replay_chosen(registry, choice, lang=lang, input=input, output=output)
             past_at = model.past_cursor
+        elif choice.kind == "abandon":
+            saved_again = _throw_away_chosen(choice, text)
         if status == INTERRUPTED:  # Ctrl-C at a table: the command stops, as everywhere
             return status

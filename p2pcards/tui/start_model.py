@@ -188,6 +188,12 @@ class SavedEntry:
     state: str
     path: Path
     person: bool = True
+    #: when it was last played (seconds since the epoch; 0: not known), the other seats'
+    #: names, and the match's totals and deals so far (from the history; () and 0: none)
+    played: float = 0.0
+    others: tuple[str, ...] = ()
+    totals: tuple[int, ...] = ()
+    deals: int = 0
 
 
 class StartModel:
@@ -216,6 +222,8 @@ class StartModel:
         #: the saved tables (set by the runner from the data directory)
         self.saved: list[SavedEntry] = []
         self.saved_cursor = 0
+        #: the saved table ``x`` was pressed on once (a second ``x`` throws it away)
+        self.throwing: int | None = None
         #: the past matches and the statistics' lines, read when their view opens
         self.past: list[PastEntry] = []
         self.past_cursor = 0
@@ -269,6 +277,42 @@ class StartModel:
         :func:`stats_lines`) when their views open."""
         self.past_source = lambda: past_games(data_dir)
         self.stats_source = lambda: stats_lines(data_dir, self.form.games, self.text, self.game_title)
+
+    def saved_line(self, entry: SavedEntry) -> str:
+        """A saved table in one line: when it was last played, the game and table, where and
+        with whom, the score so far, and its state."""
+        t = self.text
+        kind = {"local": "saved_local", "join": "saved_joined"}.get(entry.role, "saved_hosted")
+        where = t(kind, where=t("saved_port", port=entry.where) if entry.where.isdigit() else entry.where)
+        if entry.others:
+            where += t("saved_names", names=", ".join(entry.others))
+        score = t("saved_score", totals="–".join(map(str, entry.totals)), deals=t.plural("stats_deals", entry.deals)) \
+            if entry.totals else ""
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.played)) if entry.played else "????-??-?? ??:??"
+        return t("saved_row", when=when, game=self.game_title(entry.game), table=entry.table[:8], where=where,
+                 score=score, state=t("saved_" + entry.state))
+
+    def throw_away(self) -> None:
+        """``x`` on "Your tables": once, say what a second ``x`` does; twice on the same
+        unfinished table against the computer, throw it away (``on_exit`` with an
+        ``abandon`` choice)."""
+        if self.view != "saved" or not self.saved:
+            return
+        saved = self.saved[self.saved_cursor]
+        if saved.role != "local" or saved.state != "unfinished":
+            self.error = self.text("saved_throw_local" if saved.role != "local" else "saved_is_over")
+            self.throwing = None
+        elif self.throwing == self.saved_cursor:
+            self.throwing = None
+            self.on_exit(StartChoice("abandon", game=saved.game, path=saved.path))
+        else:
+            self.throwing = self.saved_cursor
+            self.error = self.text("saved_throw_confirm")
+
+    def reopen_saved(self, message: str) -> None:
+        """Back from throwing a table away: "Your tables" again, saying what happened."""
+        self.view = "saved"
+        self.error = message
 
     def fit(self, rows: int, columns: int) -> None:
         """The screen is ``rows`` by ``columns``: a list shows what fits under its header line
@@ -347,6 +391,7 @@ class StartModel:
         self._move(+1)
 
     def _move(self, step: int) -> None:
+        self.throwing = None
         if self.view == "menu":
             self.cursor = (self.cursor + step) % len(MENU)
         elif self.view in ("play", "host"):
@@ -392,6 +437,7 @@ class StartModel:
                 self.row = min(self.row, len(form.rows()) - 1)
 
     def enter(self) -> None:
+        self.throwing = None
         view = self.view
         if view == "menu":
             item = MENU[self.cursor]
@@ -477,6 +523,7 @@ class StartModel:
 
     def back(self) -> None:
         """Esc: back to the menu."""
+        self.throwing = None
         self.view = "menu"
         self.error = ""
 

@@ -217,6 +217,15 @@ EN: dict[str, str] = {
     "start_open": "Open the table",
     "start_saved": "Your tables (resume)",
     "saved_none": "No table of yours is saved here.",
+    "saved_help": "Enter takes an unfinished table up again · x throws away a table against the computer",
+    "saved_row": "{when}  {game} {table}  {where}{score}: {state}",
+    "saved_names": " ({names})",
+    "saved_score": " · {totals} after {deals}",
+    "saved_throw_confirm": "x again throws this table away: it ends with no winner (its transcript stays); "
+                           "any other key keeps it",
+    "saved_throw_local": "Only a table against the computer can be thrown away here; at a LAN table the other "
+                         "players decide too (`p2pcards resume --abandon` ends a table of two).",
+    "saved_thrown": "Table {table} was thrown away: it ended with no winner.",
     "saved_local": "against the computer",
     "saved_joined": "joined at {where}",
     "saved_hosted": "hosted on {where}",

@@ -208,6 +208,15 @@ PT: dict[str, str] = {
     "start_open": "Abrir a mesa",
     "start_saved": "As suas mesas (retomar)",
     "saved_none": "Não há aqui nenhuma mesa sua guardada.",
+    "saved_help": "Enter retoma uma mesa por acabar · x deita fora uma mesa contra o computador",
+    "saved_row": "{when}  {game} {table}  {where}{score}: {state}",
+    "saved_names": " ({names})",
+    "saved_score": " · {totals} ao fim de {deals}",
+    "saved_throw_confirm": "x outra vez deita esta mesa fora: acaba sem vencedor (a transcrição fica); "
+                           "qualquer outra tecla guarda-a",
+    "saved_throw_local": "Aqui só se deita fora uma mesa contra o computador; numa mesa da rede local os outros "
+                         "jogadores também decidem (`p2pcards resume --abandon` acaba uma mesa de dois).",
+    "saved_thrown": "A mesa {table} foi deitada fora: acabou sem vencedor.",
     "saved_local": "contra o computador",
     "saved_joined": "entrou em {where}",
     "saved_hosted": "aberta em {where}",
