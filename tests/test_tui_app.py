@@ -338,6 +338,33 @@ def test_a_table_left_with_ctrl_c_is_taken_up_again_where_it_stopped(tmp_path):
     assert not unfinished_tables(tmp_path, me)  # over: nothing left to resume
 
 
+def test_resume_says_it_is_catching_up_and_keeps_the_earlier_deals(tmp_path):
+    """Taken up again, the screen says that it catches up (not "shuffling… 0/2" at deal 1)
+    until the replica is rebuilt, and the deals panel keeps the deals played before."""
+    me = load_or_create(tmp_path, "Zé")
+    spec = REGISTRY.get("bisca")
+    table = LocalTable(spec, spec.resolve_options({}), me=me, text=Text("en"), bots="random", seed=4, deals=2,
+                       speed=0, data_dir=tmp_path)
+
+    def leave_in_deal_2(typist: Typist, app: Any) -> None:
+        m = typist.model
+        if m.history and m.snap.deal == 1 and m.decision is not None and not getattr(typist, "left", False):
+            typist.left = True  # type: ignore[attr-defined]
+            typist.send("\x03")
+
+    drive(table, extra=leave_in_deal_2)
+    assert table.outcome == "left" and len(table.model.history) == 1
+    (found,) = unfinished_tables(tmp_path, me)
+    resumed = LocalTable.resume(found.path, REGISTRY, me=me, text=Text("en"), speed=0)
+    assert resumed.model.status().startswith("catching up: the table is rebuilt from its transcript")
+    assert "deal 1" not in resumed.model.header()[0]
+    _, out = drive(resumed)
+    assert "catching up" in out.screens[0] and "committing 0/2" not in out.screens[0]
+    assert resumed.outcome == "over"
+    assert [d["deal"] for d in resumed.model.history] == [0, 1]  # deal 1 kept its place in the panel
+    assert "catching up" not in out.screens[-1]
+
+
 def test_a_table_left_on_screen_is_finished_by_resume_without_a_screen(tmp_path):
     me = load_or_create(tmp_path, "Zé")
     spec = REGISTRY.get("bisca")

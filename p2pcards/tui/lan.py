@@ -148,8 +148,10 @@ class LanTable(ScreenTable):
         labels = [SeatLabel(s["seat"], s["name"], s["bot"], s["runs_on"], s["fingerprint"]) for s in info["seats"]]
         self.table_id = info["table"]
         path = str(log_path(self.data_dir, bytes.fromhex(info["table"]), seat))
-        self._attach(TableModel(GameInfo.of(spec, info["options"]), labels, seat, self.text, speed=self.speed,
-                                here=self.me.fingerprint, log_path=path))
+        model = TableModel(GameInfo.of(spec, info["options"]), labels, seat, self.text, speed=self.speed,
+                           here=self.me.fingerprint, log_path=path)
+        model.catching_up = isinstance(self.plan, ResumePlan)  # until the person's replica is rebuilt from its log
+        self._attach(model)
         self.seat = seat
         self.lobby.started()
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from p2pcards.core import PLAY, Card, Decision, Line, pretty
@@ -36,7 +35,7 @@ from p2pcards.identity import told_apart
 from p2pcards.players.hints import Hint
 from p2pcards.tui.cards import SUIT_ORDER, card_label, is_red, sort_hand
 from p2pcards.tui.input import CARD_KEYS, TableKeys
-from p2pcards.tui.snapshot import GameInfo, SeatLabel, Snapshot, snapshot_of
+from p2pcards.tui.snapshot import GameInfo, HandCard, SeatLabel, SeatPanel, Snapshot, snapshot_of
 from p2pcards.tui.windows import TableWindows
 from p2pcards.words import Text, line_text, summary_text
 
@@ -70,42 +69,6 @@ Choice = Any
 def too_small(cols: int, rows: int) -> bool:
     """Whether a terminal of ``cols`` x ``rows`` cannot show the table."""
     return cols < MIN_COLS or rows < MIN_ROWS
-
-
-@dataclass(frozen=True)
-class HandCard:
-    """One card of the person's hand as drawn: place, label, colour and state."""
-
-    index: int
-    position: int
-    card: Card
-    label: str
-    red: bool
-    #: True legal, False illegal (dimmed), None: nothing to play now (drawn plainly)
-    legal: bool | None
-    cursor: bool
-    picked: bool
-    #: the key that plays or marks it (:data:`CARD_KEYS`), or "" beyond the last key
-    key: str
-    #: passed to the person this deal
-    received: bool = False
-
-
-@dataclass(frozen=True)
-class SeatPanel:
-    """One seat as drawn around the table."""
-
-    seat: int
-    where: str  # bottom, right, top, left
-    name: str
-    marker: str
-    runs: str
-    cards: str
-    detail: str
-    turn: bool
-    dealer: bool
-    you: bool
-    active: bool
 
 
 class TableModel(TableKeys, TableWindows):
@@ -163,6 +126,9 @@ class TableModel(TableKeys, TableWindows):
         self.on_exit: Callable[[], None] = lambda: None
         #: the person left with Ctrl-C (an interrupt: exit status 130)
         self.interrupted = False
+        #: a table taken up again, until its replica is rebuilt from its log (the first
+        #: snapshot): the screen says so instead of a table that has not started
+        self.catching_up = False
         #: whether the table's host allows hints (the genesis says; ``h`` says so when not)
         self.hints_allowed = True
         #: a hint being computed; the hint's line (or "thinking…") for the pending decision
@@ -186,6 +152,14 @@ class TableModel(TableKeys, TableWindows):
         self.snap = snap
         self._clamp()
         self._changed()
+
+    def caught_up(self, deals: list[dict[str, Any]]) -> None:
+        """The replica is rebuilt (the first snapshot of a table taken up again): the deals
+        that closed before, as the ``deal`` events they were, keep their place in the
+        deals panel."""
+        if self.catching_up:
+            self.catching_up = False
+            self.history = list(deals) + self.history
 
     def ask(self, decision: Decision, legal: Sequence[Choice]) -> None:
         """The table asks the person to decide; the answer goes to ``on_choice``."""
@@ -510,7 +484,7 @@ class TableModel(TableKeys, TableWindows):
         """(left part, trump part) of the top line."""
         t = self.text
         snap = self.snap
-        left = [self.game.title_in(t.lang), t("deal", n=snap.deal + 1)]
+        left = [self.game.title_in(t.lang)] + ([] if self.catching_up else [t("deal", n=snap.deal + 1)])
         if snap.stock is not None and snap.in_deal:
             left.append(t("stock", n=snap.stock))
         if not snap.in_deal:
@@ -536,6 +510,8 @@ class TableModel(TableKeys, TableWindows):
             return t("stopped", reason=self.error)
         if snap.stage == "over" or self.finished:
             return t("table_over")
+        if self.catching_up:
+            return t("catching_up")
         if snap.voted_out:
             return t("watching")
         if self.decision is not None:

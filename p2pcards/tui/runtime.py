@@ -122,6 +122,7 @@ class PersonPlayer:
         """Called by the node after every change of the person's replica."""
         if self.model is not None:
             self.model.hints_allowed = bool(getattr(getattr(table, "genesis", None), "hints", True))
+            self.model.caught_up([r.to_json() for r in getattr(table, "results", ())])
             self.model.update(snapshot_of(table))
 
     async def achoose(self, view: SeatView, decision: Decision) -> Any:
@@ -501,6 +502,7 @@ class LocalTable(ScreenTable):
                 local.player = self._pace(local.player)
         self._setup(spec, genesis, seats, me=me, text=text, speed=speed, data_dir=path.parent.parent.parent)
         self.manifest = manifest
+        self.model.catching_up = True  # until the replicas are rebuilt from their logs
         return self
 
     def _pace(self, player: Player) -> PacedBot:

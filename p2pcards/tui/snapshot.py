@@ -1,6 +1,8 @@
 """What the table screen shows of a table: the game (:class:`GameInfo`), who sits where
 (:class:`SeatLabel`) and an immutable :class:`Snapshot` of the person's replica, copied out
-of the live :class:`~p2pcards.table.table.Table` by :func:`snapshot_of` whenever it changes."""
+of the live :class:`~p2pcards.table.table.Table` by :func:`snapshot_of` whenever it changes;
+and what the screen draws of it, a card of the hand (:class:`HandCard`) and a seat
+(:class:`SeatPanel`)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from p2pcards.core import PLAY, Card, DealState, Decision, GameSpec, Line
 from p2pcards.core.view import SeatView
 from p2pcards.words import game_word
 
-__all__ = ["GameInfo", "SeatLabel", "Snapshot", "replay_snapshot", "snapshot_of"]
+__all__ = ["GameInfo", "HandCard", "SeatLabel", "SeatPanel", "Snapshot", "replay_snapshot", "snapshot_of"]
 
 
 @dataclass(frozen=True)
@@ -220,3 +222,37 @@ def _in_deal(game: DealState, view: SeatView, base: dict[str, Any], *, ask: bool
     )
 
 
+@dataclass(frozen=True)
+class HandCard:
+    """One card of the person's hand as drawn: place, label, colour and state."""
+
+    index: int
+    position: int
+    card: Card
+    label: str
+    red: bool
+    #: True legal, False illegal (dimmed), None: nothing to play now (drawn plainly)
+    legal: bool | None
+    cursor: bool
+    picked: bool
+    #: the key that plays or marks it (:data:`CARD_KEYS`), or "" beyond the last key
+    key: str
+    #: passed to the person this deal
+    received: bool = False
+
+
+@dataclass(frozen=True)
+class SeatPanel:
+    """One seat as drawn around the table."""
+
+    seat: int
+    where: str  # bottom, right, top, left
+    name: str
+    marker: str
+    runs: str
+    cards: str
+    detail: str
+    turn: bool
+    dealer: bool
+    you: bool
+    active: bool

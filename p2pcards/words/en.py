@@ -33,6 +33,7 @@ EN: dict[str, str] = {
     "taken_short": "{n} pts",
     # status line
     "connecting": "setting up the table…",
+    "catching_up": "catching up: the table is rebuilt from its transcript, every message checked again…",
     "committing": "shuffling… committing {k}/{n}",
     "shuffling": "shuffling… {k}/{n}",
     "locking": "locking the deck… {k}/{n}",

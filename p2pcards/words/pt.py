@@ -30,6 +30,7 @@ PT: dict[str, str] = {
     "plays": "joga",
     "score_short": "pontos {n}",
     "taken_short": "{n} pts",
+    "catching_up": "a pôr a mesa em dia: refaz-se a partir da transcrição, verificando de novo cada mensagem…",
     "connecting": "a preparar a mesa…",
     "committing": "a baralhar… compromissos {k}/{n}",
     "shuffling": "a baralhar… {k}/{n}",
