@@ -147,12 +147,13 @@ def start_fragments(model: StartModel, rows: int | None = None, columns: int | N
                 value = t(f"start_hints_{value}")
             out.append((style, f"  {label:<18}", _click(bump)))
             out.append(("class:value", f" ◀ {value} ▶", _click(bump)))
+            out.append(("", "\n"))
             helps = [spec.text(t.lang, f"option.{o.name}.help") for o in spec.options if o.name == row]
             if row == "game":
                 helps = [spec.text(t.lang, "description")]
-            if helps and helps[0]:
-                out.append(("class:help", f"  {helps[0]}"))
-            out.append(("", "\n"))
+            if helps and helps[0]:  # under its row, wrapped: read whole whatever the width
+                for part in textwrap.wrap(helps[0], max(model.width - 6, 20)):
+                    line("class:help", f"      {part}")
     elif view == "lan":
         if not model.discovery:
             line("class:placeholder", "  " + t("lan_placeholder"))
@@ -269,7 +270,11 @@ def build_start_app(model: StartModel, *, input: Input | None = None,
 
     title = Window(FormattedTextControl(title_line), height=1, style="class:title")
     body = Window(FormattedTextControl(lambda: start_fragments(model, *_size())), style="class:body")
-    keys = Window(FormattedTextControl(lambda: [("class:keys", f" {t('start_keys')} ")]), height=1, style="class:keys")
+    def keys_line() -> StyleAndTextTuples:
+        said = {"play": "start_keys_form", "host": "start_keys_host"}.get(model.view, "start_keys")
+        return [("class:keys", f" {t(said)} ")]
+
+    keys = Window(FormattedTextControl(keys_line), height=1, style="class:keys")
     app: Application[StartChoice | None] = Application(
         layout=Layout(HSplit([title, Window(height=1), body, keys])),
         key_bindings=create_start_key_bindings(model),

@@ -453,16 +453,11 @@ class StartModel:
                 self.view = item
                 self.error = ""
                 self.row = 0
-        elif view in ("play", "host"):
+        elif view in ("play", "host"):  # from any row, as the keys line says: the table as the form stands
             form = self.active_form
-            rows = form.rows()
-            if rows[self.row] == "start":
-                self.on_exit(StartChoice(view, form.spec.name, form.options(), form.value("level"),
-                                         remote=form.remotes if view == "host" else 0,
-                                         hints=form.hints or view != "host"))
-            else:
-                form.change(rows[self.row], +1)
-                self.row = min(self.row, len(form.rows()) - 1)
+            self.on_exit(StartChoice(view, form.spec.name, form.options(), form.value("level"),
+                                     remote=form.remotes if view == "host" else 0,
+                                     hints=form.hints or view != "host"))
         elif view == "lan":
             tables = self.tables()
             if tables:

@@ -202,6 +202,8 @@ EN: dict[str, str] = {
     "start_go": "Start",
     "start_back": "Back",
     "start_keys": "↑/↓ move · ←/→ change · Enter choose · Esc back · q quit",
+    "start_keys_form": "↑/↓ move · ←/→ change the value · Enter start · Esc back",
+    "start_keys_host": "↑/↓ move · ←/→ change the value · Enter open the table · Esc back",
     "start_address": "Address (HOST:PORT)",
     "start_title_you": "{title} · you are {name}",
     "start_name": "Your name at the tables",

@@ -193,6 +193,8 @@ PT: dict[str, str] = {
     "start_go": "Começar",
     "start_back": "Voltar",
     "start_keys": "↑/↓ mover · ←/→ mudar · Enter escolher · Esc voltar · q sair",
+    "start_keys_form": "↑/↓ mover · ←/→ mudar o valor · Enter começar · Esc voltar",
+    "start_keys_host": "↑/↓ mover · ←/→ mudar o valor · Enter abrir a mesa · Esc voltar",
     "start_address": "Endereço (HOST:PORTA)",
     "start_title_you": "{title} · é {name}",
     "start_name": "O seu nome nas mesas",

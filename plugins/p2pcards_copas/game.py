@@ -375,6 +375,15 @@ TEXTS = {
         "refusal.two_clubs": "the 2♣ opens the first trick",
         "refusal.hearts": "no heart may lead before hearts are broken (a heart or Q♠ played), "
                           "unless you hold only hearts",
+        "option.ranks": "rank order",
+        "option.ranks.portuguese": "Portuguese",
+        "option.ranks.standard": "standard",
+        "option.hearts": "leading hearts",
+        "option.hearts.broken": "once broken",
+        "option.hearts.free": "any time",
+        "option.match": "match",
+        "option.match.100": "to 100",
+        "option.match.single": "one deal",
     },
     "pt": {
         "taken": "apanhou",
