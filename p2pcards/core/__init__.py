@@ -67,6 +67,9 @@ screens never name a game nor apply a game's rule.  A plugin supplies:
   ``decision.KIND.title``, ``decision.KIND.confirm``, ``decision.KIND.decline``;
 * public facts and notes for the table: :meth:`DealState.facts`, :meth:`DealState.notes`
   (text mode prints them whenever they change);
+* why a card may not be played now, when a screen refuses it: :meth:`DealState.refusal`
+  (the rule in the game's words, e.g. the suit that must be followed:
+  :meth:`DealState.follow_refusal` makes that line);
 * the words of its own event kinds (``DealState._event(KIND, seat, **fields)``, a kind
   other than the core's ``play`` and ``draw`` and the built-in ``trump``, ``go_in``,
   ``swap``, ``pass``), which text mode tells as they happen: the text key
@@ -80,7 +83,8 @@ screens never name a game nor apply a game's rule.  A plugin supplies:
   ``cards``).
 
 Words reach a screen as :class:`Line` values: a text key of the game and the values of its
-fields, seats apart (each screen names a seat its own way: "you", "seat 2", a name).
+fields, seats apart (each screen names a seat its own way: "you", "seat 2", a name) and
+suits apart (each screen names a suit in its language).
 """
 
 from p2pcards.core.cards import (

@@ -326,6 +326,17 @@ class DealState:
         """Hook: whether following suit is compulsory right now."""
         return True
 
+    def follow_refusal(self, seat: int, choice: Choice, key: str = "refusal.follow") -> Line | None:
+        """For :meth:`refusal`: the line ``key`` naming the suit led (field ``suit``) when
+        ``choice`` does not follow it and ``seat`` holds a card of it; else None."""
+        cards = self.deck.cards
+        led = self.led_suit
+        if led is None or type(choice) is not int or cards[choice] is None or cards[choice][1] == led:  # type: ignore[index]
+            return None
+        if not any(cards[p] is not None and cards[p][1] == led for p in self.deck.hands[seat]):  # type: ignore[index]
+            return None
+        return Line(key, suits={"suit": led})
+
     # ------------------------------------------------------------------ for subclasses
     def _setup(self) -> None:
         raise NotImplementedError
@@ -368,6 +379,13 @@ class DealState:
         """Hook: public facts of the deal for the table's top line (e.g. tricks count
         double).  Default: none."""
         return []
+
+    def refusal(self, seat: int, choice: Choice) -> Line | None:
+        """Hook: why ``choice``, a card ``seat`` holds that is not among its legal plays now,
+        may not be played -- the rule, in the game's words (e.g. which suit must be
+        followed), for the screens to say when they refuse it.  Default None: the screens
+        say only that the card is not allowed now."""
+        return None
 
     def notes(self, seat: int) -> list[Line]:
         """Hook: what the rules did on their own that ``seat`` should be told now (e.g. a

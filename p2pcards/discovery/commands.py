@@ -46,7 +46,8 @@ Lists the tables announced on the local network by `p2pcards host` (DNS-SD servi
 _p2pcards._tcp over multicast DNS): it listens for --wait seconds (default 3), then prints
 the tables still open.  A table this peer cannot join -- a game that is not installed, or
 of another rules version, another lobby protocol, an unreadable announcement, no free seat
--- is listed with the reason.  Join one with `p2pcards join NAME`.  With --watch it prints
+-- is listed with the reason.  A person takes a seat of one with `p2pcards play --join NAME`
+(a headless computer player with `p2pcards join NAME`).  With --watch it prints
 every change as it is seen, for --wait seconds (default: until interrupted).
 
 JSON output (--json): one object
@@ -115,7 +116,8 @@ def _describe(table: OpenTable, reason: str | None) -> str:
             f"seats free, host {ann.host_name} [{ann.host_fingerprint}] at {where}")
     if reason is not None:
         return f"{head}; cannot be joined: {reason}"
-    return f"{head}; join with: p2pcards join {shlex.quote(table.name)}"
+    name = shlex.quote(table.name)
+    return f"{head}; join with: p2pcards play --join {name} (a computer player: p2pcards join {name})"
 
 
 def run_tables(args: argparse.Namespace, out: TextIO, games: Mapping[str, InstalledGame], proto: int) -> int:
@@ -201,8 +203,8 @@ async def hosting(args: argparse.Namespace, announcement: Announcement, remote_s
 
     def announced(reg: Registration) -> None:
         line({"type": "announced", "name": reg.name, "service": reg.service, "port": reg.port},
-             f"announced on the local network as {reg.name!r}; "
-             f"players join with: p2pcards join {shlex.quote(reg.name)}")
+             f"announced on the local network as {reg.name!r}; people join with: p2pcards play --join "
+             f"{shlex.quote(reg.name)} (a computer player: p2pcards join {shlex.quote(reg.name)})")
 
     def problem(text: str) -> None:
         print(f"p2pcards: warning: the table is not announced on the local network: {text}", file=sys.stderr)

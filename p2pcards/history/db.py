@@ -359,6 +359,15 @@ class History:
                        facts.table_id))
         return True
 
+    def abandon(self, table_id: str) -> bool:
+        """The person threw away the unfinished match ``table_id`` (a table against the
+        computer, :func:`p2pcards.tui.runtime.throw_away`): it ends abandoned, no winner.
+        Whether a match was changed (none is recorded before its first deal closes)."""
+        with self.transaction() as c:
+            done = c.execute("UPDATE matches SET ended = 'abandoned', winner = NULL WHERE table_id = ? "
+                             "AND ended = 'unfinished'", (table_id,))
+            return done.rowcount > 0
+
     def record_hint(self, facts: TableFacts, deal: int, seat: int, at: int, suggestion: str,
                     followed: bool | None = None) -> None:
         """Write (or update: the same deal, seat and decision) a hint that ``seat`` asked for."""

@@ -83,7 +83,7 @@ def run_export(path: str | Path, json_out: bool, out: TextIO, registry: GameRegi
         out.write(json.dumps(summary, separators=(",", ":")) + "\n")
         return 0 if opened.error is None else 1
     print(f"table {opened.table_id.hex()[:16]} of {spec.name}: {len(messages)} messages, "
-          f"{len(records)} deal(s) opened", file=out)
+          f"{len(records)} {'deal' if len(records) == 1 else 'deals'} opened", file=out)
     if torn_tail:
         print(f"WARNING: the last {torn} bytes of {path} do not make a whole message (message seq {len(messages)} "
               "was being written when the process stopped); the messages before it are exported", file=out)

@@ -280,7 +280,8 @@ async def host_table(
         raise ValueError("a table has at most one 'me' seat, and it needs a person to play it")
     resolved = spec.resolve_options({k: str(v) for k, v in (options or {}).items()})
     rng = random.Random(seed if seed is not None else os.urandom(16))
-    bots = {i: Identity.generate(f"bot{i}") for i, s in enumerate(seats) if s.kind == "bot"}
+    # named as people count seats, from 1 ("bot2" sits in seat 2)
+    bots = {i: Identity.generate(f"bot{i + 1}") for i, s in enumerate(seats) if s.kind == "bot"}
     lobby = _Lobby(spec, seats, {b.signing_public for b in bots.values()}, host, resolved, deals, timeout)
     try:
         listeners = await trio.open_tcp_listeners(port, host=bind)

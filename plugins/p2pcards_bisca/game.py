@@ -140,6 +140,10 @@ class BiscaDeal(DealState):
         self._event("swap", seat, card=card, took=took)
         self._ask_play(seat)
 
+    def refusal(self, seat: int, choice: Choice) -> Line | None:
+        """A card refused: once the stock is empty, the suit led must be followed."""
+        return None if self.stock else self.follow_refusal(seat, choice, "refusal.follow_empty")
+
     def choice_line(self, seat: int, choice: Choice) -> Line | None:
         """The swap's label: which 2 of trumps goes for which face-up card."""
         if not _is_swap(choice) or self.trump is None or self.trump_card_pos is None:
@@ -214,6 +218,19 @@ TEXTS = {
         "totals": "game points",
         "match_rule": "game points to {target}",
         "swap": "swap your {two} for the trump card {card}",
+        "refusal.follow_empty": "the stock is empty: you hold {suit}, the suit led, and must follow it",
+        "option.hand": "cards in hand",
+        "option.hand.3": "3 cards",
+        "option.hand.5": "5 cards",
+        "option.hand.7": "7 cards",
+        "option.hand.9": "9 cards",
+        "option.hand.11": "11 cards",
+        "option.swap2": "swap the 2",
+        "option.swap2.off": "no",
+        "option.swap2.on": "yes",
+        "option.target": "match",
+        "option.target.4": "4 game points",
+        "option.target.8": "8 game points",
     },
     "pt": {
         "points": "pontos",
@@ -222,6 +239,7 @@ TEXTS = {
         "totals": "jogos",
         "match_rule": "jogos até {target}",
         "swap": "trocar o seu {two} pelo trunfo {card}",
+        "refusal.follow_empty": "o monte acabou: tem {suit}, o naipe da vaza, e tem de assistir",
         "title": "Bisca",
         "description": "2 jogadores, 40 cartas, compra-se do monte depois de cada vaza",
         "option.hand": "cartas na mão",

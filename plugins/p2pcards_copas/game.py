@@ -295,6 +295,18 @@ class CopasDeal(DealState):
     def facts(self) -> list[Line]:
         return [Line("fact.hearts_broken")] if self.hearts_broken else []
 
+    def refusal(self, seat: int, choice: Any) -> Line | None:
+        """A card refused, by the rule of :meth:`legal_plays` it breaks: the 2♣ opens the
+        deal; the suit led is followed; no points on the first trick while the hand has
+        another card; no heart led before hearts are broken."""
+        if type(choice) is not int or choice in self.legal_plays(seat):
+            return None
+        if self.trick:
+            return self.follow_refusal(seat, choice) or Line("refusal.first_trick")
+        if not self.tricks:
+            return Line("refusal.two_clubs")
+        return Line("refusal.hearts")
+
     def notes(self, seat: int) -> list[Line]:
         """Who led the two of clubs (played for its holder): told while the first trick is
         played, and while it stays on the table before the second one starts."""
@@ -358,6 +370,20 @@ TEXTS = {
         "pass.across": "Pass 3 cards across, to {name}",
         "note.two_clubs": "{name} leads 2♣: whoever holds 2♣ opens the first trick",
         "note.two_clubs_you": "Your 2♣ was led for you: whoever holds 2♣ opens the first trick",
+        "refusal.follow": "you hold {suit}, the suit led, and must follow it",
+        "refusal.first_trick": "no heart nor Q♠ on the first trick while you hold another card",
+        "refusal.two_clubs": "the 2♣ opens the first trick",
+        "refusal.hearts": "no heart may lead before hearts are broken (a heart or Q♠ played), "
+                          "unless you hold only hearts",
+        "option.ranks": "rank order",
+        "option.ranks.portuguese": "Portuguese",
+        "option.ranks.standard": "standard",
+        "option.hearts": "leading hearts",
+        "option.hearts.broken": "once broken",
+        "option.hearts.free": "any time",
+        "option.match": "match",
+        "option.match.100": "to 100",
+        "option.match.single": "one deal",
     },
     "pt": {
         "taken": "apanhou",
@@ -373,6 +399,11 @@ TEXTS = {
         "pass.across": "Passe 3 cartas para a frente, a {name}",
         "note.two_clubs": "{name} sai com o 2♣: quem tem o 2♣ abre a primeira vaza",
         "note.two_clubs_you": "O seu 2♣ foi jogado por si: quem tem o 2♣ abre a primeira vaza",
+        "refusal.follow": "tem {suit}, o naipe da vaza, e tem de assistir",
+        "refusal.first_trick": "na primeira vaza não se joga copas nem a dama de espadas enquanto tiver outra carta",
+        "refusal.two_clubs": "a primeira vaza abre com o 2♣",
+        "refusal.hearts": "não se sai a copas antes de as copas saírem (uma copa ou a dama de espadas jogada), "
+                          "a não ser que só tenha copas",
         "title": "Copas",
         "description": "4 jogadores, cada um por si, 52 cartas, fugir às copas e à dama de espadas",
         "option.ranks": "ordem",

@@ -68,6 +68,7 @@ from p2pcards.core import (
     Match,
     Reveal,
     Summary,
+    pretty,
     strength_table,
 )
 
@@ -346,6 +347,22 @@ class SobeEDesceDeal(DealState):
     def facts(self) -> list[Line]:
         return [Line("fact.double")] if self.multiplier == 2 else []
 
+    def refusal(self, seat: int, choice: Choice) -> Line | None:
+        """A card refused, by the rule of :meth:`allowed` it breaks: the ace of trumps
+        leads when held; the suit led is followed; else a trump higher than the trick's
+        (any trump when it has none)."""
+        if type(choice) is not int or choice in self.legal_plays(seat) or self.trump is None:
+            return None
+        if not self.trick:
+            return Line("refusal.lead_ace", {"card": pretty("A" + self.trump)})
+        follow = self.follow_refusal(seat, choice)
+        if follow is not None:
+            return follow
+        led = self.led_suit or ""
+        if self._top_trump() < 0:
+            return Line("refusal.trump", suits={"suit": led})
+        return Line("refusal.overtrump", suits={"suit": led})
+
     # ------------------------------------------------------------------ helpers
     def _legal_other(self, seat: int, step: Decision) -> list[Choice]:
         if step.kind == TRUMP:
@@ -501,6 +518,10 @@ TEXTS = {
         "go_in.must_low": "You must play this deal: you are at {score} points, and at {limit} or less you must "
                           "play.",
         "go_in.must_sat_out": "You must play this deal: you sat out the {n} deals before it.",
+        "refusal.lead_ace": "you hold the ace of trumps ({card}): it must lead",
+        "refusal.follow": "you hold {suit}, the suit led, and must follow it",
+        "refusal.trump": "you hold no {suit}, the suit led: you must play a trump",
+        "refusal.overtrump": "you hold no {suit}, the suit led: you must play a trump higher than those in the trick",
     },
     "pt": {
         "title": "Sobe e Desce",
@@ -532,6 +553,10 @@ TEXTS = {
         "go_in.must_hearts": "Tem de jogar esta mão: copas são trunfo, por isso todos jogam.",
         "go_in.must_low": "Tem de jogar esta mão: está com {score} pontos, e com {limit} ou menos é obrigado a jogar.",
         "go_in.must_sat_out": "Tem de jogar esta mão: não jogou as {n} mãos anteriores.",
+        "refusal.lead_ace": "tem o ás de trunfo ({card}): tem de sair com ele",
+        "refusal.follow": "tem {suit}, o naipe da vaza, e tem de assistir",
+        "refusal.trump": "não tem {suit}, o naipe da vaza: tem de jogar trunfo",
+        "refusal.overtrump": "não tem {suit}, o naipe da vaza: tem de jogar um trunfo mais alto que os da vaza",
     },
 }
 

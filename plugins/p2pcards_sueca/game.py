@@ -111,6 +111,10 @@ class SuecaDeal(DealState):
         """The deal after a 60:60 counts double (option ``tie=double``)."""
         return [Line("fact.double")] if self.multiplier == 2 else []
 
+    def refusal(self, seat: int, choice: Any) -> Line | None:
+        """A card refused: the suit led must be followed (assistir) while the hand has it."""
+        return self.follow_refusal(seat, choice)
+
 
 class SuecaMatch(Match):
     """Deals until a team reaches the target (a bandeira)."""
@@ -155,6 +159,19 @@ TEXTS = {
         "totals": "game points",
         "match_rule": "game points to {target}",
         "fact.double": "this deal counts double",
+        "refusal.follow": "you hold {suit}, the suit led, and must follow it",
+        "option.trump_card": "trump card",
+        "option.trump_card.last": "the last",
+        "option.trump_card.first": "the first",
+        "option.target": "bandeira",
+        "option.target.4": "4 game points",
+        "option.target.8": "8 game points",
+        "option.all_points": "120 points",
+        "option.all_points.2": "2 game points",
+        "option.all_points.4": "4 game points",
+        "option.tie": "60:60",
+        "option.tie.none": "no effect",
+        "option.tie.double": "next deal double",
     },
     "pt": {
         "points": "pontos",
@@ -163,6 +180,7 @@ TEXTS = {
         "totals": "jogos",
         "match_rule": "jogos até {target}",
         "fact.double": "esta mão conta a dobrar",
+        "refusal.follow": "tem {suit}, o naipe da vaza, e tem de assistir",
         "title": "Sueca",
         "description": "4 jogadores em duas equipas, 40 cartas, trunfo pela carta de quem dá",
         "option.trump_card": "carta de trunfo",
