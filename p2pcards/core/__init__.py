@@ -32,15 +32,19 @@ In full information (:meth:`Deck.full`) every card is known and each step takes 
 once; distributed, the runtime turns the same steps into mental-deck operations.  The
 sequence of steps depends only on public information, so every peer computes the same one.
 
-Choice formats, per :attr:`Decision.kind`:
+Choice formats, per :attr:`Decision.kind`, in the plain form (:meth:`~DealState.legal`
+lists it, the screens hand it back, the transcript carries it) and as the value a handler
+receives (:mod:`~p2pcards.core.choices`: :meth:`~DealState.apply` takes either and reads
+a plain one with :func:`from_wire`):
 
-* ``"play"`` -- a deck position from :meth:`~DealState.legal` (Bisca's variant adds
-  ``("swap", position)``: exchange the two of trumps at ``position`` for the face-up
-  trump card, then decide again).
-* ``"trump"`` -- a suit letter or ``"turn"`` (Sobe e Desce).
-* ``"pass"`` and ``"go_in"`` -- a tuple of distinct positions from the seat's hand whose
-  length lies within :attr:`Decision.pick`; ``None`` declines (sits out) where
-  :attr:`Decision.may_decline` allows.
+* ``"play"`` -- a deck position from :meth:`~DealState.legal` (:class:`Play`); Bisca's
+  variant adds ``("swap", position)`` (:class:`Swap`): exchange the two of trumps at
+  ``position`` for the face-up trump card, then decide again.
+* ``"trump"`` -- a suit letter or ``"turn"`` (Sobe e Desce; :class:`TrumpChoice`).
+* ``"pass"`` and ``"go_in"`` -- a tuple (or list) of distinct positions from the seat's
+  hand whose length lies within :attr:`Decision.pick`; ``None`` declines (sits out) where
+  :attr:`Decision.may_decline` allows (:class:`PassCards`, :class:`GoIn`).
+* a game's own kind -- a word (:class:`Word`).
 
 A choice that is malformed or not the seat's to make raises :class:`IllegalChoice` and
 changes nothing.  A well-formed play that breaks a hidden-information rule (follow suit,
@@ -101,6 +105,20 @@ from p2pcards.core.cards import (
     strength_table,
     suit_of,
 )
+from p2pcards.core.choices import (
+    TURN,
+    Choice,
+    GoIn,
+    Legal,
+    PassCards,
+    Plain,
+    Play,
+    Swap,
+    TrumpChoice,
+    Word,
+    from_wire,
+    is_choice,
+)
 from p2pcards.core.deal import DealState
 from p2pcards.core.deck import DISCARD, PLAYED, STOCK, Deck, DeckError
 from p2pcards.core.options import Option, OptionError
@@ -125,7 +143,6 @@ from p2pcards.core.steps import (
     PLAY,
     SWAP,
     TRUMP,
-    Choice,
     Deal,
     Decision,
     End,
@@ -143,7 +160,7 @@ __all__ = [
     "SUIT_SYMBOLS", "SUITS", "Card", "Suit", "make_deck", "parse_card", "pretty", "rank_of",
     "strength_table", "suit_of",
     "DISCARD", "PLAYED", "STOCK", "Deck", "DeckError",
-    "GO_IN", "PASS", "PLAY", "SWAP", "TRUMP", "Choice", "Deal", "DealState", "Decision",
+    "GO_IN", "PASS", "PLAY", "SWAP", "TRUMP", "Deal", "DealState", "Decision",
     "End", "GameSpec", "IllegalChoice", "Line", "Locate", "Match", "Option", "OptionError",
     "Reveal", "Step", "Summary",
     "GameRegistry", "PluginProblem", "get_plugin_manager", "hookimpl", "hookspec",
@@ -151,4 +168,6 @@ __all__ = [
     "bandeira_winner", "game_points", "next_dealer", "running_totals",
     "Trick", "card_points", "follow_suit", "higher_trumps", "trick_winner",
     "SeatView",
+    "Choice", "Plain", "Legal", "Play", "Swap", "TrumpChoice", "PassCards", "GoIn", "Word", "TURN",
+    "from_wire", "is_choice",
 ]

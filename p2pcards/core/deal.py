@@ -10,8 +10,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from p2pcards.core.cards import Card, Suit
+from p2pcards.core.choices import Choice, GoIn, Legal, PassCards, Plain, Play, Swap, from_wire
 from p2pcards.core.deck import PLAYED, STOCK, Deck
-from p2pcards.core.steps import PLAY, Choice, Deal, Decision, End, IllegalChoice, Locate, Reveal, Step
+from p2pcards.core.steps import PLAY, Deal, Decision, End, IllegalChoice, Locate, Reveal, Step
 from p2pcards.core.summary import Line
 from p2pcards.core.tricks import Trick, trick_winner
 
@@ -140,17 +141,19 @@ class DealState:
             return ()
         return tuple(s for s in step.seats if s not in self._pending)
 
-    def legal(self, seat: int) -> list[Choice]:
-        """Legal choices (or, for picks, the items to pick from) of ``seat`` now."""
+    def legal(self, seat: int) -> list[Legal]:
+        """Legal choices (or, for picks, the positions to pick from) of ``seat`` now, in their
+        plain form (:mod:`p2pcards.core.choices`): what a screen offers and hands back."""
         step = self._queue[0][0]
         if not isinstance(step, Decision) or seat not in step.seats:
             return []
         if step.kind == PLAY:
-            return self.legal_plays(seat)
-        return self._legal_other(seat, step)
+            return list(self.legal_plays(seat))
+        return list(self._legal_other(seat, step))
 
-    def apply(self, seat: int, choice: Choice) -> None:
-        """Take ``seat``'s choice for the pending decision."""
+    def apply(self, seat: int, choice: Choice | Plain) -> None:
+        """Take ``seat``'s choice for the pending decision: a value, or its plain form (read
+        with :func:`~p2pcards.core.choices.from_wire`); the handler receives the value."""
         step, handler = self._queue[0]
         if not isinstance(step, Decision):
             raise IllegalChoice(f"no decision is pending (the next step is {type(step).__name__})")
@@ -158,13 +161,14 @@ class DealState:
             raise IllegalChoice(f"it is not seat {seat}'s turn to decide")
         if seat in self._pending:
             raise IllegalChoice(f"seat {seat} has already decided")
+        value = from_wire(step.kind, choice)
         if step.pick is not None:
-            choice = self._check_pick(seat, step, choice)
+            self._check_pick(seat, step, value)
         assert handler is not None
         if len(step.seats) == 1:
-            self._run(handler, seat, choice)
+            self._run(handler, seat, value)
             return
-        self._pending[seat] = choice
+        self._pending[seat] = value
         if len(self._pending) == len(step.seats):
             choices = dict(sorted(self._pending.items()))
             self._pending = {}
@@ -199,25 +203,22 @@ class DealState:
             self._queue.appendleft(entry)
             raise
 
-    def _check_pick(self, seat: int, step: Decision, choice: Choice) -> Choice:
-        if choice is None:
+    def _check_pick(self, seat: int, step: Decision, choice: Choice) -> None:
+        if not isinstance(choice, (PassCards, GoIn)):
+            raise IllegalChoice(f"a {step.kind} is a list of positions, not {choice.to_wire()!r}")
+        picked = choice.positions
+        if picked is None:
             if step.may_decline:
-                return None
+                return
             raise IllegalChoice(f"seat {seat} may not decline this {step.kind}")
         assert step.pick is not None
         lo, hi = step.pick
-        if not isinstance(choice, (tuple, list)) or not all(
-            type(p) is int for p in choice
-        ):
-            raise IllegalChoice(f"a {step.kind} is a list of positions, not {choice!r}")
-        picked = tuple(choice)
         if not lo <= len(picked) <= hi or len(set(picked)) != len(picked):
             raise IllegalChoice(f"a {step.kind} takes {lo}..{hi} distinct positions, got {picked!r}")
         hand = self.deck.hands[seat]
         for p in picked:
             if p not in hand:
                 raise IllegalChoice(f"seat {seat} does not hold position {p}")
-        return picked
 
     # ------------------------------------------------------------------ queue helpers
     def _push(self, step: Step, handler: str | None = None) -> None:
@@ -274,14 +275,17 @@ class DealState:
         cards = self.deck.cards
         return [cards[p] for _, p in self.trick]  # type: ignore[misc]
 
-    def _on_play(self, seat: int, choice: Choice) -> None:
-        if type(choice) is not int or choice not in self.deck.hands[seat]:
-            raise IllegalChoice(f"seat {seat} cannot play {choice!r}: not a position it holds")
+    def _on_play(self, seat: int, choice: Play | Swap) -> None:
+        """Hook: a play decision's choice; a game with more than cards to play (Bisca's
+        :class:`~p2pcards.core.choices.Swap`) handles its own and leaves plays to this."""
+        pos = choice.position
+        if not isinstance(choice, Play) or pos not in self.deck.hands[seat]:
+            raise IllegalChoice(f"seat {seat} cannot play {choice.to_wire()!r}: not a position it holds")
         if self.renuncia is None and self.deck.knows_hand(seat):
-            if choice not in self.legal_plays(seat):
+            if pos not in self.legal_plays(seat):
                 self.renuncia = seat
-        self._push(Reveal((choice,), seat), "_on_played")
-        self._playing = (seat, choice)
+        self._push(Reveal((pos,), seat), "_on_played")
+        self._playing = (seat, pos)
 
     def _on_played(self, step: Reveal) -> None:
         seat, pos = self._playing
@@ -330,14 +334,15 @@ class DealState:
     def _setup(self) -> None:
         raise NotImplementedError
 
-    def legal_plays(self, seat: int) -> list[Choice]:
-        """Positions ``seat`` may play now (its hand must be known to this observer)."""
+    def legal_plays(self, seat: int) -> Sequence[Legal]:
+        """Positions ``seat`` may play now (its hand must be known to this observer), and
+        any other play the game allows in its plain form (Bisca's ``("swap", position)``)."""
         raise NotImplementedError
 
-    def _legal_other(self, seat: int, step: Decision) -> list[Choice]:
+    def _legal_other(self, seat: int, step: Decision) -> Sequence[Legal]:
         """Legal choices for non-play decisions; for picks, the positions to pick from."""
         if step.pick is not None:
-            return list(self.deck.hands[seat])
+            return self.deck.hands[seat]
         raise NotImplementedError
 
     def _result(self) -> dict[str, Any]:
@@ -359,9 +364,11 @@ class DealState:
         screen fills in.  Default: nothing."""
         return []
 
-    def choice_line(self, seat: int, choice: Choice) -> Line | None:
+    def choice_line(self, seat: int, choice: Plain) -> Line | None:
         """Hook: the label of ``choice``, a legal choice of ``seat`` that is not a card
-        (a trump suit, an exchange...).  Default None: screens show the choice as it is."""
+        (a trump suit, an exchange...), in its plain form as :meth:`legal` lists it (or as
+        a transcript carries it: a list where legal has a tuple).  Default None: screens
+        show the choice as it is."""
         return None
 
     def facts(self) -> list[Line]:

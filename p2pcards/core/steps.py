@@ -1,5 +1,5 @@
 """The steps of a deal and the kinds of decision (formats in :mod:`p2pcards.core`'s
-docstring, "Choice formats").
+docstring, "Choice formats"; a choice's values in :mod:`p2pcards.core.choices`).
 
 The driver asks :meth:`DealState.step <p2pcards.core.deal.DealState.step>` for the
 pending step and fulfils it: :class:`Deal`, :class:`Reveal`, :class:`Locate`,
@@ -15,11 +15,10 @@ from p2pcards.core.cards import Card
 from p2pcards.core.deck import STOCK
 
 __all__ = [
-    "Choice", "Deal", "Reveal", "Locate", "Decision", "End", "Step", "IllegalChoice",
+    "Deal", "Reveal", "Locate", "Decision", "End", "Step", "IllegalChoice",
     "PLAY", "TRUMP", "PASS", "GO_IN", "SWAP",
 ]
 
-Choice = Any
 PLAY = "play"
 TRUMP = "trump"
 PASS = "pass"

@@ -19,9 +19,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from p2pcards.core.cards import Card, Suit
+from p2pcards.core.choices import Legal
 from p2pcards.core.deal import DealState
 from p2pcards.core.deck import DISCARD, PLAYED, STOCK
-from p2pcards.core.steps import Choice, Decision
+from p2pcards.core.steps import Decision
 
 __all__ = ["SeatView"]
 
@@ -63,7 +64,8 @@ class SeatView:
         return None
 
     @property
-    def legal(self) -> list[Choice]:
+    def legal(self) -> list[Legal]:
+        """The seat's legal choices now, in their plain form (:meth:`DealState.legal`)."""
         return self._state.legal(self.seat)
 
     @property

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from p2pcards.core import DealState, Decision, End, GameRegistry, GameSpec, Match, load_games
+from p2pcards.core import Choice, DealState, Decision, End, GameRegistry, GameSpec, Match, load_games
 from p2pcards.history import HistoryError
 from p2pcards.history.db import deal_facts
 from p2pcards.history.opened import read_transcript
@@ -41,11 +41,13 @@ __all__ = ["DealSteps", "MatchSteps", "Step", "follow", "follow_log"]
 @dataclass(frozen=True)
 class Step:
     """A deal after one decision (or, first, as dealt): its state (a copy nobody changes),
-    who decided what (``seat``, ``choice`` and the decision's ``kind``; None for the deal
-    as dealt) and whether this decision closed a trick."""
+    who decided what (``seat``, ``choice`` in the plain form the transcript carries, and the
+    decision's ``kind``; None for the deal as dealt) and whether this decision closed a
+    trick."""
 
     state: DealState
     seat: int | None = None
+    #: a :data:`~p2pcards.core.Plain` (Any while the replay screen narrows its lists loosely)
     choice: Any = None
     kind: str | None = None
     trick_end: bool = False
@@ -102,7 +104,7 @@ def _advance(deal: DealState) -> None:
         deal.complete()
 
 
-def step_through(deal: DealState, choices: Sequence[tuple[int, Any]]) -> list[Step]:
+def step_through(deal: DealState, choices: Sequence[tuple[int, Choice]]) -> list[Step]:
     """The steps of ``deal`` (a fresh deal with every card known) under ``choices``: the
     deal as dealt, then one step per choice.  Raises ``IllegalChoice`` as the audit would."""
     _advance(deal)
@@ -113,7 +115,7 @@ def step_through(deal: DealState, choices: Sequence[tuple[int, Any]]) -> list[St
         before = len(deal.tricks)
         deal.apply(seat, choice)
         _advance(deal)
-        steps.append(Step(clone_state(deal), seat, choice, kind, len(deal.tricks) > before))
+        steps.append(Step(clone_state(deal), seat, choice.to_wire(), kind, len(deal.tricks) > before))
     return steps
 
 
@@ -170,7 +172,7 @@ class _Follower(Table):
             seat, choice = self.choices[index]
             step = before.step()
             kind = step.kind if isinstance(step, Decision) else None
-            taken.steps.append(Step(clone_state(game), seat, choice, kind,
+            taken.steps.append(Step(clone_state(game), seat, choice.to_wire(), kind,
                                     len(game.tricks) > len(before.tricks)))
 
     def _closed(self, event: DealClosed) -> None:

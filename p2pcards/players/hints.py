@@ -30,7 +30,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from p2pcards.core import PLAY, Choice, DealState, Decision, End, GameSpec
+from p2pcards.core import PLAY, DealState, Decision, End, GameSpec, Plain
 from p2pcards.core.cards import Card, pretty
 from p2pcards.core.tricks import trick_winner
 from p2pcards.core.view import SeatView
@@ -60,7 +60,7 @@ class Hint:
     (``reason``, a key, with its ``fields``), and ``code``: the suggestion in the
     transcript's words (card codes such as ``7H``) for the history."""
 
-    choice: Choice
+    choice: Plain
     reason: str
     fields: Mapping[str, Any] = field(default_factory=dict)
     code: str = ""
@@ -82,7 +82,7 @@ def suggest(spec: GameSpec, view: SeatView, decision: Decision, *, rng: random.R
     return Hint(choice, reason, fields, suggestion_code(view, choice))
 
 
-def suggestion_code(view: SeatView, choice: Choice) -> str:
+def suggestion_code(view: SeatView, choice: Plain) -> str:
     """``choice`` in the transcript's words: a card code, card codes separated by spaces
     (a pick), ``swap 2C`` (an exchange for the trump card), ``decline``, or the choice itself."""
     hand = dict(view.hand)
@@ -91,7 +91,7 @@ def suggestion_code(view: SeatView, choice: Choice) -> str:
     if isinstance(choice, int) and choice in hand:
         return hand[choice]
     if isinstance(choice, tuple) and all(isinstance(p, int) for p in choice):
-        return " ".join(hand.get(p, "?") for p in choice)
+        return " ".join(hand.get(p, "?") if isinstance(p, int) else "?" for p in choice)
     if isinstance(choice, tuple) and len(choice) == 2 and choice[1] in hand:
         return f"{choice[0]} {hand[choice[1]]}"
     return str(choice)
@@ -108,7 +108,7 @@ def _rules(spec: GameSpec, view: SeatView) -> tuple[Mapping[str, int], Mapping[s
     return dict(getattr(deal, "strength", None) or {}), dict(getattr(deal, "points", None) or {})
 
 
-def _margin(scores: Sequence[tuple[Choice, float]], choice: Choice) -> float | None:
+def _margin(scores: Sequence[tuple[Plain, float]], choice: Plain) -> float | None:
     """How much better ``choice`` scored than the best other candidate (None: not searched)."""
     mine = [v for c, v in scores if c == choice]
     others = [v for c, v in scores if c != choice]
@@ -117,8 +117,8 @@ def _margin(scores: Sequence[tuple[Choice, float]], choice: Choice) -> float | N
     return mine[0] - max(others)
 
 
-def explain(spec: GameSpec, view: SeatView, decision: Decision, choice: Choice,
-            scores: Sequence[tuple[Choice, float]] = (), worlds: int = 0) -> tuple[str, dict[str, Any]]:
+def explain(spec: GameSpec, view: SeatView, decision: Decision, choice: Plain,
+            scores: Sequence[tuple[Plain, float]] = (), worlds: int = 0) -> tuple[str, dict[str, Any]]:
     """Why ``choice`` (module docstring): a reason key and its fields."""
     legal = view.legal
     if decision.pick is None and len(legal) == 1:

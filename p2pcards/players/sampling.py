@@ -63,10 +63,16 @@ from p2pcards.core import (
     Decision,
     End,
     GameSpec,
+    GoIn,
     IllegalChoice,
     Locate,
     Match,
+    PassCards,
+    Plain,
+    Play,
     Reveal,
+    Swap,
+    from_wire,
 )
 from p2pcards.core.cards import Card
 from p2pcards.core.deck import STOCK, Deck
@@ -122,7 +128,7 @@ class World:
         self.weight = weight
 
 
-Model = Callable[[SeatView, Decision], Choice]
+Model = Callable[[SeatView, Decision], Plain]
 
 
 class WorldSampler:
@@ -140,6 +146,7 @@ class WorldSampler:
         self.me = view.seat
         self.events = view.events
         self.match = self._match()
+        #: every decision of the history: the seat and its choice
         self.actions: list[tuple[int, Choice]] = []
         self.deal = self.match.new_deal()
         try:
@@ -301,16 +308,16 @@ class WorldSampler:
         kinds = (step.kind, SWAP) if step.kind == PLAY else (step.kind,)
         ev = next(e for e in self.events[at:] if e.get("seat") == seat and e["type"] in kinds)
         if ev["type"] == SWAP:
-            return (SWAP, self._holding(seat, ev["card"]))
+            return Swap(self._holding(seat, ev["card"]))
         if step.kind == PLAY:
-            return self._holding(seat, ev["card"])
+            return Play(self._holding(seat, ev["card"]))
         if step.pick is None:
-            return ev.get("choice")
+            return from_wire(step.kind, ev.get("choice"))
         if ev.get("plays") is False:
-            return None
+            return from_wire(step.kind, None)
         cards = ev.get("cards")
         if cards is not None:
-            return tuple(self._holding(seat, c) for c in cards)
+            return from_wire(step.kind, tuple(self._holding(seat, c) for c in cards))
         count = ev.get("exchange", len(cards or ()))
         if step.pick[0] == step.pick[1]:
             count = step.pick[0]
@@ -321,7 +328,7 @@ class WorldSampler:
         picked = (gone + free)[:count]
         if len(picked) != count:
             raise SkeletonError(f"seat {seat} cannot give {count} cards")
-        return tuple(picked)
+        return from_wire(step.kind, tuple(picked))
 
     # ------------------------------------------------------------------ checks
     def _check(self, deal: DealState, skeleton: bool = False) -> bool:
@@ -395,12 +402,12 @@ class WorldSampler:
                         break
                     seat, choice = actions[k]
                     if k in infer and model is not None and (step.pick is not None or len(deal.legal(seat)) > 1):
-                        said = model(SeatView(deal, seat), step)
+                        said = from_wire(step.kind, model(SeatView(deal, seat), step))
                         if step.kind != PLAY and rng is not None:
                             for _ in range(REDRAWS):
                                 if alike(said, choice, step) or not self._redraw(deal, seat, said, choice, told, rng):
                                     break
-                                said = model(SeatView(deal, seat), step)
+                                said = from_wire(step.kind, model(SeatView(deal, seat), step))
                             told.add(seat)
                         if not alike(said, choice, step) or not self._follow(deal, said, choice):
                             weight *= MISMATCH
@@ -429,8 +436,9 @@ class WorldSampler:
         deck = deal.deck
         known = self.known
         hand = deck.hands[seat]
-        if isinstance(said, tuple) and isinstance(real, tuple) and len(said) != len(real):
-            hand = list(said) if len(said) > len(real) else [p for p in hand if p not in said]
+        model, really = _picked(said), _picked(real)
+        if model is not None and really is not None and len(model) != len(really):
+            hand = list(model) if len(model) > len(really) else [p for p in hand if p not in model]
         mine = [p for p in hand if known[p] is None]
         pool = [
             p for p in range(len(known))
@@ -453,10 +461,11 @@ class WorldSampler:
         hidden cards at the positions the model picks change places with those at the
         positions really picked (all in that seat's hand, so what it holds is unchanged
         until the pick).  False when a known card would have to move (nothing changes)."""
-        if not isinstance(said, tuple) or not isinstance(real, tuple):
+        model, really = _picked(said), _picked(real)
+        if model is None or really is None:
             return True
-        out = [p for p in said if p not in real]
-        into = [p for p in real if p not in said]
+        out = [p for p in model if p not in really]
+        into = [p for p in really if p not in model]
         known = self.known
         if any(known[p] is not None for p in (*out, *into)):
             return False
@@ -489,14 +498,20 @@ def telling(step: Decision) -> bool:
     return step.may_decline or step.pick[0] != step.pick[1]
 
 
+def _picked(choice: Choice) -> tuple[int, ...] | None:
+    """The positions of a pick (None: not a pick, or declined)."""
+    return choice.positions if isinstance(choice, (PassCards, GoIn)) else None
+
+
 def alike(model: Choice, real: Choice, step: Decision) -> bool:
     """Whether the model's choice says what the real one says publicly: the same card or
     named choice; for a pick, both declined, or as many positions (which ones are hidden)."""
     if step.pick is None:
-        return bool(model == real)
-    if not isinstance(model, tuple) or not isinstance(real, tuple):
-        return model is None and real is None
-    return len(model) == len(real)
+        return model == real
+    said, really = _picked(model), _picked(real)
+    if said is None or really is None:
+        return said is None and really is None
+    return len(said) == len(really)
 
 
 def me_undecided(deal: DealState, seat: int) -> bool:

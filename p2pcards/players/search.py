@@ -59,9 +59,10 @@ from typing import Any, Final
 
 import numpy as np
 
-from p2pcards.core import PLAY, Choice, DealState, Decision, End, GameSpec
+from p2pcards.core import PLAY, DealState, Decision, End, GameSpec, Legal, Plain
 from p2pcards.core.cards import Card, Suit
 from p2pcards.core.view import SeatView
+from p2pcards.players.base import Player
 from p2pcards.players.fastsim import GREEDY, I64, Positions
 from p2pcards.players.sampling import SkeletonError, World, WorldSampler, clone_state
 from p2pcards.players.simulators import TrickSimulator, simulator_for
@@ -253,7 +254,7 @@ class TrickSolver:
 
 def minimax_values(
     state: DealState, seat: int, score: Callable[[Mapping[str, Any]], float], sides: Sequence[int]
-) -> dict[Choice, float]:
+) -> dict[Plain, float]:
     """Plain minimax through the plugin's own rules (slow; a reference for small
     positions): per legal choice of ``seat``, ``score`` of the end result when ``seat``'s
     side (``sides``) maximizes it and the other side minimizes it."""
@@ -274,7 +275,7 @@ def minimax_values(
             vals.append(value(child))
         return max(vals) if sides[s] == sides[seat] else min(vals)
 
-    out: dict[Choice, float] = {}
+    out: dict[Plain, float] = {}
     for choice in state.legal(seat):
         child = clone_state(state)
         child.apply(seat, choice)
@@ -334,17 +335,18 @@ class SearchPlayer:
         self.last_worlds = 0
         #: the last decision's candidates with their weighted mean score (:func:`deal_score`,
         #: from the seat's side), the heuristic's choice first; empty when nothing was searched
-        self.last_scores: list[tuple[Choice, float]] = []
+        self.last_scores: list[tuple[Plain, float]] = []
 
-    def _base(self, rng: random.Random) -> Any:
+    def _base(self, rng: random.Random) -> Player:
         make = self.spec.heuristic
         if make is None:
             from p2pcards.players.base import RandomPlayer
 
             return RandomPlayer(rng)
-        return make(rng)
+        player: Player = make(rng)
+        return player
 
-    def choose(self, view: SeatView, decision: Decision) -> Choice:
+    def choose(self, view: SeatView, decision: Decision) -> Plain:
         legal = view.legal
         self.last_worlds = 0
         self.last_scores = []
@@ -363,8 +365,8 @@ class SearchPlayer:
                           decision.kind, view.seat)
             return default
 
-    def _search(self, view: SeatView, decision: Decision, legal: list[Choice], default: Choice, model: Any,
-                rng: random.Random, start: float) -> Choice:
+    def _search(self, view: SeatView, decision: Decision, legal: list[Legal], default: Plain, model: Player,
+                rng: random.Random, start: float) -> Plain:
         """The searched choice (module docstring); ``default`` is the heuristic's."""
         cands = self._candidates(view, decision, legal, default, model)
         if len(cands) <= 1:
@@ -421,8 +423,8 @@ class SearchPlayer:
 
     # ------------------------------------------------------------------ candidates
     def _candidates(
-        self, view: SeatView, decision: Decision, legal: list[Choice], default: Choice, model: Any,
-    ) -> list[Choice]:
+        self, view: SeatView, decision: Decision, legal: list[Legal], default: Plain, model: Player,
+    ) -> list[Plain]:
         """The choices to compare, the heuristic's first (module docstring): every legal
         play; every choice of a decision that names one of a few (:data:`NAMED_CHOICES`:
         Sobe e Desce's trumps); for a decision that may be declined, declining and the
@@ -442,9 +444,9 @@ class SearchPlayer:
 
     # ------------------------------------------------------------------ batched evaluation
     def _batched(
-        self, view: SeatView, cands: list[Choice], sampler: WorldSampler, rng: random.Random, start: float,
-        default: Choice,
-    ) -> Choice:
+        self, view: SeatView, cands: list[Plain], sampler: WorldSampler, rng: random.Random, start: float,
+        default: Plain,
+    ) -> Plain:
         """PIMC with the batch simulator: worlds are sampled in batches, and each batch's
         (world x candidate) rows are played out at once by the greedy players.  Measured
         (``p2pcards duel GAME --a search --b heuristic --think 250``): Sueca 91 % of 200
@@ -500,7 +502,7 @@ class SearchPlayer:
         return cands[best]
 
     def _playouts(
-        self, sim: TrickSimulator, worlds: list[World], me: int, cands: list[Choice], first: list[int],
+        self, sim: TrickSimulator, worlds: list[World], me: int, cands: list[Plain], first: list[int],
         nrng: np.random.Generator,
     ) -> Any:
         """(worlds x candidates) mean final card points of ``me``'s side, from the greedy
@@ -535,7 +537,7 @@ class SearchPlayer:
         return sum(view.hand_size(s) for s in range(view.seats)) <= SOLVE_PLAYS
 
     def _evaluate(
-        self, state: DealState, view: SeatView, cands: list[Choice], players: Sequence[Any],
+        self, state: DealState, view: SeatView, cands: list[Plain], players: Sequence[Any],
         solve: bool, deadline: float | None,
     ) -> list[float] | None:
         """The score of each candidate in one world (None: past the deadline)."""

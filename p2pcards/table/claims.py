@@ -14,7 +14,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from p2pcards.core import DealState, Decision, End, IllegalChoice, Match
+from p2pcards.core import Choice, DealState, Decision, End, IllegalChoice, Match
 from p2pcards.mental import DealSetup, DeckFault, RemoteError, audit, verify_evidence
 from p2pcards.mental.party_state import LiveRecord
 from p2pcards.table.common import MAX_REASON, Cause, Rejected
@@ -55,7 +55,7 @@ def seeds_draw(table_id: bytes, seeds: Mapping[int, bytes | None]) -> bytes:
     return table_id + b"".join(seeds[s] or b"" for s in sorted(seeds))
 
 
-def replay_deal(match: Match, cards: Sequence[str], choices: Sequence[tuple[int, Any]]) -> DealState:
+def replay_deal(match: Match, cards: Sequence[str], choices: Sequence[tuple[int, Choice]]) -> DealState:
     """Replay the recorded choices over the known deck; raise ``IllegalChoice`` if they
     do not fit (a choice the rules refuse, or too few or too many choices)."""
     deal = match.new_deal(list(cards))
@@ -82,7 +82,7 @@ def audit_deal(
     deck_msgs: Sequence[dict[str, Any]],
     seeds: dict[int, bytes],
     match: Match,
-    choices: Sequence[tuple[int, Any]],
+    choices: Sequence[tuple[int, Choice]],
     trusted: int | None = None,
     *,
     live: LiveRecord | None = None,

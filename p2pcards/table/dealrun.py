@@ -17,7 +17,19 @@ from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Any, Final
 
-from p2pcards.core import Deal, DealState, Decision, End, GameSpec, IllegalChoice, Locate, Reveal
+from p2pcards.core import (
+    Choice,
+    Deal,
+    DealState,
+    Decision,
+    End,
+    GameSpec,
+    IllegalChoice,
+    Locate,
+    Plain,
+    Reveal,
+    from_wire,
+)
 from p2pcards.identity import Identity
 from p2pcards.mental import DealSetup, Party, Phase, RemoteError
 from p2pcards.mental.kdf import commitment
@@ -70,8 +82,9 @@ class DealRun:
         self.game: DealState | None = None
         #: every deck message of the transcript, in order
         self.deck_msgs: list[dict[str, Any]] = []
-        #: every decision taken, ``(seat, choice)``, in order
-        self.choices: list[tuple[int, Any]] = []
+        #: every decision taken, ``(seat, choice)``, in order (the transcript carries each
+        #: choice's plain form, :meth:`~p2pcards.core.Play.to_wire`)
+        self.choices: list[tuple[int, Choice]] = []
         #: this seat's deck messages not written yet
         self.outbox: list[dict[str, Any]] = [] if seat is None else list(self.party.start())
         #: the first fault only this seat saw (it disputes it in its turn)
@@ -171,11 +184,13 @@ class DealRun:
         if kind == TableKind.CHOICE:
             if set(body) != {"choice", "msgs"}:
                 raise Rejected("malformed choice", author)
+            game = self.playing
             try:
-                self.playing.apply(author, body["choice"])
+                choice = self._read(body["choice"])
+                game.apply(author, choice)
             except IllegalChoice as exc:
                 raise Rejected(f"illegal choice: {exc}", author) from None
-            self.choices.append((author, body["choice"]))
+            self.choices.append((author, choice))
             self.advance(head)
         elif kind == TableKind.LOCATE:
             self._take_locate(author, body, msgs)
@@ -220,16 +235,23 @@ class DealRun:
             self.advance(head)
         self.advance(head)
 
-    def decide(self, choice: Any, head: bytes) -> tuple[Any, list[dict[str, Any]]]:
-        """This seat's ``choice`` (:class:`IllegalChoice` if the rules refuse it): the choice
-        as the wire carries it and the deck messages its entry carries."""
+    def _read(self, choice: Choice | Plain) -> Choice:
+        """``choice`` for the pending decision as a value (:class:`IllegalChoice` if malformed)."""
+        step = self.playing.step()
+        assert isinstance(step, Decision)
+        return from_wire(step.kind, choice)
+
+    def decide(self, choice: Choice | Plain, head: bytes) -> tuple[Plain, list[dict[str, Any]]]:
+        """This seat's ``choice``, a value or its plain form (:class:`IllegalChoice` if the
+        rules refuse it): the choice as the wire carries it and the deck messages its entry
+        carries."""
         assert self.seat is not None
-        self.playing.apply(self.seat, choice)
-        plain = _plain(choice)
-        self.choices.append((self.seat, plain))
+        value = self._read(choice)
+        self.playing.apply(self.seat, value)
+        self.choices.append((self.seat, value))
         self.advance(head)
         msgs, self.outbox = self.outbox, []
-        return plain, msgs
+        return value.to_wire(), msgs
 
     def own_entry(self) -> tuple[TableKind, dict[str, Any]] | None:
         """The entry this seat writes now, in its turn, other than a choice or a dispute:
@@ -318,7 +340,7 @@ class DealRun:
             if undecided and not self.live[undecided[0]]:  # a dummy: every replica plays it alike
                 dummy = undecided[0]
                 seed = head + len(self.choices).to_bytes(4, "big")
-                choice = _plain(dummy_choice(self.spec, game, dummy, step, seed))
+                choice = from_wire(step.kind, dummy_choice(self.spec, game, dummy, step, seed))
                 game.apply(dummy, choice)
                 self.choices.append((dummy, choice))
                 return True
@@ -408,9 +430,3 @@ class DealRun:
         owner = self.playing.deck.owner[pos]
         return owner if owner >= 0 else None
 
-
-def _plain(choice: Any) -> Any:
-    """A choice as msgpack gives it back (tuples become lists)."""
-    if isinstance(choice, tuple):
-        return [_plain(c) for c in choice]
-    return choice

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
-    from p2pcards.core import DealState
+    from p2pcards.core import Choice, DealState
 
 __all__ = [
     "Output",
@@ -66,7 +66,7 @@ class DealClosed(TableEvent):
     match_over: bool
     winner: Any
     replay: DealState | None = field(default=None, compare=False, repr=False)
-    choices: Sequence[tuple[int, Any]] = field(default=(), compare=False, repr=False)
+    choices: Sequence[tuple[int, Choice]] = field(default=(), compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.type, "deal": self.deal, "dealer": self.dealer, "trump": self.trump,

@@ -17,7 +17,7 @@ import hmac
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from p2pcards.core import DealState, Decision, GameSpec, IllegalChoice, Match, OptionError, SeatView
+from p2pcards.core import Choice, DealState, Decision, GameSpec, IllegalChoice, Match, OptionError, Plain, SeatView
 from p2pcards.identity import Identity
 from p2pcards.mental import DealSetup, Group, LocalError, Party, Ristretto255
 from p2pcards.table import certificates as certs
@@ -160,7 +160,7 @@ class Replica:
         return self.run.game
 
     @property
-    def choices(self) -> list[tuple[int, Any]]:
+    def choices(self) -> list[tuple[int, Choice]]:
         """The decisions of the current deal."""
         return self.run.choices
 
@@ -268,7 +268,7 @@ class Replica:
         self._out.signed.append(raw)
 
     # ------------------------------------------------------------------ driving
-    def _decide(self, choice: Any) -> list[bytes]:
+    def _decide(self, choice: Choice | Plain) -> list[bytes]:
         if self.decision() is None:
             raise LocalError("this seat has no decision to make now")
         try:

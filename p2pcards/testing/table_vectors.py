@@ -178,7 +178,7 @@ def _vote() -> str:
     vote = {**tables[0].outvotes[0], "certificate": cert_seq}
     # the dummy's decisions are no entries: every replica computes them with the game's rule for a
     # dummy (part of its rules version), so they are written here, where a change of that rule shows
-    dummy = [{"choice": choice} for seat, choice in tables[0].results[-1].choices if seat == x]
+    dummy = [{"choice": choice.to_wire()} for seat, choice in tables[0].results[-1].choices if seat == x]
     return t.vector(f"a two-deal Sueca table to 8: seat {x} falls silent and is voted out, it loses deal 0 and "
                     "is a dummy in deal 1", inputs, log, vote=vote, dummy=dummy, deals=t.deals(), audit=_audit(log))
 

@@ -54,7 +54,7 @@ from fractions import Fraction
 from statistics import NormalDist
 from typing import Any
 
-from p2pcards.core import Choice, Decision, GameSpec
+from p2pcards.core import Decision, GameSpec, Plain
 from p2pcards.core.view import SeatView
 from p2pcards.lifeline import die_with
 from p2pcards.players import PLAYER_LEVELS, Player, make_player
@@ -133,7 +133,7 @@ class _Timed:
         self.player = player
         self.times = times
 
-    def choose(self, view: SeatView, decision: Decision) -> Choice:
+    def choose(self, view: SeatView, decision: Decision) -> Plain:
         start = time.perf_counter()
         choice = self.player.choose(view, decision)
         self.times.append((time.perf_counter() - start) * 1000.0)

@@ -26,7 +26,7 @@ import random
 from collections.abc import Mapping
 from typing import Any, BinaryIO, Final, TextIO
 
-from p2pcards.core import PLAY, SWAP, DealState, Decision
+from p2pcards.core import SWAP, DealState, Decision, GoIn, PassCards, Plain, Play, Swap, from_wire
 from p2pcards.core.plugins import GameRegistry, load_games
 from p2pcards.core.view import SeatView
 from p2pcards.tools.engine_replay import EngineError, _int, is_legal, replay
@@ -43,16 +43,17 @@ MAX_ITERATIONS: Final = 10_000_000
 
 
 # ---------------------------------------------------------------------- answers
-def _choice_out(deal: DealState, decision: Decision, choice: Any) -> Any:
-    """A choice in positions as the protocol says it: cards, a suit, lists, null."""
+def _choice_out(deal: DealState, decision: Decision, choice: Plain) -> object:
+    """A choice in positions (a legal one) as the protocol says it: cards, a suit, lists, null."""
     cards = deal.deck.cards
-    if decision.kind == PLAY:
-        if isinstance(choice, (tuple, list)):
-            return [SWAP, cards[choice[1]]]
-        return cards[choice]
-    if decision.pick is not None:
-        return None if choice is None else [cards[p] for p in choice]
-    return choice
+    value = from_wire(decision.kind, choice)
+    if isinstance(value, Swap):
+        return [SWAP, cards[value.position]]
+    if isinstance(value, Play):
+        return cards[value.position]
+    if isinstance(value, (PassCards, GoIn)):
+        return None if value.positions is None else [cards[p] for p in value.positions]
+    return value.to_wire()
 
 
 def _choose(request: Mapping[str, Any], registry: GameRegistry) -> dict[str, Any]:

@@ -24,8 +24,10 @@ from p2pcards.core import (
     End,
     GameSpec,
     IllegalChoice,
+    Legal,
     Locate,
     OptionError,
+    Plain,
     Reveal,
 )
 from p2pcards.core.deck import DISCARD, PLAYED, STOCK, DeckError
@@ -307,7 +309,7 @@ class _Replay:
         except (IllegalChoice, DeckError) as exc:
             raise EngineError(f"the history cannot be replayed: {exc}") from None
 
-    def apply(self, seat: int, choice: Any, where: str) -> None:
+    def apply(self, seat: int, choice: Plain, where: str) -> None:
         try:
             self.deal.apply(seat, choice)
         except (IllegalChoice, DeckError) as exc:
@@ -335,14 +337,14 @@ class _Replay:
         where, ev = self.expect(0, ("play", SWAP), seat, f"seat {seat}'s play")
         card = _card(ev.get("card"), f"{where}.card", self.deck_cards)
         pos = self.position_for(seat, card, where)
-        choice: Any = pos if ev["type"] == "play" else (SWAP, pos)
+        choice: Legal = pos if ev["type"] == "play" else (SWAP, pos)
         if seat == self.seat and choice not in self.deal.legal(seat):
             what = "swap" if ev["type"] == SWAP else "play"
             raise EngineError(f"{where}: seat {seat} may not {what} {card} here (the rules do not allow it "
                               f"from its hand)")
         self.apply(seat, choice, where)
 
-    def pick(self, step: Decision, offset: int, seat: int) -> tuple[Any, str]:
+    def pick(self, step: Decision, offset: int, seat: int) -> tuple[tuple[int, ...] | None, str]:
         """The choice of ``seat`` in a pass or going-in decision, from its event."""
         kind = "pass" if step.kind == PASS else "go_in"
         where, ev = self.expect(offset, (kind,), seat, f"seat {seat}'s {kind}")
@@ -397,7 +399,7 @@ _VERB: Final = {PLAY: "play", SWAP: "play", TRUMP: "choose trumps", PASS: "pass 
                 GO_IN: "say whether it goes in", "draw": "draw"}
 
 
-def is_legal(pos: Position, choice: Any) -> bool:
+def is_legal(pos: Position, choice: Plain) -> bool:
     """Whether ``choice`` (in positions, as players give it) is legal in ``pos``."""
     deal, seat, decision = pos.deal, pos.seat, pos.decision
     legal = deal.legal(seat)

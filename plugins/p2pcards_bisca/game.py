@@ -20,7 +20,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from p2pcards.core import (
@@ -29,17 +29,20 @@ from p2pcards.core import (
     PT_RANK_ORDER,
     STOCK,
     SWAP,
-    Choice,
     Deal,
     DealState,
     Deck,
     GameSpec,
     IllegalChoice,
+    Legal,
     Line,
     Match,
     Option,
+    Plain,
+    Play,
     Reveal,
     Summary,
+    Swap,
     bandeira_winner,
     game_points,
     pretty,
@@ -55,7 +58,7 @@ OPTIONS = (
 )
 
 
-def _is_swap(choice: Choice) -> bool:
+def _is_swap(choice: Plain) -> bool:
     return isinstance(choice, (tuple, list)) and len(choice) == 2 and choice[0] == SWAP
 
 
@@ -91,13 +94,13 @@ class BiscaDeal(DealState):
         """Following suit is compulsory once the stock is empty."""
         return not self.stock
 
-    def legal_plays(self, seat: int) -> list[Choice]:
+    def legal_plays(self, seat: int) -> Sequence[Legal]:
         hand = self.deck.hands[seat]
         cards = self.deck.cards
-        plays: list[Choice] = list(hand)
+        plays: list[Legal] = list(hand)
         if self.trick and not self.stock:
             led = cards[self.trick[0][1]][1]  # type: ignore[index]
-            same = [p for p in hand if cards[p][1] == led]  # type: ignore[index]
+            same: list[Legal] = [p for p in hand if cards[p][1] == led]  # type: ignore[index]
             if same:
                 plays = same
         if self.stock and self.options["swap2"] == "on":
@@ -107,16 +110,16 @@ class BiscaDeal(DealState):
                     plays.append((SWAP, p))
         return plays
 
-    def _on_play(self, seat: int, choice: Choice) -> None:
-        if not _is_swap(choice):
+    def _on_play(self, seat: int, choice: Play | Swap) -> None:
+        if not isinstance(choice, Swap):
             super()._on_play(seat, choice)
             return
-        pos = choice[1]
+        pos = choice.position
         if self.options["swap2"] != "on":
             raise IllegalChoice("the 2-of-trumps swap is not played at this table (swap2=off)")
         if not self.stock:
             raise IllegalChoice("the swap is only allowed while the stock lasts")
-        if type(pos) is not int or pos not in self.deck.hands[seat]:
+        if pos not in self.deck.hands[seat]:
             raise IllegalChoice(f"seat {seat} does not hold position {pos!r}")
         self._swapping = (seat, pos)
         self._push(Reveal((pos,), seat), "_on_swap_shown")
@@ -140,7 +143,7 @@ class BiscaDeal(DealState):
         self._event("swap", seat, card=card, took=took)
         self._ask_play(seat)
 
-    def choice_line(self, seat: int, choice: Choice) -> Line | None:
+    def choice_line(self, seat: int, choice: Plain) -> Line | None:
         """The swap's label: which 2 of trumps goes for which face-up card."""
         if not _is_swap(choice) or self.trump is None or self.trump_card_pos is None:
             return None

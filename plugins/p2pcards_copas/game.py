@@ -53,10 +53,13 @@ from p2pcards.core import (
     Decision,
     Deck,
     GameSpec,
+    Legal,
     Line,
     Locate,
     Match,
     Option,
+    PassCards,
+    Play,
     Summary,
     strength_table,
 )
@@ -191,12 +194,12 @@ class CopasDeal(DealState):
         else:
             self._push(Decision((0, 1, 2, 3), PASS, (3, 3)), "_on_pass")
 
-    def _on_pass(self, choices: dict[int, tuple[int, ...]]) -> None:
+    def _on_pass(self, choices: dict[int, PassCards]) -> None:
         """Everyone has chosen: move the cards in seat order, then find the two of clubs."""
         for seat in sorted(choices):
             target = self.pass_target(seat)
             assert target is not None
-            self._push(Deal(target, tuple(choices[seat]), source=seat), "_on_passed")
+            self._push(Deal(target, choices[seat].positions, source=seat), "_on_passed")
         self._locate_two_of_clubs()
 
     def _on_passed(self, step: Deal) -> None:
@@ -212,10 +215,10 @@ class CopasDeal(DealState):
         assert pos is not None
         seat = self.deck.owner[pos]
         self.leader = seat
-        self._on_play(seat, pos)
+        self._on_play(seat, Play(pos))
 
     # ------------------------------------------------------------------ play
-    def legal_plays(self, seat: int) -> list[Any]:
+    def legal_plays(self, seat: int) -> Sequence[Legal]:
         """Positions ``seat`` may play now.
 
         Leading the first trick: the two of clubs only.  Following: the suit led if the

@@ -57,17 +57,20 @@ from p2pcards.core import (
     PT_RANK_ORDER,
     STOCK,
     TRUMP,
-    Choice,
     Deal,
     DealState,
     Decision,
     Deck,
     GameSpec,
+    GoIn,
     IllegalChoice,
+    Legal,
     Line,
     Match,
+    Plain,
     Reveal,
     Summary,
+    TrumpChoice,
     strength_table,
 )
 
@@ -156,9 +159,10 @@ class SobeEDesceDeal(DealState):
             self._push(Deal(seat, tuple(range(start, start + FIRST_ROUND))))
         self._push(Decision((self.chooser,), TRUMP), "_on_trump")
 
-    def _on_trump(self, seat: int, choice: Choice) -> None:
+    def _on_trump(self, seat: int, trump: TrumpChoice) -> None:
         """A suit letter sets trumps; ``"turn"`` deals the next card face up."""
-        if not isinstance(choice, str) or choice not in TRUMP_CHOICES:
+        choice = trump.suit
+        if choice not in TRUMP_CHOICES:
             raise IllegalChoice(f"seat {seat} must choose trumps from {', '.join(TRUMP_CHOICES)}, not {choice!r}")
         pos = FIRST_ROUND * 4  # the next card the chooser would be dealt
         if choice == TURN:
@@ -209,10 +213,11 @@ class SobeEDesceDeal(DealState):
             "_on_go_in",
         )
 
-    def _on_go_in(self, seat: int, choice: Choice) -> None:
-        """``None`` sits out; a tuple of positions plays and exchanges those cards: they
-        are discarded face down and as many stock cards are drawn at once."""
+    def _on_go_in(self, seat: int, going: GoIn) -> None:
+        """No positions (None) sits out; a tuple of positions plays and exchanges those
+        cards: they are discarded face down and as many stock cards are drawn at once."""
         deck = self.deck
+        choice = going.positions
         if choice is None:
             self.playing[seat] = False
             self._event("go_in", seat, plays=False, exchange=0, cards=[])
@@ -238,7 +243,7 @@ class SobeEDesceDeal(DealState):
             self._start_trick(self.chooser)
 
     # ------------------------------------------------------------------ play
-    def legal_plays(self, seat: int) -> list[Choice]:
+    def legal_plays(self, seat: int) -> Sequence[Legal]:
         """Positions of the cards :meth:`allowed` lets ``seat`` play now."""
         hand = self.deck.hands[seat]
         cards = self.deck.cards
@@ -339,7 +344,7 @@ class SobeEDesceDeal(DealState):
             why = Line("go_in.must")
         return lines + [why]
 
-    def choice_line(self, seat: int, choice: Choice) -> Line | None:
+    def choice_line(self, seat: int, choice: Plain) -> Line | None:
         """A trump choice's label: the suit (with what hearts and clubs mean), or turning."""
         return Line(f"trump.{choice}") if choice in TRUMP_CHOICES else None
 
@@ -347,7 +352,7 @@ class SobeEDesceDeal(DealState):
         return [Line("fact.double")] if self.multiplier == 2 else []
 
     # ------------------------------------------------------------------ helpers
-    def _legal_other(self, seat: int, step: Decision) -> list[Choice]:
+    def _legal_other(self, seat: int, step: Decision) -> Sequence[Legal]:
         if step.kind == TRUMP:
             return list(TRUMP_CHOICES)
         return super()._legal_other(seat, step)

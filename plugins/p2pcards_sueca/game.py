@@ -27,6 +27,7 @@ from p2pcards.core import (
     DealState,
     Deck,
     GameSpec,
+    Legal,
     Line,
     Match,
     Option,
@@ -79,7 +80,7 @@ class SuecaDeal(DealState):
         self._snapshot_hands()
         self._start_trick((self.dealer + 1) % 4)
 
-    def legal_plays(self, seat: int) -> list[Any]:
+    def legal_plays(self, seat: int) -> Sequence[Legal]:
         """Follow suit if you can; otherwise anything (no obligation to trump)."""
         hand = self.deck.hands[seat]
         if not self.trick:

@@ -14,21 +14,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from p2pcards.core import (
-    Choice,
     Deal,
     DealState,
     Decision,
     Deck,
     GameSpec,
     IllegalChoice,
+    Legal,
     Line,
     Match,
     Option,
+    Plain,
     Summary,
+    Word,
     make_deck,
     strength_table,
 )
@@ -56,20 +58,20 @@ class HighcardDeal(DealState):
         else:
             self._push(Decision((self.dealer,), LEAD), "_on_lead")
 
-    def _on_lead(self, seat: int, choice: Choice) -> None:
-        """The dealer's choice; anything but "lead" or "pass" changes nothing."""
-        if choice not in LEAD_CHOICES:
-            raise IllegalChoice(f"seat {seat} must choose lead or pass, not {choice!r}")
-        self.passed = choice == "pass"
-        self._event(LEAD, seat, choice=choice)
+    def _on_lead(self, seat: int, choice: Word) -> None:
+        """The dealer's choice, a word; anything but "lead" or "pass" changes nothing."""
+        if choice.word not in LEAD_CHOICES:
+            raise IllegalChoice(f"seat {seat} must choose lead or pass, not {choice.word!r}")
+        self.passed = choice.word == "pass"
+        self._event(LEAD, seat, choice=choice.word)
         self._start_trick(1 - seat if self.passed else seat)
 
-    def _legal_other(self, seat: int, step: Decision) -> list[Choice]:
-        return list(LEAD_CHOICES)
+    def _legal_other(self, seat: int, step: Decision) -> Sequence[Legal]:
+        return LEAD_CHOICES
 
-    def legal_plays(self, seat: int) -> list[Choice]:
+    def legal_plays(self, seat: int) -> Sequence[Legal]:
         """Any card: nobody has to follow suit."""
-        return list(self.deck.hands[seat])
+        return self.deck.hands[seat]
 
     def _must_follow(self) -> bool:
         return False
@@ -90,7 +92,7 @@ class HighcardDeal(DealState):
             return [Line("lead.text", seats={"name": 1 - seat})]
         return []
 
-    def choice_line(self, seat: int, choice: Choice) -> Line | None:
+    def choice_line(self, seat: int, choice: Plain) -> Line | None:
         """The dealer's two choices: "I lead", or the other player leads."""
         if choice == "lead":
             return Line("lead.lead")
