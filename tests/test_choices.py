@@ -128,3 +128,43 @@ def test_the_rules_take_a_value_or_its_plain_form_alike_and_refuse_a_malformed_o
     by_plain.apply(seat, plain)
     by_value.apply(seat, Play(plain))
     assert by_plain.events == by_value.events and by_plain.trick == by_value.trick
+
+
+# ---------------------------------------------------------------------- events (p2pcards/core/events.py)
+def test_the_events_module_examples_hold():
+    import p2pcards.core.events as events_module
+
+    result = doctest.testmod(events_module)
+    assert result.attempted and not result.failed
+
+
+def test_every_built_in_event_has_the_fields_of_its_type_in_their_order():
+    """The JSON of an event (arena --json, the engine) shows its fields in the order its
+    TypedDict lists them; a game's own kinds start with type and seat."""
+    import random
+    from typing import get_args, get_type_hints
+
+    from p2pcards.core import DrawEvent, GoInEvent, PassEvent, PlayEvent, SeatView, SwapEvent, TrumpEvent
+    from p2pcards.players import RandomPlayer
+
+    typed = {get_args(get_type_hints(t)["type"])[0]: list(get_type_hints(t))
+             for t in (PlayEvent, DrawEvent, TrumpEvent, SwapEvent, PassEvent, GoInEvent)}
+    registry = load_games()
+    seen = set()
+    for name in ("sueca", "bisca", "copas", "sobe-e-desce"):
+        spec = registry.get(name)
+        options = spec.resolve_options({"swap2": "on"} if name == "bisca" else {})
+        for seed in range(6):
+            cards = list(spec.deck)
+            random.Random(seed).shuffle(cards)
+            deal = spec.new_match(options, seed % spec.seats).new_deal(cards)
+            players = [RandomPlayer(random.Random(seed * 10 + s)) for s in range(spec.seats)]
+            for step in deal.decisions():
+                for seat in deal.undecided():
+                    deal.apply(seat, players[seat].choose(SeatView(deal, seat), step))
+            for ev in deal.events:
+                keys = typed[ev["type"]]
+                assert list(ev) == [k for k in keys if k in ev], ev
+                assert set(keys) - set(ev) <= {"choice"}, ev
+                seen.add(ev["type"])
+    assert seen == set(typed)

@@ -5,10 +5,12 @@ state machine contract, seat views and plugin hooks.  The computer players are i
 Nothing here imports trio, prompt_toolkit, zeroconf or does I/O (a test enforces it).
 
 The game contract -- what a plugin implements -- is spread over :mod:`~p2pcards.core.steps`
-(the steps and choice kinds), :mod:`~p2pcards.core.options` (table options),
-:mod:`~p2pcards.core.summary` (:class:`Line`, :class:`Summary`), :mod:`~p2pcards.core.deal`
-(:class:`DealState`) and :mod:`~p2pcards.core.spec` (:class:`GameSpec`, :class:`Match`);
-every name is importable from here.
+(the steps and choice kinds), :mod:`~p2pcards.core.choices` (a choice's plain form and its
+value), :mod:`~p2pcards.core.events` (the events a deal records),
+:mod:`~p2pcards.core.options` (table options), :mod:`~p2pcards.core.summary`
+(:class:`Line`, :class:`Summary`), :mod:`~p2pcards.core.deal` (:class:`DealState`) and
+:mod:`~p2pcards.core.spec` (:class:`GameSpec`, :class:`Match`); every name is importable
+from here.
 
 The game contract: specs, options, steps, and the trick-taking deal state machine
 ------------------------------------------------------------------------------------
@@ -121,6 +123,16 @@ from p2pcards.core.choices import (
 )
 from p2pcards.core.deal import DealState
 from p2pcards.core.deck import DISCARD, PLAYED, STOCK, Deck, DeckError
+from p2pcards.core.events import (
+    DrawEvent,
+    Event,
+    GameEvent,
+    GoInEvent,
+    PassEvent,
+    PlayEvent,
+    SwapEvent,
+    TrumpEvent,
+)
 from p2pcards.core.options import Option, OptionError
 from p2pcards.core.plugins import (
     GameRegistry,
@@ -170,4 +182,5 @@ __all__ = [
     "SeatView",
     "Choice", "Plain", "Legal", "Play", "Swap", "TrumpChoice", "PassCards", "GoIn", "Word", "TURN",
     "from_wire", "is_choice",
+    "Event", "PlayEvent", "DrawEvent", "TrumpEvent", "SwapEvent", "PassEvent", "GoInEvent", "GameEvent",
 ]

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, Self, cast
 
 from p2pcards.core.cards import Card, Suit
 from p2pcards.core.choices import Choice, GoIn, Legal, PassCards, Plain, Play, Swap, from_wire
 from p2pcards.core.deck import PLAYED, STOCK, Deck
+from p2pcards.core.events import DrawEvent, Event, GameEvent, PlayEvent
 from p2pcards.core.steps import PLAY, Deal, Decision, End, IllegalChoice, Locate, Reveal, Step
 from p2pcards.core.summary import Line
 from p2pcards.core.tricks import Trick, trick_winner
@@ -20,6 +21,8 @@ __all__ = ["DealState"]
 
 #: Handlers of queued steps that change nothing that follows them (see DealState.deals_ahead).
 _PLAIN_HANDLERS: Final = (None, "_on_draw")
+#: Containers inside a deal's lists that :meth:`DealState.copy` copies too.
+_CONTAINERS: Final = (list, set)
 
 
 class DealState:
@@ -53,7 +56,7 @@ class DealState:
         self.won: list[list[int]] = [[] for _ in range(seats)]
         self.voids: list[set[Suit]] = [set() for _ in range(seats)]
         self.excluded: list[set[Card]] = [set() for _ in range(seats)]
-        self.events: list[dict[str, Any]] = []
+        self.events: list[Event] = []
         #: positions revealed to everyone (by Reveal and Locate steps)
         self.shown: set[int] = set()
         self.hands_at_start: list[list[Card | None]] | None = None
@@ -71,6 +74,26 @@ class DealState:
     @property
     def over(self) -> bool:
         return self.result is not None
+
+    def copy(self) -> Self:
+        """An independent copy of the deal, to play on from here (much cheaper than a deep
+        copy: what the search player, hints and replays do many times a decision).
+
+        Its attributes are copied one level deep (lists of lists or sets twice, the deck by
+        :meth:`Deck.copy`); the values inside them (cards, tuples, steps, events) are never
+        changed in place by a deal, so they are shared.  A game whose deal holds another
+        mutable container in its attributes (beyond a list, set, dict or deque) extends it.
+        """
+        new = object.__new__(type(self))
+        d = new.__dict__
+        for k, v in self.__dict__.items():
+            t = type(v)
+            if t is list:
+                v = [x.copy() if type(x) in _CONTAINERS else x for x in v]
+            elif t is set or t is dict or t is deque or t is Deck:
+                v = v.copy()
+            d[k] = v
+        return new
 
     def deals_ahead(self) -> tuple[Deal, ...]:
         """The deals from the stock queued right after the pending one, which the deal will
@@ -235,17 +258,22 @@ class DealState:
         """Record the hands 'dealt at the start' (for records and bots' memory)."""
         self.hands_at_start = [self.deck.hand_cards(s) for s in range(self.seats)]
 
-    def _event(self, kind: str, seat: int, **fields: Any) -> None:
-        ev: dict[str, Any] = {"type": kind, "seat": seat}
-        ev.update(fields)
-        self.events.append(ev)
+    def _record(self, event: Event) -> None:
+        """Record ``event`` (:mod:`p2pcards.core.events`)."""
+        self.events.append(event)
+
+    def _event(self, kind: str, seat: int, **fields: object) -> None:
+        """Record an event of the game's own ``kind``: ``{"type": kind, "seat": seat}`` and
+        ``fields``, in their order (a :class:`~p2pcards.core.events.GameEvent`)."""
+        ev = {"type": kind, "seat": seat, **fields}
+        self.events.append(cast(GameEvent, ev))
 
     def _draw(self, seat: int, positions: Sequence[int]) -> None:
         """Queue a deal of stock positions to ``seat`` recorded as a draw event."""
         self._push(Deal(seat, tuple(positions)), "_on_draw")
 
     def _on_draw(self, step: Deal) -> None:
-        self._event("draw", step.seat, cards=[self.deck.cards[p] for p in step.positions])
+        self._record(DrawEvent(type="draw", seat=step.seat, cards=[self.deck.cards[p] for p in step.positions]))
 
     # ------------------------------------------------------------------ trick play
     def next_seat(self, seat: int) -> int:
@@ -295,7 +323,7 @@ class DealState:
         self._infer(seat, card)
         self.deck.move(pos, PLAYED)
         self.trick.append((seat, pos))
-        self._event("play", seat, card=card)
+        self._record(PlayEvent(type="play", seat=seat, card=card))
         if evident:
             if self.renuncia is None:
                 self.renuncia = seat

@@ -15,7 +15,7 @@ not every peer may have seen.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from p2pcards.core.cards import Card, Suit
@@ -160,17 +160,19 @@ class SeatView:
         return [self._state.taken_points(s) for s in range(self.seats)]
 
     @property
-    def events(self) -> list[dict[str, Any]]:
-        """Public events (plays, trump choices, going in...).  Pass, draw and exchange
-        events carry their cards only for the seat that gave or received them, and never
-        in a dummy view (those cards were private when the event happened)."""
-        out = []
+    def events(self) -> list[Mapping[str, Any]]:
+        """Public events (plays, trump choices, going in...: :mod:`p2pcards.core.events`).
+        Pass, draw and exchange events carry their cards only for the seat that gave or
+        received them, and never in a dummy view (those cards were private when the event
+        happened).  (Read as plain mappings: the screens look their fields up by name.)"""
+        out: list[Mapping[str, Any]] = []
         me = self.seat
         dummy = self.dummy
         for ev in self._state.events:
             if "cards" in ev and (dummy or (ev.get("seat") != me and ev.get("to") != me)):
-                ev = {k: v for k, v in ev.items() if k != "cards"}
-            out.append(ev)
+                out.append({k: v for k, v in ev.items() if k != "cards"})
+            else:
+                out.append(ev)
         return out
 
     def extra(self, name: str, default: Any = None) -> Any:

@@ -29,7 +29,6 @@ from p2pcards.core import Choice, DealState, Decision, End, GameRegistry, GameSp
 from p2pcards.history import HistoryError
 from p2pcards.history.db import deal_facts
 from p2pcards.history.opened import read_transcript
-from p2pcards.players.sampling import clone_state
 from p2pcards.table.audit import replay_transcript
 from p2pcards.table.events import DealClosed, Ended, Output
 from p2pcards.table.table import Stage, Table
@@ -108,14 +107,14 @@ def step_through(deal: DealState, choices: Sequence[tuple[int, Choice]]) -> list
     """The steps of ``deal`` (a fresh deal with every card known) under ``choices``: the
     deal as dealt, then one step per choice.  Raises ``IllegalChoice`` as the audit would."""
     _advance(deal)
-    steps = [Step(clone_state(deal))]
+    steps = [Step(deal.copy())]
     for seat, choice in choices:
         step = deal.step()
         kind = step.kind if isinstance(step, Decision) else None
         before = len(deal.tricks)
         deal.apply(seat, choice)
         _advance(deal)
-        steps.append(Step(clone_state(deal), seat, choice.to_wire(), kind, len(deal.tricks) > before))
+        steps.append(Step(deal.copy(), seat, choice.to_wire(), kind, len(deal.tricks) > before))
     return steps
 
 
@@ -161,18 +160,18 @@ class _Follower(Table):
         decided = len(self.choices)
         if not taken.steps:
             if decided or isinstance(game.step(), Decision):
-                taken.steps.append(Step(clone_state(game)))
+                taken.steps.append(Step(game.copy()))
             return
         if decided <= len(taken.steps) - 1:
             # no new decision: the cards dealt or shown since then belong to the last step
-            taken.steps[-1] = replace(taken.steps[-1], state=clone_state(game))
+            taken.steps[-1] = replace(taken.steps[-1], state=game.copy())
             return
         for index in range(len(taken.steps) - 1, decided):  # (a dummy's plays come several at once)
             before = taken.steps[-1].state
             seat, choice = self.choices[index]
             step = before.step()
             kind = step.kind if isinstance(step, Decision) else None
-            taken.steps.append(Step(clone_state(game), seat, choice.to_wire(), kind,
+            taken.steps.append(Step(game.copy(), seat, choice.to_wire(), kind,
                                     len(game.tricks) > len(before.tricks)))
 
     def _closed(self, event: DealClosed) -> None:

@@ -34,7 +34,7 @@ from p2pcards.core import PLAY, DealState, Decision, End, GameSpec, Plain
 from p2pcards.core.cards import Card, pretty
 from p2pcards.core.tricks import trick_winner
 from p2pcards.core.view import SeatView
-from p2pcards.players.sampling import SkeletonError, WorldSampler, clone_state
+from p2pcards.players.sampling import SkeletonError, WorldSampler
 from p2pcards.players.search import SearchPlayer
 
 __all__ = [
@@ -70,7 +70,7 @@ def frozen_view(view: SeatView) -> SeatView:
     """A copy of ``view`` that the table's replica can no longer change (a worker thread
     reads it while the table goes on)."""
     state = view._state  # noqa: SLF001 -- the view's own state, copied: nothing beyond the view is read
-    return SeatView(clone_state(state), view.seat, view.match_totals, dummy=view.dummy)
+    return SeatView(state.copy(), view.seat, view.match_totals, dummy=view.dummy)
 
 
 def suggest(spec: GameSpec, view: SeatView, decision: Decision, *, rng: random.Random | None = None,

@@ -50,7 +50,6 @@ choices make sense.
 from __future__ import annotations
 
 import random
-from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Final
 
@@ -75,10 +74,10 @@ from p2pcards.core import (
     from_wire,
 )
 from p2pcards.core.cards import Card
-from p2pcards.core.deck import STOCK, Deck
+from p2pcards.core.deck import STOCK
 from p2pcards.core.view import SeatView
 
-__all__ = ["WorldSampler", "World", "SkeletonError", "clone_state", "INFER_PLAYS", "MISMATCH"]
+__all__ = ["WorldSampler", "World", "SkeletonError", "INFER_PLAYS", "MISMATCH"]
 
 #: How many of the latest plays of the other seats the inference looks at.
 INFER_PLAYS: Final = 8
@@ -90,32 +89,10 @@ REDRAWS: Final = 12
 #: Draws of the hidden cards tried before a world is given up.
 ASSIGN_TRIES: Final = 30
 
-_CONTAINERS = (list, set)
 
 
 class SkeletonError(Exception):
     """The view's history could not be replayed (a game this sampler does not follow)."""
-
-
-def clone_state(state: DealState) -> DealState:
-    """An independent copy of ``state`` for simulation (much cheaper than deepcopy).
-
-    Containers are copied one level deep (lists of lists or sets twice); values inside
-    them (cards, tuples, steps, event dicts) are never changed in place by a deal, so
-    they are shared.
-    """
-    new = object.__new__(type(state))
-    d = new.__dict__
-    for k, v in state.__dict__.items():
-        t = type(v)
-        if t is list:
-            v = [x.copy() if type(x) in _CONTAINERS else x for x in v]
-        elif t is set or t is dict or t is deque:
-            v = v.copy()
-        elif t is Deck:
-            v = v.copy()
-        d[k] = v
-    return new
 
 
 class World:

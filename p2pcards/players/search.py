@@ -64,7 +64,7 @@ from p2pcards.core.cards import Card, Suit
 from p2pcards.core.view import SeatView
 from p2pcards.players.base import Player
 from p2pcards.players.fastsim import GREEDY, I64, Positions
-from p2pcards.players.sampling import SkeletonError, World, WorldSampler, clone_state
+from p2pcards.players.sampling import SkeletonError, World, WorldSampler
 from p2pcards.players.simulators import TrickSimulator, simulator_for
 
 __all__ = [
@@ -270,14 +270,14 @@ def minimax_values(
         s = st.undecided()[0]
         vals = []
         for choice in st.legal(s):
-            child = clone_state(st)
+            child = st.copy()
             child.apply(s, choice)
             vals.append(value(child))
         return max(vals) if sides[s] == sides[seat] else min(vals)
 
     out: dict[Plain, float] = {}
     for choice in state.legal(seat):
-        child = clone_state(state)
+        child = state.copy()
         child.apply(seat, choice)
         out[choice] = value(child)
     return out
@@ -517,7 +517,7 @@ class SearchPlayer:
             else:  # not a card (Bisca's swap): the plugin applies it, the seat then plays
                 states = []
                 for w in worlds:
-                    st = clone_state(w.state)
+                    st = w.state.copy()
                     st.apply(me, choice)
                     while type(st.step()) not in (Decision, End):
                         st.complete()
@@ -553,7 +553,7 @@ class SearchPlayer:
         for choice in cands:
             if deadline is not None and time.perf_counter() > deadline:
                 return None
-            st = clone_state(state)
+            st = state.copy()
             st.apply(me, choice)
             result = rollout(st, players, view.match_totals)
             out.append(deal_score(self.spec, result, me))

@@ -43,6 +43,8 @@ from p2pcards.core import (
     Reveal,
     Summary,
     Swap,
+    SwapEvent,
+    TrumpEvent,
     bandeira_winner,
     game_points,
     pretty,
@@ -86,7 +88,7 @@ class BiscaDeal(DealState):
         assert card is not None
         self.trump = card[1]
         self.trump_card_pos = pos
-        self._event("trump", self.dealer, card=card)
+        self._record(TrumpEvent(type="trump", seat=self.dealer, card=card))
         self._snapshot_hands()
         self._start_trick(self.dealer)
 
@@ -140,7 +142,7 @@ class BiscaDeal(DealState):
         self.deck.move(old, seat)
         self.stock[-1] = pos
         self.trump_card_pos = pos
-        self._event("swap", seat, card=card, took=took)
+        self._record(SwapEvent(type="swap", seat=seat, card=card, took=took))
         self._ask_play(seat)
 
     def choice_line(self, seat: int, choice: Plain) -> Line | None:

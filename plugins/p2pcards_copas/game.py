@@ -59,6 +59,7 @@ from p2pcards.core import (
     Match,
     Option,
     PassCards,
+    PassEvent,
     Play,
     Summary,
     strength_table,
@@ -204,7 +205,7 @@ class CopasDeal(DealState):
 
     def _on_passed(self, step: Deal) -> None:
         cards = self.deck.cards
-        self._event("pass", step.source, to=step.seat, cards=[cards[p] for p in step.positions])
+        self._record(PassEvent(type="pass", seat=step.source, to=step.seat, cards=[cards[p] for p in step.positions]))
 
     def _locate_two_of_clubs(self) -> None:
         self._push(Locate(TWO_OF_CLUBS), "_on_two_of_clubs")

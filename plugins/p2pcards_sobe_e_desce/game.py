@@ -63,6 +63,7 @@ from p2pcards.core import (
     Deck,
     GameSpec,
     GoIn,
+    GoInEvent,
     IllegalChoice,
     Legal,
     Line,
@@ -71,6 +72,7 @@ from p2pcards.core import (
     Reveal,
     Summary,
     TrumpChoice,
+    TrumpEvent,
     strength_table,
 )
 
@@ -171,7 +173,7 @@ class SobeEDesceDeal(DealState):
             self._push(Reveal((pos,), seat), "_on_turned")
             return
         self.trump = choice
-        self._event("trump", seat, choice=choice, card=None)
+        self._record(TrumpEvent(type="trump", seat=seat, choice=choice, card=None))
         self._deal_rest()
 
     def _on_turned(self, step: Reveal) -> None:
@@ -180,7 +182,7 @@ class SobeEDesceDeal(DealState):
         assert card is not None
         self.trump = card[1]
         self.trump_card_pos = pos
-        self._event("trump", self.chooser, choice=TURN, card=card)
+        self._record(TrumpEvent(type="trump", seat=self.chooser, choice=TURN, card=card))
         self._deal_rest()
 
     def _deal_rest(self) -> None:
@@ -220,13 +222,13 @@ class SobeEDesceDeal(DealState):
         choice = going.positions
         if choice is None:
             self.playing[seat] = False
-            self._event("go_in", seat, plays=False, exchange=0, cards=[])
+            self._record(GoInEvent(type="go_in", seat=seat, plays=False, exchange=0, cards=[]))
         else:
             self.playing[seat] = True
             discarded = [deck.cards[p] for p in choice]
             for p in choice:
                 deck.move(p, DISCARD)
-            self._event("go_in", seat, plays=True, exchange=len(choice), cards=discarded)
+            self._record(GoInEvent(type="go_in", seat=seat, plays=True, exchange=len(choice), cards=discarded))
             if choice:
                 n = len(choice)
                 self._draw(seat, range(self._stock_next, self._stock_next + n))

@@ -33,6 +33,7 @@ from p2pcards.core import (
     Option,
     Reveal,
     Summary,
+    TrumpEvent,
     bandeira_winner,
     game_points,
     strength_table,
@@ -76,7 +77,7 @@ class SuecaDeal(DealState):
         assert card is not None
         self.trump = card[1]
         self.trump_card_pos = pos
-        self._event("trump", self.dealer, card=card)
+        self._record(TrumpEvent(type="trump", seat=self.dealer, card=card))
         self._snapshot_hands()
         self._start_trick((self.dealer + 1) % 4)
 
