@@ -96,5 +96,5 @@ class GameEvent(TypedDict):
     seat: int
 
 
-#: Any event a deal records.
+#: An event a deal records, of whichever kind.
 Event: TypeAlias = PlayEvent | DrawEvent | TrumpEvent | SwapEvent | PassEvent | GoInEvent | GameEvent

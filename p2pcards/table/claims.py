@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, Literal, TypedDict
 
 from p2pcards.core import Choice, DealState, Decision, End, IllegalChoice, Match
 from p2pcards.mental import DealSetup, DeckFault, RemoteError, audit, verify_evidence
@@ -27,7 +27,19 @@ __all__ = [
 ]
 
 
-Verdict = dict[str, Any]
+class Verdict(TypedDict):
+    """A closed deal's verdict (protocol/PROTOCOL.md, "Verdicts"): ``clean``; ``renuncia``
+    or ``fault`` against ``seat`` (a game seat; None: nobody to blame); ``void`` (nobody to
+    blame, the deal does not count); ``vote-out`` (``seat`` was voted out).  ``kind`` says
+    which fault (a deck fault's kind, ``renuncia``, ``replay``, ``locate``...), ``reason`` in
+    words."""
+
+    verdict: Literal["clean", "renuncia", "fault", "void", "vote-out"]
+    seat: int | None
+    kind: str | None
+    reason: str | None
+
+
 CLEAN: Verdict = {"verdict": "clean", "seat": None, "kind": None, "reason": None}
 
 
@@ -114,7 +126,7 @@ def audit_deal(
             "kind": "renuncia",
             "reason": f"seat {replay.renuncia} broke a must-follow or must-trump rule",
         }
-    return replay, dict(CLEAN)
+    return replay, CLEAN.copy()
 
 
 def check_dispute(body: Mapping[str, Any], author: int, live: list[bool]) -> tuple[int | None, bytes | None, str]:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from p2pcards.core import Choice, DealState
+    from p2pcards.table.claims import Verdict
 
 __all__ = [
     "Output",
@@ -61,7 +62,7 @@ class DealClosed(TableEvent):
     dealer: int
     trump: str | None
     result: Mapping[str, Any] | None
-    audit: Mapping[str, Any]
+    audit: Verdict
     totals: Sequence[int]
     match_over: bool
     winner: Any

@@ -535,7 +535,7 @@ class Replica:
             self.match = self.spec.new_match(self.options, first_dealer(seeds_draw(self.table_id, seeds), self.n))
         return self.match
 
-    def _finish_deal(self, replay: DealState | None, verdict: dict[str, Any]) -> None:
+    def _finish_deal(self, replay: DealState | None, verdict: claims.Verdict) -> None:
         match = self.match
         assert match is not None
         dealer = match.dealer
