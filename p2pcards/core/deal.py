@@ -13,7 +13,7 @@ from p2pcards.core.cards import Card, Suit
 from p2pcards.core.choices import Choice, GoIn, Legal, PassCards, Plain, Play, Swap, from_wire
 from p2pcards.core.deck import PLAYED, STOCK, Deck
 from p2pcards.core.events import DrawEvent, Event, GameEvent, PlayEvent
-from p2pcards.core.steps import PLAY, Deal, Decision, End, IllegalChoice, Locate, Reveal, Step
+from p2pcards.core.steps import PLAY, Deal, DealResult, Decision, End, IllegalChoice, Locate, Reveal, Step
 from p2pcards.core.summary import Line
 from p2pcards.core.tricks import Trick, trick_winner
 
@@ -61,7 +61,7 @@ class DealState:
         self.shown: set[int] = set()
         self.hands_at_start: list[list[Card | None]] | None = None
         self.renuncia: int | None = None
-        self.result: dict[str, Any] | None = None
+        self.result: DealResult | None = None
         self._queue: deque[tuple[Step, str | None]] = deque()
         self._pending: dict[int, Choice] = {}
         self._setup()
@@ -250,8 +250,7 @@ class DealState:
     def _end(self) -> None:
         """Finish the deal: compute the result and queue :class:`End`."""
         self._queue.clear()
-        self.result = self._result()
-        self.result["renuncia"] = self.renuncia
+        self.result = {**self._result(), "renuncia": self.renuncia}
         self._push(End(self.result))
 
     def _snapshot_hands(self) -> None:
@@ -373,7 +372,9 @@ class DealState:
             return self.deck.hands[seat]
         raise NotImplementedError
 
-    def _result(self) -> dict[str, Any]:
+    def _result(self) -> DealResult:
+        """The deal's JSON-ready result (a game types its own, e.g. as a TypedDict); the
+        core adds ``renuncia``.  Computed from public information only."""
         raise NotImplementedError
 
     # ------------------------------------------------------------------ helpers

@@ -20,6 +20,7 @@ from p2pcards.core.deal import DealState
 from p2pcards.core.deck import Deck
 from p2pcards.core.options import Option, OptionError
 from p2pcards.core.scoring import next_dealer
+from p2pcards.core.steps import DealResult
 from p2pcards.core.summary import Summary
 
 __all__ = ["GameSpec", "Match"]
@@ -109,7 +110,7 @@ class GameSpec:
         """How many sides score: teams, or else players."""
         return len(self.teams) if self.teams else self.seats
 
-    def deal_summary(self, result: Mapping[str, Any]) -> Summary:
+    def deal_summary(self, result: DealResult) -> Summary:
         """How the deal ``result`` reads (:meth:`Match.deal_summary`); a result the game's
         summary cannot read (a damaged or foreign record) reads as :class:`Match`'s default."""
         try:
@@ -202,7 +203,7 @@ class Match:
         self.seats = spec.seats
         self.dealer = first_dealer
         self.deal_number = 0
-        self.results: list[dict[str, Any]] = []
+        self.results: list[DealResult] = []
         self.totals: list[int] = []
         self.winner: int | None = None
 
@@ -238,7 +239,9 @@ class Match:
     def _new_deal(self, deck: Deck) -> DealState:
         raise NotImplementedError
 
-    def _score(self, result: dict[str, Any]) -> None:
+    def _score(self, result: DealResult) -> None:
+        """Add a deal's ``result`` (its :meth:`DealState._result`, with ``renuncia``) to the
+        totals; set ``winner`` when the match is over."""
         raise NotImplementedError
 
     def summary(self) -> dict[str, Any]:
@@ -246,19 +249,18 @@ class Match:
         return {"winner": self.winner, "totals": list(self.totals), "deals": self.deal_number}
 
     @classmethod
-    def deal_summary(cls, result: Mapping[str, Any], sides: int) -> Summary:
+    def deal_summary(cls, result: DealResult, sides: int) -> Summary:
         """How a deal's ``result`` reads for people, per side (``sides`` of them).
 
         Default: a column for each entry of the result that has a number per side,
         labelled by its key (a game gives its words for it in its texts)."""
-        columns = tuple(k for k, v in result.items()
-                        if isinstance(v, (list, tuple)) and len(v) == sides
-                        and all(isinstance(x, int) for x in v))
-        rows = tuple((side, tuple(int(result[c][side]) for c in columns)) for side in range(sides))
-        return Summary(columns, rows)
+        numbers = {k: [int(x) for x in v] for k, v in result.items()
+                   if isinstance(v, (list, tuple)) and len(v) == sides and all(isinstance(x, int) for x in v)}
+        rows = tuple((side, tuple(values[side] for values in numbers.values())) for side in range(sides))
+        return Summary(tuple(numbers), rows)
 
     @classmethod
-    def deal_value(cls, spec: GameSpec, result: Mapping[str, Any], seat: int) -> float | None:
+    def deal_value(cls, spec: GameSpec, result: DealResult, seat: int) -> float | None:
         """How one deal went for ``seat``, as one number read from the deal's ``result``
         (:attr:`value_label` says what it is, :attr:`lower_is_better` which way is good):
         what a computer player that searches tries to make best, and what ``p2pcards duel``

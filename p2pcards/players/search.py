@@ -59,7 +59,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from p2pcards.core import PLAY, DealState, Decision, End, GameSpec, Legal, Plain
+from p2pcards.core import PLAY, DealResult, DealState, Decision, End, GameSpec, Legal, Plain
 from p2pcards.core.cards import Card, Suit
 from p2pcards.core.view import SeatView
 from p2pcards.players.base import Player
@@ -125,7 +125,7 @@ def searchable(spec: GameSpec) -> bool:
     return spec.match_class.gives_deal_value()
 
 
-def rollout(state: DealState, players: Sequence[Any], match_totals: Sequence[int] = ()) -> dict[str, Any]:
+def rollout(state: DealState, players: Sequence[Player], match_totals: Sequence[int] = ()) -> DealResult:
     """Play ``state`` (full information) to its end with ``players``; its result."""
     views = [SeatView(state, s, match_totals) for s in range(state.seats)]
     while True:

@@ -192,9 +192,16 @@ def _sample_deal(spec: GameSpec, sim: TrickSimulator, rng: random.Random, out: _
         done = out.winners[k][0]
         out.winners[k] = winners[done:]
         out.rest.append(played[k - first :])
-        out.points.append(list(result["points"]))
-        out.tricks.append(list(result["tricks"]))
+        out.points.append(_numbers(result["points"]))
+        out.tricks.append(_numbers(result["tricks"]))
     return len(out.states) - first
+
+
+def _numbers(value: object) -> list[int]:
+    """A number per side of a deal's result (the ``points`` or ``tricks`` of a trick game)."""
+    if not isinstance(value, list) or not all(type(x) is int for x in value):
+        raise ValueError(f"not a number per side: {value!r}")
+    return list(value)
 
 
 def _check_sample(sim: TrickSimulator, sample: _Sample) -> dict[str, int]:
@@ -262,7 +269,8 @@ def _replayed_alike(deal: DealState, sim: TrickSimulator, plays: list[int], poin
     result = deal.result
     return (
         result is not None and k == len(plays) and result.get("renuncia") is None
-        and list(result["points"]) == [int(x) for x in points] and list(result["tricks"]) == [int(x) for x in tricks]
+        and _numbers(result["points"]) == [int(x) for x in points]
+        and _numbers(result["tricks"]) == [int(x) for x in tricks]
     )
 
 

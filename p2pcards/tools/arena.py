@@ -11,7 +11,7 @@ import random
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from p2pcards.core import DealState, Decision, End, GameSpec
+from p2pcards.core import DealResult, DealState, Decision, End, GameSpec
 from p2pcards.core.records import deal_record
 from p2pcards.core.view import SeatView
 from p2pcards.players import Player, make_player
@@ -26,7 +26,7 @@ def seat_rng(seed: int, seat: int) -> random.Random:
 
 def play_deal(
     deal: DealState, players: Sequence[Player], match_totals: Sequence[int] = ()
-) -> dict[str, Any]:
+) -> DealResult:
     """Drive ``deal`` to its end with full information; return its result."""
     views = [SeatView(deal, s, match_totals) for s in range(deal.seats)]
     while True:

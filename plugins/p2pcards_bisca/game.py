@@ -21,7 +21,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
 from p2pcards.core import (
     PORTUGUESE_40,
@@ -30,6 +30,7 @@ from p2pcards.core import (
     STOCK,
     SWAP,
     Deal,
+    DealResult,
     DealState,
     Deck,
     GameSpec,
@@ -51,13 +52,28 @@ from p2pcards.core import (
     strength_table,
 )
 
-__all__ = ["BiscaDeal", "BiscaMatch", "SPEC", "OPTIONS"]
+__all__ = ["BiscaDeal", "BiscaMatch", "BiscaResult", "SPEC", "OPTIONS"]
 
 OPTIONS = (
     Option("hand", (3, 5, 7, 9, 11), "cards in each hand"),
     Option("swap2", ("off", "on"), "may a player swap the 2 of trumps for the face-up trump card"),
     Option("target", (4, 8), "game points that win the match"),
 )
+
+
+class BiscaResult(TypedDict):
+    """A deal's result, per player: card points, tricks, the game points earned;
+    ``renuncia`` (the seat blamed) once the deal is over."""
+
+    points: list[int]
+    tricks: list[int]
+    game_points: list[int]
+    renuncia: NotRequired[int | None]
+
+
+def _bisca(result: DealResult) -> BiscaResult:
+    """A result this game gave (live, or read back from JSON), as its type."""
+    return cast(BiscaResult, result)
 
 
 def _is_swap(choice: Plain) -> bool:
@@ -164,7 +180,7 @@ class BiscaDeal(DealState):
     def public_info(self) -> dict[str, Any]:
         return {"stock": len(self.stock)}
 
-    def _result(self) -> dict[str, Any]:
+    def _result(self) -> BiscaResult:
         """Card points, tricks and game points per player; after a renúncia or forfeit the
         opponent of the offender scores 4.  Only won tricks are read: public cards."""
         pts = [self.taken_points(0), self.taken_points(1)]
@@ -185,9 +201,9 @@ class BiscaMatch(Match):
     value_label = "card points"
 
     @classmethod
-    def deal_value(cls, spec: GameSpec, result: Mapping[str, Any], seat: int) -> float | None:
+    def deal_value(cls, spec: GameSpec, result: DealResult, seat: int) -> float | None:
         """The card points ``seat`` took (more than 60 of the 120 wins the deal)."""
-        return float(result["points"][seat])
+        return float(_bisca(result)["points"][seat])
 
     def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
         super().__init__(spec, options, first_dealer)
@@ -196,16 +212,17 @@ class BiscaMatch(Match):
     def _new_deal(self, deck: Deck) -> BiscaDeal:
         return BiscaDeal(self.dealer, self.options, deck, self.deal_number)
 
-    def _score(self, result: dict[str, Any]) -> None:
-        gp = result["game_points"]
+    def _score(self, result: DealResult) -> None:
+        gp = _bisca(result)["game_points"]
         self.totals = [self.totals[0] + gp[0], self.totals[1] + gp[1]]
         self.winner = bandeira_winner(self.totals, self.options["target"])
 
     @classmethod
-    def deal_summary(cls, result: Mapping[str, Any], sides: int) -> Summary:
+    def deal_summary(cls, result: DealResult, sides: int) -> Summary:
         """Per player: card points, tricks and the game points earned (highlighted when any)."""
-        gp = result["game_points"]
-        rows = tuple((s, (result["points"][s], result["tricks"][s], f"+{gp[s]}")) for s in range(sides))
+        res = _bisca(result)
+        gp = res["game_points"]
+        rows = tuple((s, (res["points"][s], res["tricks"][s], f"+{gp[s]}")) for s in range(sides))
         best = max(range(sides), key=lambda s: gp[s])
         return Summary(("points", "tricks", "game_points"), rows, best if gp[best] else None)
 

@@ -42,13 +42,14 @@ the first trick the table tells who led the two of clubs (it is played for its h
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
 from p2pcards.core import (
     FRENCH_52,
     PASS,
     Card,
     Deal,
+    DealResult,
     DealState,
     Decision,
     Deck,
@@ -68,6 +69,7 @@ from p2pcards.core import (
 __all__ = [
     "CopasDeal",
     "CopasMatch",
+    "CopasResult",
     "SPEC",
     "OPTIONS",
     "RANK_ORDERS",
@@ -108,6 +110,22 @@ TARGET = 100
 TWO_OF_CLUBS: Card = "2C"
 QUEEN_OF_SPADES: Card = "QS"
 _NON_POINT_SPADES = frozenset(c for c in FRENCH_52 if c[1] == "S" and c != QUEEN_OF_SPADES)
+
+
+class CopasResult(TypedDict):
+    """A deal's result, per player: the penalty ``points`` it scores (after the moon rule, or
+    a renúncia's penalty), the points it ``taken``, who shot the ``moon`` (None: nobody);
+    ``renuncia`` (the seat blamed) once the deal is over."""
+
+    points: list[int]
+    taken: list[int]
+    moon: int | None
+    renuncia: NotRequired[int | None]
+
+
+def _copas(result: DealResult) -> CopasResult:
+    """A result this game gave (live, or read back from JSON), as its type."""
+    return cast(CopasResult, result)
 
 
 def pass_direction(number: int) -> str:
@@ -270,7 +288,7 @@ class CopasDeal(DealState):
         cards = self.deck.cards
         return sum(CARD_POINTS[cards[p]] for p in self.won[seat])  # type: ignore[index,misc]
 
-    def _result(self) -> dict[str, Any]:
+    def _result(self) -> CopasResult:
         """``points`` after the moon rule (or the renúncia or forfeit penalty: 26 for the
         offender, 0 for the others), raw ``taken``, ``moon``.  Only won tricks are read."""
         taken = [self.taken_points(s) for s in range(4)]
@@ -321,9 +339,9 @@ class CopasMatch(Match):
     lower_is_better = True
 
     @classmethod
-    def deal_value(cls, spec: GameSpec, result: Mapping[str, Any], seat: int) -> float | None:
+    def deal_value(cls, spec: GameSpec, result: DealResult, seat: int) -> float | None:
         """The penalty points ``seat`` scores in the deal, after the moon rule."""
-        return float(result["points"][seat])
+        return float(_copas(result)["points"][seat])
 
     def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
         super().__init__(spec, options, first_dealer)
@@ -332,16 +350,17 @@ class CopasMatch(Match):
     def _new_deal(self, deck: Deck) -> CopasDeal:
         return CopasDeal(self.dealer, self.options, deck, self.deal_number)
 
-    def _score(self, result: dict[str, Any]) -> None:
-        self.totals = [t + p for t, p in zip(self.totals, result["points"], strict=True)]
+    def _score(self, result: DealResult) -> None:
+        self.totals = [t + p for t, p in zip(self.totals, _copas(result)["points"], strict=True)]
         self.winner = match_winner(self.totals, self.options["match"])
 
     @classmethod
-    def deal_summary(cls, result: Mapping[str, Any], sides: int) -> Summary:
+    def deal_summary(cls, result: DealResult, sides: int) -> Summary:
         """Per player: the points taken and those scored (after the moon rule); who shot
         the moon stands out."""
-        rows = tuple((s, (result["taken"][s], result["points"][s])) for s in range(sides))
-        moon = result.get("moon")
+        res = _copas(result)
+        rows = tuple((s, (res["taken"][s], res["points"][s])) for s in range(sides))
+        moon = res.get("moon")
         notes = (Line("moon", seats={"name": moon}),) if moon is not None else ()
         return Summary(("taken", "points"), rows, moon, notes)
 

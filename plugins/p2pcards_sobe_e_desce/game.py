@@ -48,7 +48,7 @@ played or discarded.  Showing a card that contradicts these ends the deal at onc
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
 from p2pcards.core import (
     DISCARD,
@@ -58,6 +58,7 @@ from p2pcards.core import (
     STOCK,
     TRUMP,
     Deal,
+    DealResult,
     DealState,
     Decision,
     Deck,
@@ -79,6 +80,7 @@ from p2pcards.core import (
 __all__ = [
     "SobeEDesceDeal",
     "SobeEDesceMatch",
+    "SobeEDesceResult",
     "SPEC",
     "OPTIONS",
     "TRUMP_CHOICES",
@@ -111,6 +113,24 @@ RENUNCIA_PENALTY = 10
 NO_TRICK_PENALTY = 5
 
 STRENGTH = strength_table(PT_RANK_ORDER)
+
+
+class SobeEDesceResult(TypedDict):
+    """A deal's result, per player: whether it ``played`` (went in), the ``tricks`` it took,
+    the ``delta`` it adds to its score and its ``scores`` after the deal; the deal's
+    ``trump_chooser``; ``renuncia`` (the seat blamed) once the deal is over."""
+
+    played: list[bool]
+    tricks: list[int]
+    delta: list[int]
+    scores: list[int]
+    trump_chooser: int
+    renuncia: NotRequired[int | None]
+
+
+def _sobe(result: DealResult) -> SobeEDesceResult:
+    """A result this game gave (live, or read back from JSON), as its type."""
+    return cast(SobeEDesceResult, result)
 
 
 def riscos(final_scores: Sequence[int], winner: int) -> list[int]:
@@ -382,7 +402,7 @@ class SobeEDesceDeal(DealState):
         or its end for a player left alone)."""
         return None not in self.playing
 
-    def _result(self) -> dict[str, Any]:
+    def _result(self) -> SobeEDesceResult:
         """The deal's scoring (module docstring, "Scoring" and "Renúncia"), from public facts only.
 
         ``played`` says who went in, ``tricks`` the tricks each took (five for a player
@@ -436,9 +456,9 @@ class SobeEDesceMatch(Match):
     lower_is_better = True
 
     @classmethod
-    def deal_value(cls, spec: GameSpec, result: Mapping[str, Any], seat: int) -> float | None:
+    def deal_value(cls, spec: GameSpec, result: DealResult, seat: int) -> float | None:
         """What the deal adds to ``seat``'s score, ``delta`` (scores count down to 0)."""
-        return float(result["delta"][seat])
+        return float(_sobe(result)["delta"][seat])
 
     def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
         super().__init__(spec, options, first_dealer)
@@ -449,10 +469,11 @@ class SobeEDesceMatch(Match):
     def _new_deal(self, deck: Deck) -> SobeEDesceDeal:
         return SobeEDesceDeal(self.dealer, self.options, deck, self.deal_number, self.totals, self.sat_out)
 
-    def _score(self, result: dict[str, Any]) -> None:
-        self.totals = [t + d for t, d in zip(self.totals, result["delta"], strict=True)]
-        self.sat_out = [0 if p else n + 1 for n, p in zip(self.sat_out, result["played"], strict=True)]
-        self.winner = match_winner(self.totals, result["tricks"], result["trump_chooser"])
+    def _score(self, result: DealResult) -> None:
+        res = _sobe(result)
+        self.totals = [t + d for t, d in zip(self.totals, res["delta"], strict=True)]
+        self.sat_out = [0 if p else n + 1 for n, p in zip(self.sat_out, res["played"], strict=True)]
+        self.winner = match_winner(self.totals, res["tricks"], res["trump_chooser"])
 
     def summary(self) -> dict[str, Any]:
         out = super().summary()
@@ -461,10 +482,11 @@ class SobeEDesceMatch(Match):
         return out
 
     @classmethod
-    def deal_summary(cls, result: Mapping[str, Any], sides: int) -> Summary:
+    def deal_summary(cls, result: DealResult, sides: int) -> Summary:
         """Per player: went in or sat out, tricks, what it adds, its score after the deal."""
-        rows = tuple((s, ("played" if result["played"][s] else "sat_out", result["tricks"][s],
-                          f"{result['delta'][s]:+d}", result["scores"][s])) for s in range(sides))
+        res = _sobe(result)
+        rows = tuple((s, ("played" if res["played"][s] else "sat_out", res["tricks"][s],
+                          f"{res['delta'][s]:+d}", res["scores"][s])) for s in range(sides))
         return Summary(("went_in", "tricks", "delta", "score"), rows)
 
     @classmethod

@@ -14,11 +14,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import NotRequired, TypedDict, cast
 
 from p2pcards.core import (
     Deal,
+    DealResult,
     DealState,
     Decision,
     Deck,
@@ -38,6 +39,19 @@ from p2pcards.core import (
 #: The decision the dealer takes, and its two choices: lead, or let the other player lead.
 LEAD = "lead"
 LEAD_CHOICES = ("lead", "pass")
+
+
+class HighcardResult(TypedDict):
+    """A deal's result: the tricks each player took (and, added by the core, the seat
+    blamed for a renúncia or a forfeit)."""
+
+    tricks: list[int]
+    renuncia: NotRequired[int | None]
+
+
+def tricks_of(result: DealResult) -> list[int]:
+    """The tricks of a result this game gave (live, or read back from JSON)."""
+    return cast(HighcardResult, result)["tricks"]
 
 
 class HighcardDeal(DealState):
@@ -76,7 +90,7 @@ class HighcardDeal(DealState):
     def _must_follow(self) -> bool:
         return False
 
-    def _result(self) -> dict[str, Any]:
+    def _result(self) -> HighcardResult:
         """Tricks per player; after a forfeit, all three to the other player."""
         if self.renuncia is not None:
             tricks = [0, 0]
@@ -118,21 +132,21 @@ class HighcardMatch(Match):
     value_label = "tricks"  # what deal_value counts: the search player tries to make it high
 
     @classmethod
-    def deal_value(cls, spec: GameSpec, result: Mapping[str, Any], seat: int) -> float | None:
+    def deal_value(cls, spec: GameSpec, result: DealResult, seat: int) -> float | None:
         """How the deal went for ``seat``: its tricks (what `duel` compares)."""
-        return float(result["tricks"][seat])
+        return float(tricks_of(result)[seat])
 
     def _new_deal(self, deck: Deck) -> HighcardDeal:
         return HighcardDeal(2, self.dealer, self.options, deck, self.deal_number)
 
-    def _score(self, result: dict[str, Any]) -> None:
-        self.totals = list(result["tricks"])
+    def _score(self, result: DealResult) -> None:
+        self.totals = list(tricks_of(result))
         self.winner = 0 if self.totals[0] > self.totals[1] else 1
 
     @classmethod
-    def deal_summary(cls, result: Mapping[str, Any], sides: int) -> Summary:
+    def deal_summary(cls, result: DealResult, sides: int) -> Summary:
         """Tricks per player; the one with more takes the deal, highlighted and named."""
-        tricks = result["tricks"]
+        tricks = tricks_of(result)
         best = 0 if tricks[0] > tricks[1] else 1
         return Summary(("tricks",), tuple((s, (tricks[s],)) for s in range(sides)), best,
                        (Line("deal_to", seats={"name": best}),))
