@@ -133,7 +133,7 @@ from p2pcards.core.events import (
     SwapEvent,
     TrumpEvent,
 )
-from p2pcards.core.options import Option, OptionError
+from p2pcards.core.options import Option, OptionError, Options, OptionValue
 from p2pcards.core.plugins import (
     GameRegistry,
     PluginProblem,
@@ -175,7 +175,7 @@ __all__ = [
     "DISCARD", "PLAYED", "STOCK", "Deck", "DeckError",
     "GO_IN", "PASS", "PLAY", "SWAP", "TRUMP", "Deal", "DealResult", "DealState", "Decision",
     "End", "GameSpec", "IllegalChoice", "Line", "Locate", "Match", "Option", "OptionError",
-    "Reveal", "Step", "Summary",
+    "Reveal", "Step", "Summary", "Options", "OptionValue",
     "GameRegistry", "PluginProblem", "get_plugin_manager", "hookimpl", "hookspec",
     "load_games",
     "bandeira_winner", "game_points", "next_dealer", "running_totals",

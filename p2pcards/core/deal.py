@@ -13,6 +13,7 @@ from p2pcards.core.cards import Card, Suit
 from p2pcards.core.choices import Choice, GoIn, Legal, PassCards, Plain, Play, Swap, from_wire
 from p2pcards.core.deck import PLAYED, STOCK, Deck
 from p2pcards.core.events import DrawEvent, Event, GameEvent, PlayEvent
+from p2pcards.core.options import Options
 from p2pcards.core.steps import PLAY, Deal, DealResult, Decision, End, IllegalChoice, Locate, Reveal, Step
 from p2pcards.core.summary import Line
 from p2pcards.core.tricks import Trick, trick_winner
@@ -39,7 +40,7 @@ class DealState:
     points: Mapping[str, int] = {}
 
     def __init__(
-        self, seats: int, dealer: int, options: Mapping[str, Any], deck: Deck, number: int = 0
+        self, seats: int, dealer: int, options: Options, deck: Deck, number: int = 0
     ) -> None:
         self.seats = seats
         self.dealer = dealer

@@ -18,7 +18,7 @@ from typing import Any
 from p2pcards.core.cards import Card
 from p2pcards.core.deal import DealState
 from p2pcards.core.deck import Deck
-from p2pcards.core.options import Option, OptionError
+from p2pcards.core.options import Option, OptionError, Options, OptionValue
 from p2pcards.core.scoring import next_dealer
 from p2pcards.core.steps import DealResult
 from p2pcards.core.summary import Summary
@@ -81,7 +81,7 @@ class GameSpec:
             if isinstance(value, str) and (value.count(":") != 1 or not all(value.split(":"))):
                 raise ValueError(f"{self.name}: {what} {value!r} is not 'module:Name'")
 
-    def new_match(self, options: Mapping[str, Any], first_dealer: int) -> Match:
+    def new_match(self, options: Options, first_dealer: int) -> Match:
         """A new match: ``options`` over the defaults (a bad one raises OptionError),
         ``first_dealer`` deals first."""
         return self.match_class(self, self.resolve_options(options), first_dealer)
@@ -118,7 +118,7 @@ class GameSpec:
         except (KeyError, IndexError, TypeError, ValueError):
             return Match.deal_summary(result, self.sides)
 
-    def match_summary(self, totals: Sequence[int], winner: int | None, options: Mapping[str, Any]) -> Summary:
+    def match_summary(self, totals: Sequence[int], winner: int | None, options: Options) -> Summary:
         """How a match's ``totals`` read (:meth:`Match.match_summary`)."""
         return self.match_class.match_summary(totals, winner, options)
 
@@ -164,10 +164,10 @@ class GameSpec:
             return default
         raise KeyError(f"{self.name} has no words for {key!r}")
 
-    def resolve_options(self, raw: Mapping[str, str | int] | None = None) -> dict[str, Any]:
+    def resolve_options(self, raw: Mapping[str, str | int] | None = None) -> dict[str, OptionValue]:
         """Defaults overlaid with ``raw``; unknown names and bad values raise OptionError."""
         known = {o.name: o for o in self.options}
-        out: dict[str, Any] = {o.name: o.default for o in self.options}
+        out: dict[str, OptionValue] = {o.name: o.default for o in self.options}
         for key, text in (raw or {}).items():
             opt = known.get(key)
             if opt is None:
@@ -195,7 +195,7 @@ class Match:
     #: (penalty points)
     lower_is_better = False
 
-    def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
+    def __init__(self, spec: GameSpec, options: Options, first_dealer: int) -> None:
         if not 0 <= first_dealer < spec.seats:
             raise ValueError(f"first dealer {first_dealer} is not a seat of {spec.name}")
         self.spec = spec
@@ -275,7 +275,7 @@ class Match:
         return getattr(cls.deal_value, "__func__", None) is not getattr(Match.deal_value, "__func__", None)
 
     @classmethod
-    def match_summary(cls, totals: Sequence[int], winner: int | None, options: Mapping[str, Any]) -> Summary:
+    def match_summary(cls, totals: Sequence[int], winner: int | None, options: Options) -> Summary:
         """How a match's ``totals`` read (at its end, ``winner`` is the winning side).
         Default: one column, ``totals`` (:attr:`totals_label`), the winner highlighted."""
         return Summary(("totals",), tuple((side, (int(v),)) for side, v in enumerate(totals)), winner)

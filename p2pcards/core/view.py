@@ -22,6 +22,7 @@ from p2pcards.core.cards import Card, Suit
 from p2pcards.core.choices import Legal
 from p2pcards.core.deal import DealState
 from p2pcards.core.deck import DISCARD, PLAYED, STOCK
+from p2pcards.core.options import OptionValue
 from p2pcards.core.steps import Decision
 
 __all__ = ["SeatView"]
@@ -83,7 +84,7 @@ class SeatView:
         return self._state.dealer
 
     @property
-    def options(self) -> dict[str, Any]:
+    def options(self) -> dict[str, OptionValue]:
         return dict(self._state.options)
 
     @property

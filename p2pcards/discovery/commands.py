@@ -17,6 +17,7 @@ from typing import Any, Final, TextIO
 
 import trio
 
+from p2pcards.core import Options
 from p2pcards.discovery.base import DEFAULT_TTL, Discovery, Registration, one_error
 from p2pcards.discovery.errors import DiscoveryError
 from p2pcards.discovery.record import (
@@ -83,7 +84,7 @@ def hosting_defaults(bind: str = "0.0.0.0") -> argparse.Namespace:
                               ip_version="all")
 
 
-def make_announcement(spec: Any, options: Mapping[str, Any], seats: Sequence[Any], me: Any,
+def make_announcement(spec: Any, options: Options, seats: Sequence[Any], me: Any,
                       deals: int | None) -> Announcement:
     """The LAN announcement of a table of ``spec`` hosted by ``me`` (seats: SeatSpecs)."""
     from p2pcards.net import PROTO

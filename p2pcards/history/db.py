@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from p2pcards.core import GameRegistry, GameSpec, load_games
+from p2pcards.core import GameRegistry, GameSpec, OptionValue, load_games
 from p2pcards.history import HistoryError
 from p2pcards.history.opened import open_transcript, read_transcript
 from p2pcards.net.store import log_path, read_log
@@ -160,7 +160,7 @@ class TableFacts:
 
     table_id: str
     spec: GameSpec
-    options: dict[str, Any]
+    options: dict[str, OptionValue]
     started: int
     deals_planned: int | None
     seats: tuple[SeatFacts, ...]

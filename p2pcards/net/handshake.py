@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from p2pcards.core import Options
 from p2pcards.identity import Identity, verify
 from p2pcards.players import PLAYER_LEVELS
 from p2pcards.table.transcript import MAX_NAME
@@ -242,7 +243,7 @@ class Seated:
     seat: int
     game: str
     rules_version: str
-    options: Mapping[str, Any]
+    options: Options
     seats: int
     deals: int | None
     timeout: float

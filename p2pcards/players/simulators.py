@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from p2pcards.core import PLAY, DealState, Decision, GameSpec
+from p2pcards.core import PLAY, DealState, Decision, GameSpec, Options, OptionValue
 from p2pcards.players.fastsim import I64, RANDOM, U64, CardTable, Outcome, Positions, legal_masks, playout
 
 __all__ = ["TrickSimulator", "simulator_for", "cross_check"]
@@ -38,7 +38,7 @@ class TrickSimulator:
         self.teams = max(self.team_of) + 1
 
     # ------------------------------------------------------------------ for subclasses
-    def deal_decks(self, decks: I64, dealer: I64, options: Mapping[str, Any]) -> Positions:
+    def deal_decks(self, decks: I64, dealer: I64, options: Options) -> Positions:
         """Positions at the first play of deals dealt from ``decks`` (B, N) by ``dealer``."""
         raise NotImplementedError
 
@@ -48,7 +48,7 @@ class TrickSimulator:
 
     # ------------------------------------------------------------------ the interface
     def new_deals(
-        self, n: int, rng: np.random.Generator, dealer: int | I64 = 0, options: Mapping[str, Any] | None = None
+        self, n: int, rng: np.random.Generator, dealer: int | I64 = 0, options: Options | None = None
     ) -> Positions:
         """``n`` deals from decks shuffled with ``rng``, at their first play."""
         decks = rng.permuted(np.tile(np.arange(len(self.table.deck), dtype=np.int64), (n, 1)), axis=1)
@@ -57,7 +57,7 @@ class TrickSimulator:
 
     def play_deals(
         self, n: int, rng: np.random.Generator, dealer: int | I64 = 0,
-        options: Mapping[str, Any] | None = None, record: bool = False,
+        options: Options | None = None, record: bool = False,
     ) -> Outcome:
         """Play ``n`` whole deals from shuffled decks with random players."""
         return playout(self.table, self.new_deals(n, rng, dealer, options), self.team_of, rng=rng, record=record)
@@ -123,7 +123,7 @@ class TrickSimulator:
             tricks[self.team_of[seat]] += counts[seat]
         return points, tricks
 
-    def _options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    def _options(self, options: Options | None) -> dict[str, OptionValue]:
         out = {k: v[0] for k, v in self.variants.items()}
         out.update(options or {})
         for k, v in out.items():

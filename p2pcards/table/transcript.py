@@ -34,6 +34,7 @@ from typing import Any, Final
 
 import msgpack  # type: ignore[import-untyped]
 
+from p2pcards.core import Options
 from p2pcards.identity import Identity, fingerprint, verify
 from p2pcards.table.wire import FrameError, pack, unpack
 
@@ -245,7 +246,7 @@ class Genesis:
 
     game: str
     rules_version: str
-    options: Mapping[str, Any]
+    options: Options
     seats: tuple[SeatInfo, ...]
     deals: int | None
     host_signing: bytes

@@ -8,10 +8,10 @@ distributed runtime drives, fulfilling every deck step at once.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from p2pcards.core import DealResult, DealState, Decision, End, GameSpec
+from p2pcards.core import DealResult, DealState, Decision, End, GameSpec, Options
 from p2pcards.core.records import deal_record
 from p2pcards.core.view import SeatView
 from p2pcards.players import Player, make_player
@@ -42,7 +42,7 @@ def play_deal(
 
 def run_arena(
     spec: GameSpec,
-    options: Mapping[str, Any],
+    options: Options,
     deals: int,
     seed: int,
     levels: Sequence[str],

@@ -54,7 +54,7 @@ from fractions import Fraction
 from statistics import NormalDist
 from typing import Any
 
-from p2pcards.core import Decision, GameSpec, Plain
+from p2pcards.core import Decision, GameSpec, Options, OptionValue, Plain
 from p2pcards.core.view import SeatView
 from p2pcards.lifeline import die_with
 from p2pcards.players import PLAYER_LEVELS, Player, make_player
@@ -161,7 +161,7 @@ class PairResult:
 
 def play_pair(
     spec: GameSpec,
-    options: Mapping[str, Any],
+    options: Options,
     a: str,
     b: str,
     seed: int,
@@ -225,7 +225,7 @@ class _Task:
     """A worker's share: pairs ``start`` to ``stop - 1`` of a duel of ``game``."""
 
     game: str
-    options: dict[str, Any]
+    options: dict[str, OptionValue]
     a: str
     b: str
     seed: int
@@ -364,7 +364,7 @@ def check_duel(
 
 def run_duel(
     spec: GameSpec,
-    options: Mapping[str, Any],
+    options: Options,
     a: str,
     b: str,
     pairs: int,

@@ -20,7 +20,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, NotRequired, TypedDict, cast
 
 from p2pcards.core import (
@@ -39,6 +39,7 @@ from p2pcards.core import (
     Line,
     Match,
     Option,
+    Options,
     Plain,
     Play,
     Reveal,
@@ -86,12 +87,12 @@ class BiscaDeal(DealState):
     strength = strength_table(PT_RANK_ORDER)
     points = PT_POINTS
 
-    def __init__(self, dealer: int, options: Mapping[str, Any], deck: Deck, number: int = 0) -> None:
+    def __init__(self, dealer: int, options: Options, deck: Deck, number: int = 0) -> None:
         self.stock: list[int] = []
         super().__init__(2, dealer, options, deck, number)
 
     def _setup(self) -> None:
-        h = self.options["hand"]
+        h = int(self.options["hand"])
         first = 1 - self.dealer
         self._push(Deal(first, tuple(range(h))))
         self._push(Deal(self.dealer, tuple(range(h, 2 * h))))
@@ -205,7 +206,7 @@ class BiscaMatch(Match):
         """The card points ``seat`` took (more than 60 of the 120 wins the deal)."""
         return float(_bisca(result)["points"][seat])
 
-    def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
+    def __init__(self, spec: GameSpec, options: Options, first_dealer: int) -> None:
         super().__init__(spec, options, first_dealer)
         self.totals = [0, 0]
 
@@ -215,7 +216,7 @@ class BiscaMatch(Match):
     def _score(self, result: DealResult) -> None:
         gp = _bisca(result)["game_points"]
         self.totals = [self.totals[0] + gp[0], self.totals[1] + gp[1]]
-        self.winner = bandeira_winner(self.totals, self.options["target"])
+        self.winner = bandeira_winner(self.totals, int(self.options["target"]))
 
     @classmethod
     def deal_summary(cls, result: DealResult, sides: int) -> Summary:

@@ -59,6 +59,7 @@ from p2pcards.core import (
     Locate,
     Match,
     Option,
+    Options,
     PassCards,
     PassEvent,
     Play,
@@ -185,9 +186,9 @@ class CopasDeal(DealState):
 
     points: Mapping[str, int] = {}
 
-    def __init__(self, dealer: int, options: Mapping[str, Any], deck: Deck, number: int = 0) -> None:
+    def __init__(self, dealer: int, options: Options, deck: Deck, number: int = 0) -> None:
         #: rank -> strength for this table's rank order (option ``ranks``)
-        self.strength = STRENGTHS[options["ranks"]]
+        self.strength = STRENGTHS[str(options["ranks"])]
         #: whether a heart or the queen of spades has been played (public)
         self.hearts_broken = False
         self.direction = pass_direction(number)
@@ -343,7 +344,7 @@ class CopasMatch(Match):
         """The penalty points ``seat`` scores in the deal, after the moon rule."""
         return float(_copas(result)["points"][seat])
 
-    def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
+    def __init__(self, spec: GameSpec, options: Options, first_dealer: int) -> None:
         super().__init__(spec, options, first_dealer)
         self.totals = [0, 0, 0, 0]
 

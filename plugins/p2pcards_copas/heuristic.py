@@ -31,7 +31,7 @@ class CopasHeuristic:
 
     def choose(self, view: SeatView, decision: Decision) -> Plain:
         legal = view.legal
-        strength = STRENGTHS[view.options.get("ranks", "portuguese")]
+        strength = STRENGTHS[str(view.options.get("ranks", "portuguese"))]
         if decision.kind == PASS:
             assert decision.pick is not None
             return self.pass_cards(view, strength, decision.pick[0])

@@ -47,7 +47,7 @@ played or discarded.  Showing a card that contradicts these ends the deal at onc
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, NotRequired, TypedDict, cast
 
 from p2pcards.core import (
@@ -69,6 +69,7 @@ from p2pcards.core import (
     Legal,
     Line,
     Match,
+    Options,
     Plain,
     Reveal,
     Summary,
@@ -157,7 +158,7 @@ class SobeEDesceDeal(DealState):
     def __init__(
         self,
         dealer: int,
-        options: Mapping[str, Any],
+        options: Options,
         deck: Deck,
         number: int = 0,
         scores: Sequence[int] = (START_SCORE,) * 4,
@@ -460,7 +461,7 @@ class SobeEDesceMatch(Match):
         """What the deal adds to ``seat``'s score, ``delta`` (scores count down to 0)."""
         return float(_sobe(result)["delta"][seat])
 
-    def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
+    def __init__(self, spec: GameSpec, options: Options, first_dealer: int) -> None:
         super().__init__(spec, options, first_dealer)
         self.totals = [START_SCORE] * 4
         #: consecutive deals each seat has sat out
@@ -490,7 +491,7 @@ class SobeEDesceMatch(Match):
         return Summary(("went_in", "tricks", "delta", "score"), rows)
 
     @classmethod
-    def match_summary(cls, totals: Sequence[int], winner: int | None, options: Mapping[str, Any]) -> Summary:
+    def match_summary(cls, totals: Sequence[int], winner: int | None, options: Options) -> Summary:
         """The scores and, once the match is won, the riscos (module docstring)."""
         if winner is None:
             return super().match_summary(totals, winner, options)

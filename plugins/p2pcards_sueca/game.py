@@ -16,8 +16,8 @@ dealer's card.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, NotRequired, TypedDict, cast
+from collections.abc import Sequence
+from typing import NotRequired, TypedDict, cast
 
 from p2pcards.core import (
     PORTUGUESE_40,
@@ -32,6 +32,7 @@ from p2pcards.core import (
     Line,
     Match,
     Option,
+    Options,
     Reveal,
     Summary,
     TrumpEvent,
@@ -75,7 +76,7 @@ class SuecaDeal(DealState):
     points = PT_POINTS
 
     def __init__(
-        self, dealer: int, options: Mapping[str, Any], deck: Deck, number: int = 0,
+        self, dealer: int, options: Options, deck: Deck, number: int = 0,
         multiplier: int = 1,
     ) -> None:
         self.multiplier = multiplier
@@ -122,7 +123,7 @@ class SuecaDeal(DealState):
         else:
             for team in (0, 1):
                 gp[team] = self.multiplier * game_points(
-                    pts[team], tricks[team] == 10, 120, self.options["all_points"]
+                    pts[team], tricks[team] == 10, 120, int(self.options["all_points"])
                 )
         return {"points": pts, "tricks": tricks, "game_points": gp, "multiplier": self.multiplier}
 
@@ -141,7 +142,7 @@ class SuecaMatch(Match):
         """The card points of ``seat``'s team (more than 60 of the 120 wins the deal)."""
         return float(_sueca(result)["points"][seat % 2])
 
-    def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
+    def __init__(self, spec: GameSpec, options: Options, first_dealer: int) -> None:
         super().__init__(spec, options, first_dealer)
         self.totals = [0, 0]
         self.multiplier = 1
@@ -155,7 +156,7 @@ class SuecaMatch(Match):
         self.totals = [self.totals[0] + gp[0], self.totals[1] + gp[1]]
         tie = res["renuncia"] is None and res["points"] == [60, 60]
         self.multiplier = 2 if tie and self.options["tie"] == "double" else 1
-        self.winner = bandeira_winner(self.totals, self.options["target"])
+        self.winner = bandeira_winner(self.totals, int(self.options["target"]))
 
     @classmethod
     def deal_summary(cls, result: DealResult, sides: int) -> Summary:
