@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Literal, TypedDict
+from typing import Final, Literal, TypedDict
 
 from p2pcards.core import Choice, DealState, Decision, End, IllegalChoice, Match
-from p2pcards.mental import DealSetup, DeckFault, RemoteError, audit, verify_evidence
+from p2pcards.mental import DealSetup, DeckFault, RemoteError, Wire, audit, verify_evidence
 from p2pcards.mental.party_state import LiveRecord
 from p2pcards.table.common import MAX_REASON, Cause, Rejected
 from p2pcards.table.dealrun import DealRun
@@ -91,7 +91,7 @@ def replay_deal(match: Match, cards: Sequence[str], choices: Sequence[tuple[int,
 
 def audit_deal(
     setup: DealSetup,
-    deck_msgs: Sequence[dict[str, Any]],
+    deck_msgs: Sequence[Wire],
     seeds: dict[int, bytes],
     match: Match,
     choices: Sequence[tuple[int, Choice]],
@@ -129,7 +129,7 @@ def audit_deal(
     return replay, CLEAN.copy()
 
 
-def check_dispute(body: Mapping[str, Any], author: int, live: list[bool]) -> tuple[int | None, bytes | None, str]:
+def check_dispute(body: Mapping[str, object], author: int, live: list[bool]) -> tuple[int | None, bytes | None, str]:
     """A dispute's ``(against, evidence, reason)``; :class:`Rejected` if it is malformed."""
     if set(body) != {"against", "reason", "evidence"} or type(body["reason"]) is not str or len(
         body["reason"]
@@ -153,7 +153,7 @@ def dispute_cause(run: DealRun, accuser: int, against: int | None, evidence: byt
     return Cause("dispute", accuser, reason, False)
 
 
-def dispute_body(fault: RemoteError, pi: Mapping[int, int]) -> dict[str, Any]:
+def dispute_body(fault: RemoteError, pi: Mapping[int, int]) -> dict[str, object]:
     """The body of this seat's dispute of a fault only it saw."""
     parties = {i: s for s, i in pi.items()}
     against = parties.get(fault.seat) if isinstance(fault, DeckFault) else None

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
-    from p2pcards.core import Choice, DealState
+    from p2pcards.core import Choice, DealResult, DealState
     from p2pcards.table.claims import Verdict
 
 __all__ = [
@@ -61,11 +61,11 @@ class DealClosed(TableEvent):
     deal: int
     dealer: int
     trump: str | None
-    result: Mapping[str, Any] | None
+    result: DealResult | None
     audit: Verdict
     totals: Sequence[int]
     match_over: bool
-    winner: Any
+    winner: int | None
     replay: DealState | None = field(default=None, compare=False, repr=False)
     choices: Sequence[tuple[int, Choice]] = field(default=(), compare=False, repr=False)
 
@@ -80,7 +80,7 @@ class Ended(TableEvent):
     """The table ended: by its rules (``abandoned`` None) or abandoned by a seat of two."""
 
     type: ClassVar[str] = "final"
-    winner: Any
+    winner: int | None
     totals: Sequence[int]
     deals: int
     transcript_hash: str

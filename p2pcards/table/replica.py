@@ -353,7 +353,7 @@ class Replica:
         self._append(env)
         self.run.took_own(dict(env.body), self.head)
 
-    def _sign(self, kind: str, body: dict[str, Any], k: int | None = None) -> bytes:
+    def _sign(self, kind: str, body: dict[str, object], k: int | None = None) -> bytes:
         assert self.me is not None and self.seat is not None
         k = self.seq if k is None else k
         return sign_message(self.me, table=self.table_id, deal=self.chain.deal_at(k, self.deal_no), seq=k,
