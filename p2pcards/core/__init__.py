@@ -166,7 +166,7 @@ from p2pcards.core.steps import (
 )
 from p2pcards.core.summary import Line, Summary
 from p2pcards.core.tricks import Trick, card_points, follow_suit, higher_trumps, trick_winner
-from p2pcards.core.view import SeatView
+from p2pcards.core.view import Chooser, SeatView
 
 __all__ = [
     "FRENCH_52", "PORTUGUESE_40", "PT_POINTS", "PT_RANK_ORDER", "RANKS", "SUIT_NAMES",
@@ -180,7 +180,7 @@ __all__ = [
     "load_games",
     "bandeira_winner", "game_points", "next_dealer", "running_totals",
     "Trick", "card_points", "follow_suit", "higher_trumps", "trick_winner",
-    "SeatView",
+    "SeatView", "Chooser",
     "Choice", "Plain", "Legal", "Play", "Swap", "TrumpChoice", "PassCards", "GoIn", "Word", "TURN",
     "from_wire", "is_choice",
     "Event", "PlayEvent", "DrawEvent", "TrumpEvent", "SwapEvent", "PassEvent", "GoInEvent", "GameEvent",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Final, Self, cast
+from typing import Final, Self, cast
 
 from p2pcards.core.cards import Card, Suit
 from p2pcards.core.choices import Choice, GoIn, Legal, PassCards, Plain, Play, Swap, from_wire
@@ -217,7 +217,7 @@ class DealState:
         self.renuncia = seat
         self._end()
 
-    def _run(self, handler: str, *args: Any) -> None:
+    def _run(self, handler: str, *args: object) -> None:
         """Pop the pending decision and run its handler; a handler raises
         :class:`IllegalChoice` only before it changes anything, so put the step back."""
         entry = self._queue.popleft()
@@ -379,7 +379,7 @@ class DealState:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ helpers
-    def public_info(self) -> dict[str, Any]:
+    def public_info(self) -> dict[str, object]:
         """Hook: game-specific public facts for views (scores, trump chooser...).
 
         Screens read two keys when present: ``stock`` (cards left in the stock) and

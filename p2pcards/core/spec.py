@@ -22,6 +22,7 @@ from p2pcards.core.options import Option, OptionError, Options, OptionValue
 from p2pcards.core.scoring import next_dealer
 from p2pcards.core.steps import DealResult
 from p2pcards.core.summary import Summary
+from p2pcards.core.view import Chooser
 
 __all__ = ["GameSpec", "Match"]
 
@@ -65,12 +66,12 @@ class GameSpec:
     options: tuple[Option, ...]
     rules_version: str
     match_class: type[Match]
-    heuristic_class: type[Any] | str | None = None
+    heuristic_class: Callable[[random.Random], Chooser] | str | None = None
     teams: tuple[tuple[int, ...], ...] | None = None
     description: str = ""
     doc: str = field(default="", repr=False)
     texts: Mapping[str, Mapping[str, str]] = field(default_factory=dict, repr=False, hash=False)
-    simulator: Any = field(default=None, repr=False, hash=False, compare=False)
+    simulator: object = field(default=None, repr=False, hash=False, compare=False)
     clockwise: bool = False
     trumps: bool = True
     counts: tuple[str, ...] = ("tricks",)
@@ -87,16 +88,16 @@ class GameSpec:
         return self.match_class(self, self.resolve_options(options), first_dealer)
 
     @property
-    def heuristic(self) -> Callable[[random.Random], Any] | None:
+    def heuristic(self) -> Callable[[random.Random], Chooser] | None:
         """What builds the game's heuristic player from a ``random.Random`` (None: none)."""
         h = self.heuristic_class
         if isinstance(h, str):
-            loaded: Callable[[random.Random], Any] = _load_object(h)
+            loaded: Callable[[random.Random], Chooser] = _load_object(h)
             return loaded
         return h
 
     @property
-    def batch_simulator(self) -> Any:
+    def batch_simulator(self) -> object:
         """The game's batch simulator (:mod:`p2pcards.players.fastsim`) for the search player,
         or None.  ``simulator`` gives it as the object or as ``"module:NAME"``, imported
         the first time it is asked for."""

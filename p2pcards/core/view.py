@@ -16,16 +16,16 @@ not every peer may have seen.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from p2pcards.core.cards import Card, Suit
-from p2pcards.core.choices import Legal
+from p2pcards.core.choices import Legal, Plain
 from p2pcards.core.deal import DealState
 from p2pcards.core.deck import DISCARD, PLAYED, STOCK
 from p2pcards.core.options import OptionValue
 from p2pcards.core.steps import Decision
 
-__all__ = ["SeatView"]
+__all__ = ["SeatView", "Chooser"]
 
 
 class SeatView:
@@ -176,6 +176,16 @@ class SeatView:
                 out.append(ev)
         return out
 
-    def extra(self, name: str, default: Any = None) -> Any:
+    def extra(self, name: str, default: object = None) -> object:
         """A game-specific public fact (e.g. Sobe e Desce scores, ``trump_chooser``)."""
         return self._state.public_info().get(name, default)
+
+
+class Chooser(Protocol):
+    """What decides for a seat from its view: a game's heuristic player (what
+    :attr:`GameSpec.heuristic_class <p2pcards.core.spec.GameSpec.heuristic_class>` builds),
+    any computer player (:class:`p2pcards.players.Player`), a person's screen.  It answers
+    with one of ``view.legal``'s choices, in their plain form (or, for a pick, a tuple of
+    positions, or None to decline)."""
+
+    def choose(self, view: SeatView, decision: Decision) -> Plain: ...

@@ -165,10 +165,10 @@ class WorldSampler:
         view = self.view
         match = self.spec.new_match(view.options, view.dealer)
         scores = view.extra("scores")
-        if scores is not None and len(getattr(match, "totals", ())) == len(scores):
+        if isinstance(scores, (list, tuple)) and len(getattr(match, "totals", ())) == len(scores):
             match.totals = list(scores)
         sat_out = view.extra("sat_out")
-        if sat_out is not None and hasattr(match, "sat_out"):
+        if isinstance(sat_out, (list, tuple)) and hasattr(match, "sat_out"):
             match.sat_out = list(sat_out)
         direction = view.extra("pass_direction")
         if direction is not None:

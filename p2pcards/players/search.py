@@ -108,7 +108,7 @@ CLEAR_WORLDS: Final = 8
 EPSILON: Final = 0.0
 
 
-def deal_score(spec: GameSpec, result: Mapping[str, Any], seat: int) -> float:
+def deal_score(spec: GameSpec, result: DealResult, seat: int) -> float:
     """The deal's ``result`` from ``seat``'s side, higher is better: the game's own deal
     value (:meth:`Match.deal_value <p2pcards.core.spec.Match.deal_value>`), negated for a
     game where lower is better.  ValueError for a game that gives none."""
@@ -253,7 +253,7 @@ class TrickSolver:
 
 
 def minimax_values(
-    state: DealState, seat: int, score: Callable[[Mapping[str, Any]], float], sides: Sequence[int]
+    state: DealState, seat: int, score: Callable[[DealResult], float], sides: Sequence[int]
 ) -> dict[Plain, float]:
     """Plain minimax through the plugin's own rules (slow; a reference for small
     positions): per legal choice of ``seat``, ``score`` of the end result when ``seat``'s
@@ -537,7 +537,7 @@ class SearchPlayer:
         return sum(view.hand_size(s) for s in range(view.seats)) <= SOLVE_PLAYS
 
     def _evaluate(
-        self, state: DealState, view: SeatView, cands: list[Plain], players: Sequence[Any],
+        self, state: DealState, view: SeatView, cands: list[Plain], players: Sequence[Player],
         solve: bool, deadline: float | None,
     ) -> list[float] | None:
         """The score of each candidate in one world (None: past the deadline)."""

@@ -21,7 +21,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NotRequired, TypedDict, cast
+from typing import NotRequired, TypedDict, cast
 
 from p2pcards.core import (
     PORTUGUESE_40,
@@ -178,7 +178,7 @@ class BiscaDeal(DealState):
         else:
             self._end()
 
-    def public_info(self) -> dict[str, Any]:
+    def public_info(self) -> dict[str, object]:
         return {"stock": len(self.stock)}
 
     def _result(self) -> BiscaResult:

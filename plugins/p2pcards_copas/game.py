@@ -42,7 +42,7 @@ the first trick the table tells who led the two of clubs (it is played for its h
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NotRequired, TypedDict, cast
+from typing import NotRequired, TypedDict, cast
 
 from p2pcards.core import (
     FRENCH_52,
@@ -303,7 +303,7 @@ class CopasDeal(DealState):
             points = list(taken)
         return {"points": points, "taken": taken, "moon": moon}
 
-    def public_info(self) -> dict[str, Any]:
+    def public_info(self) -> dict[str, object]:
         """Public facts for views: whether hearts are broken, and this deal's passing."""
         return {"hearts_broken": self.hearts_broken, "pass_direction": self.direction}
 

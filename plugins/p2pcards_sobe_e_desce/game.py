@@ -386,7 +386,7 @@ class SobeEDesceDeal(DealState):
         """Clubs as trumps: every trick counts 2 (and no trick costs 10)."""
         return 2 if self.trump == "C" else 1
 
-    def public_info(self) -> dict[str, Any]:
+    def public_info(self) -> dict[str, object]:
         return {
             "scores": list(self.scores),
             "sat_out": list(self.sat_out),

@@ -98,8 +98,10 @@ class SobeEDesceHeuristic:
         if not decision.may_decline:
             return exchange
         # how many players will share the five tricks?
-        playing = view.extra("playing", [None] * 4)
-        must = view.extra("must_play", [False] * 4)
+        playing = view.extra("playing")
+        must = view.extra("must_play")
+        if not isinstance(playing, list) or not isinstance(must, list):
+            playing, must = [None] * 4, [False] * 4
         expected = 1.0
         for s in range(4):
             if s == view.seat:
