@@ -245,7 +245,7 @@ class Match:
         totals; set ``winner`` when the match is over."""
         raise NotImplementedError
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> dict[str, object]:
         """JSON-ready state of the match: ``winner`` (side or null), ``totals``, deals."""
         return {"winner": self.winner, "totals": list(self.totals), "deals": self.deal_number}
 

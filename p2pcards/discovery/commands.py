@@ -125,7 +125,7 @@ def run_tables(args: argparse.Namespace, out: TextIO, games: Mapping[str, Instal
     def emit(event: TableEvent) -> None:
         table = event.table
         if event.kind == "vanish":
-            obj: dict[str, Any] = {"type": "vanish", "name": table.name, "service": table.service}
+            obj: dict[str, object] = {"type": "vanish", "name": table.name, "service": table.service}
             text = f"{table.name}: gone"
         else:
             reason = why_not_joinable(table, games, proto)

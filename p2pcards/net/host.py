@@ -21,7 +21,6 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import trio
 
@@ -247,7 +246,7 @@ async def host_table(
     port: int = 0,
     lobby_timeout: float = 600.0,
     on_event: EventSink | None = None,
-    on_table: Callable[[dict[str, Any]], None] | None = None,
+    on_table: Callable[[dict[str, object]], None] | None = None,
     on_listening: Callable[[str, int], None] | None = None,
     on_seats: Callable[[int, int], None] | None = None,
     on_link: LinkSink | None = None,

@@ -35,7 +35,7 @@ from typing import Any, Final
 
 import trio
 
-from p2pcards.core import GameRegistry
+from p2pcards.core import GameRegistry, GameSpec
 from p2pcards.identity import Identity
 from p2pcards.net.errors import ConnectError, ListenError, NetError, ResumeError, TableGone, single_error
 from p2pcards.net.handshake import NONCE_SIZE, LobbyProtocolError, decode, make_greeting, make_refused
@@ -188,8 +188,8 @@ async def resume_table(
     me: Identity,
     registry: GameRegistry,
     data_dir: Path,
-    on_resumed: Callable[[dict[str, Any]], None] | None = None,
-    on_table: Callable[[dict[str, Any]], None] | None = None,
+    on_resumed: Callable[[dict[str, object]], None] | None = None,
+    on_table: Callable[[dict[str, object]], None] | None = None,
     on_event: EventSink | None = None,
     seed: int | None = None,
     person: Player | None = None,
@@ -302,7 +302,7 @@ async def _rejoin(node: Node, manifest: Manifest, manifest_path: Path, listeners
                 raise ConnectError(f"could not reach any other process of table {table}: " + "; ".join(failures))
 
 
-async def _resume_local(genesis_raw: bytes, spec: Any, seats: list[LocalSeat], data_dir: Path,
+async def _resume_local(genesis_raw: bytes, spec: GameSpec, seats: list[LocalSeat], data_dir: Path,
                         on_event: EventSink | None, manifest: Manifest, recorder: TableRecorder | None) -> None:
     """Play a ``local`` table on: each seat a node of its own again (the node that checked
     the logs only did that), linked in memory; each restored node asks the others for

@@ -62,7 +62,7 @@ class Hint:
 
     choice: Plain
     reason: str
-    fields: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, object] = field(default_factory=dict)
     code: str = ""
 
 

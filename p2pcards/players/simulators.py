@@ -29,7 +29,7 @@ class TrickSimulator:
     """
 
     game: str = ""
-    variants: Mapping[str, tuple[Any, ...]] = {}
+    variants: Mapping[str, tuple[OptionValue, ...]] = {}
 
     def __init__(self, table: CardTable, team_of: Sequence[int]) -> None:
         self.table = table

@@ -48,7 +48,7 @@ class Replayed:
     events: list[DealClosed] = field(default_factory=list)
     finished: bool = False
     #: The first message that breaks the transcript: ``{seq, seat or None, reason}``.
-    error: dict[str, Any] | None = None
+    error: dict[str, object] | None = None
 
 
 def replay_transcript(

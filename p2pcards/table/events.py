@@ -84,7 +84,7 @@ class Ended(TableEvent):
     totals: Sequence[int]
     deals: int
     transcript_hash: str
-    abandoned: Mapping[str, Any] | None
+    abandoned: Mapping[str, object] | None
     voted_out: bool
 
     def to_json(self) -> dict[str, Any]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from p2pcards.core import Choice, DealState, Decision, GameSpec, IllegalChoice, Match, OptionError, Plain, SeatView
 from p2pcards.identity import Identity
@@ -114,11 +113,11 @@ class Replica:
         self.deals_done = 0
         self.finished = False
         #: how the table ended when it did not end by its rules: ``{"by": seat, "waiting_for": seats, "deal"}``
-        self.abandoned: dict[str, Any] | None = None
+        self.abandoned: dict[str, object] | None = None
         #: one :class:`DealClosed` per closed deal
         self.results: list[DealClosed] = []
         #: completed votes: ``{"seat", "deal", "seq", "voters"}``
-        self.outvotes: list[dict[str, Any]] = []
+        self.outvotes: list[dict[str, object]] = []
         self.silence = Silence()
         self.seeds = SeedRound()
         self._out = Output()

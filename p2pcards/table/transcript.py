@@ -148,7 +148,7 @@ def _sorted_pairs(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
     return dict(pairs)
 
 
-def _decode_canonical(data: bytes, what: str) -> Any:
+def _decode_canonical(data: bytes, what: str) -> object:
     try:
         obj = msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=True, ext_hook=_no_ext,
                               object_pairs_hook=_sorted_pairs)

@@ -34,7 +34,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from p2pcards.core import GameSpec, load_games
+from p2pcards.core import Choice, GameSpec, Plain, load_games
 from p2pcards.identity import Identity
 from p2pcards.mental.seal import KeyEntry
 from p2pcards.players import RandomPlayer
@@ -95,7 +95,7 @@ class _Setup:
     def players(self) -> list[RandomPlayer]:
         return [RandomPlayer(random.Random(s)) for s in range(self.spec.seats)]
 
-    def inputs(self, **extra: Any) -> dict[str, Any]:
+    def inputs(self, **extra: object) -> dict[str, object]:
         return {
             "host": {"ed25519_seed": _seed("host/ed25519").hex()},
             "seats": [_keys(f"seat{s}", f"secret{s}") for s in range(self.spec.seats)],
@@ -104,11 +104,11 @@ class _Setup:
             **extra,
         }
 
-    def deals(self) -> list[dict[str, Any]]:
+    def deals(self) -> list[dict[str, object]]:
         """The deals seat 0's replica closed, as their ``deal`` events say."""
         return [e.to_json() for e in self.tables[0].results]
 
-    def vector(self, description: str, inputs: dict[str, Any], log: Sequence[bytes], **outcome: Any) -> str:
+    def vector(self, description: str, inputs: dict[str, object], log: Sequence[bytes], **outcome: object) -> str:
         """The JSON text of a vector: inputs, messages, ``outcome`` and the chain head."""
         data = {
             "description": description,
@@ -133,7 +133,7 @@ def _setup(game: str, deals: int, nonce: str, options: dict[str, str] | None = N
     return _Setup(spec, genesis, make_genesis(host, genesis), ids)
 
 
-def _audit(log: Sequence[bytes]) -> dict[str, Any]:
+def _audit(log: Sequence[bytes]) -> dict[str, object]:
     return audit_transcript(log, load_games())
 
 
@@ -238,7 +238,7 @@ class TwoPlays(Table):
 
     second: bytes | None = None
 
-    def decide(self, choice: Any) -> Output:
+    def decide(self, choice: Choice | Plain) -> Output:
         view, decision = self.view(), self.decision()
         if self.second is None and view is not None and decision is not None and decision.kind == "play":
             others = [p for p in view.legal if p != choice]

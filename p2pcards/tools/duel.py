@@ -54,7 +54,7 @@ from fractions import Fraction
 from statistics import NormalDist
 from typing import Any
 
-from p2pcards.core import Decision, GameSpec, Options, OptionValue, Plain
+from p2pcards.core import DealResult, Decision, GameSpec, Options, OptionValue, Plain
 from p2pcards.core.view import SeatView
 from p2pcards.lifeline import die_with
 from p2pcards.players import PLAYER_LEVELS, Player, make_player
@@ -86,7 +86,7 @@ class Measure:
 
     name: str
     lower_is_better: bool
-    values: Callable[[Mapping[str, Any]], list[float]]
+    values: Callable[[DealResult], list[float]]
 
 
 def measure_for(spec: GameSpec) -> Measure:
@@ -96,7 +96,7 @@ def measure_for(spec: GameSpec) -> Measure:
     if not cls.gives_deal_value():
         raise ValueError(f"duel cannot score {spec.name}: its plugin gives no deal value (Match.deal_value)")
 
-    def values(result: Mapping[str, Any]) -> list[float]:
+    def values(result: DealResult) -> list[float]:
         out = []
         for seat in range(spec.seats):
             value = cls.deal_value(spec, result, seat)
@@ -295,7 +295,7 @@ def wilson_interval(rate: float, n: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def _timing(times: Sequence[float]) -> dict[str, Any]:
+def _timing(times: Sequence[float]) -> dict[str, float]:
     return {
         "mean": round(sum(times) / len(times), 4) if times else 0.0,
         "p50": round(percentile(times, 50), 4),
