@@ -166,7 +166,7 @@ class SeatView:
         Pass, draw and exchange events carry their cards only for the seat that gave or
         received them, and never in a dummy view (those cards were private when the event
         happened).  (Read as plain mappings: the screens look their fields up by name.)"""
-        out: list[Mapping[str, Any]] = []
+        out: list[Mapping[str, object]] = []
         me = self.seat
         dummy = self.dummy
         for ev in self._state.events:

@@ -375,7 +375,7 @@ class History:
             c.execute("DELETE FROM matches")
 
     # ------------------------------------------------------------------ reading
-    def rows(self, table: str) -> list[tuple[Any, ...]]:
+    def rows(self, table: str) -> list[tuple[object, ...]]:
         """Every row of one of the tables, in key order (tests compare databases with it)."""
         keys = {"matches": "table_id", "seats": "table_id, seat", "deals": "table_id, deal",
                 "deal_sides": "table_id, deal, side", "hints": "table_id, deal, seat, at"}

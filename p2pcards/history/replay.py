@@ -82,7 +82,7 @@ class MatchSteps:
     spec: GameSpec
     deals: list[DealSteps] = field(default_factory=list)
     #: the table's ``final`` event once the transcript reaches the table's end
-    final: dict[str, Any] | None = None
+    final: dict[str, object] | None = None
     #: the first message the observer refused: ``{seq, seat or None, reason}``
     error: dict[str, Any] | None = None
     #: messages followed, and the bytes of a torn last frame after them
@@ -123,7 +123,7 @@ class _Follower(Table):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.taken: list[DealSteps] = []
-        self.final: dict[str, Any] | None = None
+        self.final: dict[str, object] | None = None
         #: per deal number, the match as it stood before that deal (to step an opened deal again)
         self._before: dict[int, Match] = {}
         super().__init__(*args, **kwargs)

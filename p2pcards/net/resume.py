@@ -31,7 +31,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 import trio
 
@@ -46,6 +46,7 @@ from p2pcards.net.store import (
     PERSON,
     FrameFile,
     Manifest,
+    PeerEntry,
     StoreError,
     find_manifests,
     in_use,
@@ -130,13 +131,13 @@ def joined_before(data_dir: Path, me: Identity, *, name: str | None = None,
 
 
 def load_seats(manifest: Manifest, directory: Path, me: Identity, registry: GameRegistry,
-               seed: int | None, person: Player | None = None) -> tuple[bytes, Genesis, Any, list[LocalSeat]]:
+               seed: int | None, person: Player | None = None) -> tuple[bytes, Genesis, GameSpec, list[LocalSeat]]:
     """The genesis, the game and the local peers with their saved logs (StoreError if not sound).
 
     A person's seat (level :data:`~p2pcards.net.store.PERSON`) is played by ``person``, or,
     with no screen to play it on, by a heuristic bot (logged).
     """
-    logs: list[tuple[Any, list[bytes]]] = []
+    logs: list[tuple[PeerEntry, list[bytes]]] = []
     genesis_raw: bytes | None = None
     for entry in manifest.peers:
         if in_use(directory / f"{entry.stem}.log"):

@@ -28,7 +28,7 @@ import itertools
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 from p2pcards.core import PLAY, DealState, Decision, End, GameSpec, Plain
 from p2pcards.core.cards import Card, pretty
@@ -118,13 +118,13 @@ def _margin(scores: Sequence[tuple[Plain, float]], choice: Plain) -> float | Non
 
 
 def explain(spec: GameSpec, view: SeatView, decision: Decision, choice: Plain,
-            scores: Sequence[tuple[Plain, float]] = (), worlds: int = 0) -> tuple[str, dict[str, Any]]:
+            scores: Sequence[tuple[Plain, float]] = (), worlds: int = 0) -> tuple[str, dict[str, object]]:
     """Why ``choice`` (module docstring): a reason key and its fields."""
     legal = view.legal
     if decision.pick is None and len(legal) == 1:
         return "only", {}
     margin = _margin(scores, choice)
-    measured: tuple[str, dict[str, Any]] = (
+    measured: tuple[str, dict[str, object]] = (
         ("value", {"margin": round(max(margin, 0.0), 1), "worlds": worlds}) if margin is not None
         else ("usual", {}))
     hand = dict(view.hand)
@@ -134,7 +134,8 @@ def explain(spec: GameSpec, view: SeatView, decision: Decision, choice: Plain,
     return fact if fact is not None else measured
 
 
-def _play_fact(spec: GameSpec, view: SeatView, card: Card, playable: list[Card]) -> tuple[str, dict[str, Any]] | None:
+def _play_fact(spec: GameSpec, view: SeatView, card: Card,
+               playable: list[Card]) -> tuple[str, dict[str, object]] | None:
     """A public fact that bears on playing ``card`` (module docstring), or None."""
     strength, points = _rules(spec, view)
     if not strength or any(c[0] not in strength for c in [card, *playable]):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -152,7 +151,7 @@ class _Sample:
     tricks: list[list[int]] = field(default_factory=list)
 
 
-def _plugin_deal(spec: GameSpec, sim: TrickSimulator, rng: random.Random) -> tuple[DealState, dict[str, Any]]:
+def _plugin_deal(spec: GameSpec, sim: TrickSimulator, rng: random.Random) -> tuple[DealState, dict[str, OptionValue]]:
     """A plugin deal with a random dealer, deck and variant, at its first step."""
     options = spec.resolve_options()
     for name, values in sim.variants.items():
@@ -277,7 +276,7 @@ def _replayed_alike(deal: DealState, sim: TrickSimulator, plays: list[int], poin
 def cross_check(
     spec: GameSpec, sim: TrickSimulator, positions: int, seed: int = 1, replays: int | None = None,
     chunk: int = 50_000,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Compare ``sim`` with ``spec``'s own rules (the authority) on random positions.
 
     Random deals (random dealer, deck and simulated variant) are played through the plugin

@@ -69,7 +69,7 @@ class DealClosed(TableEvent):
     replay: DealState | None = field(default=None, compare=False, repr=False)
     choices: Sequence[tuple[int, Choice]] = field(default=(), compare=False, repr=False)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"type": self.type, "deal": self.deal, "dealer": self.dealer, "trump": self.trump,
                 "result": self.result, "audit": dict(self.audit), "totals": list(self.totals),
                 "match_over": self.match_over, "winner": self.winner}
@@ -87,7 +87,7 @@ class Ended(TableEvent):
     abandoned: Mapping[str, object] | None
     voted_out: bool
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"type": self.type, "winner": self.winner, "totals": list(self.totals), "deals": self.deals,
                 "transcript_hash": self.transcript_hash,
                 "abandoned": dict(self.abandoned) if self.abandoned is not None else None,
@@ -104,7 +104,7 @@ class VoteOut(TableEvent):
     seq: int
     voters: Sequence[int]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"type": self.type, "against": self.against, "deal": self.deal, "seq": self.seq,
                 "voters": list(self.voters)}
 
@@ -117,7 +117,7 @@ class VotedOut(TableEvent):
     deal: int
     seq: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"type": self.type, "deal": self.deal, "seq": self.seq}
 
 
@@ -130,7 +130,7 @@ class Fork(TableEvent):
     deal: int
     seq: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"type": self.type, "against": self.against, "deal": self.deal, "seq": self.seq}
 
 
@@ -144,7 +144,7 @@ class Dispute(TableEvent):
     against: int | None
     reason: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"type": self.type, "accuser": self.accuser, "deal": self.deal, "against": self.against,
                 "reason": self.reason}
 

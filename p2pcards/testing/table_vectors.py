@@ -29,20 +29,20 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.core import Choice, GameSpec, Plain, load_games
 from p2pcards.identity import Identity
+from p2pcards.mental import Kind, Wire
 from p2pcards.mental.seal import KeyEntry
 from p2pcards.players import RandomPlayer
 from p2pcards.table.audit import audit_transcript
 from p2pcards.table.events import Output
 from p2pcards.table.table import Table
 from p2pcards.table.transcript import Genesis, SeatInfo, TableKind, make_genesis, message_hash, parse_message, peek
-from p2pcards.testing.table_mesh import LocalMesh
+from p2pcards.testing.table_mesh import LocalMesh, Route
 from p2pcards.vectorfiles import vectors_main, write_files
 
 __all__ = ["generate", "write", "main", "fixed_identity", "WrongKeySender", "TwoPlays", "VOTE_SILENT", "FAULT_KEY"]
@@ -138,7 +138,7 @@ def _audit(log: Sequence[bytes]) -> dict[str, object]:
 
 
 def _run(t: _Setup, tables: Sequence[Table], silent_at_decision: int | None = None,
-         route: Any = None) -> LocalMesh:
+         route: Route | None = None) -> LocalMesh:
     """Run the table in memory; seat ``silent_at_decision`` says nothing from its first
     decision on."""
     mesh = LocalMesh(dict(enumerate(tables)), dict(enumerate(t.players())), route=route)
@@ -196,7 +196,7 @@ class WrongKeySender(Table):
         party = self.party
         honest = party._sealed
 
-        def corrupt(step: int, kind: Any, to: int, positions: Any, entries: tuple[KeyEntry, ...]) -> Any:
+        def corrupt(step: int, kind: Kind, to: int, positions: tuple[int, ...], entries: tuple[KeyEntry, ...]) -> Wire:
             if self.deal_no == 0 and self.cheated is None:
                 first = entries[0]
                 self.cheated = {"to": to, "position": first.position}

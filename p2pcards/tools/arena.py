@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 from p2pcards.core import DealResult, DealState, Decision, End, GameSpec, Options
 from p2pcards.core.records import deal_record
@@ -46,7 +45,7 @@ def run_arena(
     deals: int,
     seed: int,
     levels: Sequence[str],
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[dict[str, object]]:
     """Play ``deals`` deals (new matches as matches end); yield each deal's record, then
     a summary object."""
     if len(levels) != spec.seats:

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import multiprocessing.context
 import os
 import random
 import signal
@@ -155,7 +156,7 @@ class PairResult:
     b: list[float]
     outcome: float
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"pair": self.pair, "dealer": self.dealer, "a": self.a, "b": self.b, "outcome": self.outcome}
 
 
@@ -268,7 +269,7 @@ def _work(task: _Task) -> _Share:
     return _play_share(load_games().get(task.game), task)
 
 
-def _context() -> Any:
+def _context() -> multiprocessing.context.BaseContext:
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
@@ -393,7 +394,7 @@ def run_duel(
     seconds = time.perf_counter() - started
     results = [r for share in shares for r in share.results]
     times = {side: [t for share in shares for t in share.times[side]] for side in ("a", "b")}
-    report: dict[str, Any] = {
+    report: dict[str, object] = {
         "game": spec.name,
         "options": dict(options),
         "a": a,
