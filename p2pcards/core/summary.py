@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 __all__ = ["Line", "Summary"]
 
@@ -21,7 +20,7 @@ class Line:
     as people read them (``7♥``)."""
 
     key: str
-    fields: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, object] = field(default_factory=dict)
     seats: Mapping[str, int] = field(default_factory=dict)
     suits: Mapping[str, str] = field(default_factory=dict)
 

@@ -13,10 +13,11 @@ import shlex
 import sys
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any, Final, TextIO
+from typing import TYPE_CHECKING, Final, TextIO
 
 import trio
 
+from p2pcards.core import GameSpec, Options
 from p2pcards.discovery.base import DEFAULT_TTL, Discovery, Registration, one_error
 from p2pcards.discovery.errors import DiscoveryError
 from p2pcards.discovery.record import (
@@ -30,6 +31,10 @@ from p2pcards.discovery.record import (
 )
 from p2pcards.discovery.tables import TableAnnouncer, announcing, check_joinable, collect_tables, find_table
 from p2pcards.discovery.tables import watch_tables as _watch
+
+if TYPE_CHECKING:
+    from p2pcards.identity import Identity
+    from p2pcards.net.handshake import SeatSpec
 
 __all__ = [
     "TABLES_EPILOG", "add_lan_options", "run_tables", "hosting", "hosting_defaults", "make_announcement", "locate",
@@ -84,7 +89,7 @@ def hosting_defaults(bind: str = "0.0.0.0") -> argparse.Namespace:
                               ip_version="all")
 
 
-def make_announcement(spec: Any, options: Mapping[str, Any], seats: Sequence[Any], me: Any,
+def make_announcement(spec: GameSpec, options: Options, seats: Sequence[SeatSpec], me: Identity,
                       deals: int | None) -> Announcement:
     """The LAN announcement of a table of ``spec`` hosted by ``me`` (seats: SeatSpecs)."""
     from p2pcards.net import PROTO
@@ -126,7 +131,7 @@ def run_tables(args: argparse.Namespace, out: TextIO, games: Mapping[str, Instal
     def emit(event: TableEvent) -> None:
         table = event.table
         if event.kind == "vanish":
-            obj: dict[str, Any] = {"type": "vanish", "name": table.name, "service": table.service}
+            obj: dict[str, object] = {"type": "vanish", "name": table.name, "service": table.service}
             text = f"{table.name}: gone"
         else:
             reason = why_not_joinable(table, games, proto)
@@ -188,7 +193,7 @@ class NoAnnouncer:
 
 @asynccontextmanager
 async def hosting(args: argparse.Namespace, announcement: Announcement, remote_seats: int,
-                  line: Callable[[dict[str, Any], str], None]) -> AsyncIterator[TableAnnouncer | NoAnnouncer]:
+                  line: Callable[[dict[str, object], str], None]) -> AsyncIterator[TableAnnouncer | NoAnnouncer]:
     """Announce the hosted table for the body's duration, unless ``--no-announce``, a
     loopback ``--bind`` (no other machine could reach it) or no remote seat.
 
@@ -216,7 +221,7 @@ async def hosting(args: argparse.Namespace, announcement: Announcement, remote_s
 
 # ---------------------------------------------------------------------- join
 async def locate(args: argparse.Namespace, games: Mapping[str, InstalledGame], proto: int,
-                 line: Callable[[dict[str, Any], str], None]) -> tuple[str, int, str]:
+                 line: Callable[[dict[str, object], str], None]) -> tuple[str, int, str]:
     """Find the table named ``args.address`` on the LAN: (address, port, host fingerprint).
 
     Raises :class:`DiscoveryError` (not found, cannot be joined, no multicast) with a

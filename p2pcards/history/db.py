@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from p2pcards.core import GameRegistry, GameSpec, load_games
+from p2pcards.core import GameRegistry, GameSpec, OptionValue, load_games
 from p2pcards.history import HistoryError
 from p2pcards.history.opened import open_transcript, read_transcript
 from p2pcards.net.store import log_path, read_log
@@ -160,7 +160,7 @@ class TableFacts:
 
     table_id: str
     spec: GameSpec
-    options: dict[str, Any]
+    options: dict[str, OptionValue]
     started: int
     deals_planned: int | None
     seats: tuple[SeatFacts, ...]
@@ -384,7 +384,7 @@ class History:
             c.execute("DELETE FROM matches")
 
     # ------------------------------------------------------------------ reading
-    def rows(self, table: str) -> list[tuple[Any, ...]]:
+    def rows(self, table: str) -> list[tuple[object, ...]]:
         """Every row of one of the tables, in key order (tests compare databases with it)."""
         keys = {"matches": "table_id", "seats": "table_id, seat", "deals": "table_id, deal",
                 "deal_sides": "table_id, deal, side", "hints": "table_id, deal, seat, at"}

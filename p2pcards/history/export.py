@@ -42,7 +42,7 @@ before is exported); 2 for a file that is not a transcript.
 """
 
 
-def export_records(opened: Opened) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def export_records(opened: Opened) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
     """The arena records of the deals ``opened`` holds, in order, and the deals it could not
     open (``{deal, verdict, seat, reason}``)."""
     records, missing = [], []

@@ -172,8 +172,8 @@ def deal_lines(w: Words, event: DealClosed, void: str, verdict: str) -> list[str
     else:
         lines += ["  " + line
                   for line in summary_text(spec, w.t.lang, spec.deal_summary(res), w.side_name, w.seat_name, mark=" *")]
-        if res.get("renuncia") is not None:
-            lines.append("  " + w("text_renuncia", who=w.who(res["renuncia"])))
+        if isinstance(renuncia := res.get("renuncia"), int):
+            lines.append("  " + w("text_renuncia", who=w.who(renuncia)))
     lines.append("  " + verdict)
     return lines
 
