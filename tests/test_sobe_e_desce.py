@@ -313,6 +313,48 @@ def test_exchange_discards_face_down_and_draws_from_the_stock_at_once() -> None:
     assert result["played"] == [True, True, True, False]
 
 
+def test_a_seat_is_told_the_cards_it_drew_until_the_first_trick_is_over() -> None:
+    hands = {1: ["2H", "3H", "4H", "AS", "7S"]}
+    deal = new_deal(hands, stock=["AH", "7H", "KH"])
+    deal.apply(0, ())
+    advance(deal)
+    assert deal.notes(1) == []
+    deal.apply(1, (pos_of(deal, "2H"), pos_of(deal, "3H")))
+    advance(deal)
+    assert [(n.key, n.fields) for n in deal.notes(1)] == [("note.drew", {"cards": "A♥ 7♥"})]
+    assert deal.notes(0) == [] and deal.notes(2) == []
+    assert SPEC.text("en", "note.drew").format(cards="A♥ 7♥") == "you drew A♥ 7♥"
+    go = {2: None, 3: None}
+    for seat in (2, 3):
+        deal.apply(seat, go[seat])
+        advance(deal)
+    while not deal.tricks:
+        assert deal.notes(1), "told while the first trick is played"
+        step = deal.step()
+        assert isinstance(step, Decision)
+        deal.apply(step.seats[0], deal.legal(step.seats[0])[0])
+        advance(deal)
+    assert deal.notes(1) == []
+
+
+def test_a_deal_that_ends_with_one_seat_alone_says_so() -> None:
+    from p2pcards.words.games import summary_text
+
+    deal = new_deal({})
+    go_in(deal, {0: (), 1: None, 2: None, 3: None})
+    assert deal.result is not None
+    summary = SPEC.deal_summary(deal.result)
+    names = ["Ana", "Rui", "Eva", "Zé"]
+    en = summary_text(SPEC, "en", summary, names.__getitem__, lambda seat, _: names[seat])
+    pt = summary_text(SPEC, "pt", summary, names.__getitem__, lambda seat, _: names[seat])
+    assert "Ana alone went in: the five tricks without play" in en
+    assert "Ana entrou sozinho: as cinco vazas sem jogar" in pt
+    # a deal with play says nothing of the kind
+    played = new_deal({})
+    go_in(played, {0: (), 1: (), 2: None, 3: None})
+    assert not SPEC.deal_summary(play_out(played)).notes
+
+
 def test_exchanging_all_five() -> None:
     deal = new_deal({})
     deal.apply(0, tuple(deal.deck.hands[0]))

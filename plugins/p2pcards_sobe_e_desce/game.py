@@ -172,6 +172,8 @@ class SobeEDesceDeal(DealState):
         self.playing: list[bool | None] = [None] * 4
         self.turned = False
         self._stock_next = FIRST_STOCK
+        #: per seat: the stock positions it drew for the cards it exchanged
+        self.drawn: list[list[int]] = [[] for _ in range(4)]
         super().__init__(4, dealer, options, deck, number)
 
     # ------------------------------------------------------------------ dealing
@@ -253,7 +255,8 @@ class SobeEDesceDeal(DealState):
             self._record(GoInEvent(type="go_in", seat=seat, plays=True, exchange=len(choice), cards=discarded))
             if choice:
                 n = len(choice)
-                self._draw(seat, range(self._stock_next, self._stock_next + n))
+                self.drawn[seat] = list(range(self._stock_next, self._stock_next + n))
+                self._draw(seat, self.drawn[seat])
                 self._stock_next += n
         nxt = (seat + 1) % 4
         if nxt != self.chooser:
@@ -374,6 +377,15 @@ class SobeEDesceDeal(DealState):
 
     def facts(self) -> list[Line]:
         return [Line("fact.double")] if self.multiplier == 2 else []
+
+    def notes(self, seat: int) -> list[Line]:
+        """The cards ``seat`` drew for those it exchanged, once it holds them, until the
+        first trick is over (the going in of the others and the first trick are played
+        with them in mind)."""
+        cards = [self.deck.cards[p] for p in self.drawn[seat]]
+        if self.tricks or not cards or any(c is None for c in cards):
+            return []
+        return [Line("note.drew", {"cards": " ".join(pretty(c) for c in cards if c is not None)})]
 
     def refusal(self, seat: int, choice: Plain) -> Line | None:
         """A card refused, by the rule of :meth:`allowed` it breaks: the ace of trumps
@@ -505,7 +517,10 @@ class SobeEDesceMatch(Match):
         res = _sobe(result)
         rows = tuple((s, ("played" if res["played"][s] else "sat_out", res["tricks"][s],
                           f"{res['delta'][s]:+d}", res["scores"][s])) for s in range(sides))
-        return Summary(("went_in", "tricks", "delta", "score"), rows)
+        went = [s for s in range(sides) if res["played"][s]]
+        alone = len(went) == 1 and res["tricks"][went[0]] == HAND  # the others all sat out: no play
+        notes = (Line("summary.alone", seats={"name": went[0]}),) if alone else ()
+        return Summary(("went_in", "tricks", "delta", "score"), rows, notes=notes)
 
     @classmethod
     def match_summary(cls, totals: Sequence[int], winner: int | None, options: Options) -> Summary:
@@ -530,6 +545,8 @@ TEXTS = {
         "riscos": "riscos",
         "match_rule": "down to 0",
         "fact.double": "tricks count 2",
+        "note.drew": "you drew {cards}",
+        "summary.alone": "{name} alone went in: the five tricks without play",
         "decision.trump.title": "Choose trumps",
         "trump.text": "You choose trumps: a suit, or turn the next card.",
         "trump.S": "♠ spades",
@@ -566,6 +583,8 @@ TEXTS = {
         "riscos": "riscos",
         "match_rule": "até 0",
         "fact.double": "vazas valem 2",
+        "note.drew": "recebeu do monte {cards}",
+        "summary.alone": "{name} entrou sozinho: as cinco vazas sem jogar",
         "decision.trump.title": "Escolher o trunfo",
         "trump.text": "Escolha o trunfo: um naipe, ou voltar a carta seguinte.",
         "trump.S": "♠ espadas",
