@@ -67,7 +67,9 @@ def test_bench_table_says_its_deals_in_the_singular_and_its_aims_verdict(monkeyp
 
     report = {"deals": 1, "ms_per_deal": [900.0], "ms_per_deal_mean": 900.0, "bytes_sent_per_seat": [5000] * 4,
               "peak_rss_mb_per_process": [60.0] * 4, "messages_per_deal": 60, "fsync_ms": 1.0,
-              "baseline": {"note": "in one process", "ms_per_deal": 300.0}, "ratio_to_baseline": 3.0,
+              "cpu_ms_per_deal_per_process": [150.0] * 4,
+              "baseline": {"note": "in one process", "ms_per_deal": 300.0, "cpu_ms_per_deal_per_replica": 140.0},
+              "ratio_to_baseline": 3.0,
               "aims": {"met": False, "ms_per_deal": 500.0, "rss_mb": 100.0}}
     monkeypatch.setattr(bench_table, "run_table_bench", lambda deals: report)
     out = io.StringIO()
