@@ -270,6 +270,44 @@ def test_the_highcard_plugin_plays_a_whole_deal_in_the_page_in_its_own_words(bro
         peer.stop()
 
 
+#: A seed whose first Sueca deal, played as :func:`play_through` plays it (the first lit
+#: card) against random computer players, comes to a rest that is forced for everyone while
+#: the person still holds two cards.  Found once, in process: seeds 1, 2, ... played by that
+#: player on a LocalTable (the person of fixed_identity, bots random, one deal), asking
+#: p2pcards.players.hints.rest_is_forced at each of the person's turns with at most three
+#: cards in every hand, as the table does before it offers f; 33 is the first.
+FORCED_SEED = 33
+
+
+def test_the_page_finishes_a_forced_deal_by_its_button_and_the_deal_ends_audited(browser, tmp_path):
+    home = tmp_path / "home"
+    fixed_identity(home)
+    peer = Peer(home, "play", "sueca", "--web", "--no-browser", "--deals", "1", "--speed", "0", "--bots", "random",
+                "--seed", str(FORCED_SEED))
+    try:
+        page = open_page(browser, peer.url)
+        plays = 0
+        while True:
+            page.wait_for_selector(".hand .card.legal", timeout=30000)
+            if state(page)["hand"] == 2:
+                break
+            assert not state(page)["finish"], state(page)
+            click(page, ".hand .card.legal")
+            plays += 1
+        assert plays == 8
+        # the table looks at the rest in a worker thread, then offers it: a notice and a button
+        page.wait_for_selector(".prompt button[data-a=finish]", timeout=30000)
+        assert EN("finish_offer") in page.locator(".notices").inner_text()
+        assert page.locator(".prompt button[data-a=finish]").inner_text() == EN("web_finish")
+        click(page, ".prompt button[data-a=finish]")
+        # no card is clicked any more: the person's two forced cards go by themselves
+        page.wait_for_selector(".window[data-kind=summary]", timeout=30000)
+        assert "✓ " + EN("verified") in page.locator(".window").inner_text()
+        assert state(page)["hand"] == 0 and not page.errors, page.errors
+    finally:
+        peer.stop()
+
+
 def test_one_page_a_second_tab_takes_over_a_closed_tab_leaves_and_the_address_takes_the_seat_again(browser, tmp_path):
     peer = web(tmp_path)
     try:
