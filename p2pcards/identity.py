@@ -4,6 +4,11 @@ Created on first use in the user's data directory -- ``$P2PCARDS_HOME`` if set, 
 ``$XDG_DATA_HOME/p2pcards``, else ``~/.local/share/p2pcards`` -- in ``identity.key``,
 readable by the owner only (0600, in a 0700 directory).  The fingerprint, a short hash of
 the signing key, is the peer's name on the wire and what people compare.
+
+The display name is the person's to choose: it starts as the login name, is asked once
+(the start screen, ``p2pcards play`` on a terminal) or given with ``--name``, and is kept
+in the identity file with a mark that it was chosen (``named``), so that it is not asked
+again.  Two seats of one name at a table are told apart by :func:`told_apart`.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import base64
 import getpass
 import hashlib
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,10 +27,13 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.private import write_private
 
-__all__ = ["Identity", "IdentityError", "data_dir", "fingerprint", "load_or_create", "verify"]
+__all__ = ["Identity", "IdentityError", "MAX_NAME", "check_name", "data_dir", "fingerprint", "load_or_create",
+           "told_apart", "verify"]
 
 _FILE = "identity.key"
 _VERSION = 1
+#: The longest display name, in characters (as many as a seat's name in a table's genesis).
+MAX_NAME = 40
 
 
 class IdentityError(Exception):
@@ -53,6 +62,8 @@ class Identity:
     signing_key: Ed25519PrivateKey
     sealing_key: X25519PrivateKey
     name: str
+    #: whether the person chose the name (else it is the login name, asked once)
+    named: bool = False
 
     @classmethod
     def generate(cls, name: str) -> Identity:
@@ -80,6 +91,7 @@ class Identity:
                 "ed25519": self.signing_key.private_bytes_raw(),
                 "x25519": self.sealing_key.private_bytes_raw(),
                 "name": self.name,
+                "named": self.named,
             }
         )
         return packed
@@ -94,6 +106,7 @@ class Identity:
                 Ed25519PrivateKey.from_private_bytes(obj["ed25519"]),
                 X25519PrivateKey.from_private_bytes(obj["x25519"]),
                 str(obj["name"]),
+                bool(obj.get("named", False)),  # (files written before names were asked have no mark)
             )
         except IdentityError:
             raise
@@ -110,8 +123,17 @@ def verify(signing_public: bytes, signature: bytes, data: bytes) -> bool:
     return True
 
 
+def check_name(name: str) -> str | None:
+    """Why ``name`` cannot be a display name (None: it can): 1 to :data:`MAX_NAME`
+    printable characters, not only spaces."""
+    if not name.strip() or len(name) > MAX_NAME or not name.isprintable():
+        return f"a name is 1 to {MAX_NAME} printable characters"
+    return None
+
+
 def load_or_create(directory: Path | None = None, name: str | None = None) -> Identity:
-    """The identity in ``directory`` (default :func:`data_dir`), created on first use."""
+    """The identity in ``directory`` (default :func:`data_dir`), created on first use;
+    ``name`` (the person's choice) is kept in it, marked as chosen."""
     directory = directory or data_dir()
     path = directory / _FILE
     if path.exists():
@@ -119,15 +141,33 @@ def load_or_create(directory: Path | None = None, name: str | None = None) -> Id
         if mode & 0o077:
             raise IdentityError(f"{path} is readable by others (mode {mode:o}); run: chmod 600 {path}")
         ident = Identity.from_bytes(path.read_bytes())
-        if name and name != ident.name:
-            ident = Identity(ident.signing_key, ident.sealing_key, name)
+        if name and (name != ident.name or not ident.named):
+            ident = Identity(ident.signing_key, ident.sealing_key, name, True)
             write_private(path, ident.to_bytes())
         return ident
     directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(directory, 0o700)
-    ident = Identity.generate(name or _default_name())
+    ident = Identity(Ed25519PrivateKey.generate(), X25519PrivateKey.generate(), name or _default_name(), bool(name))
     write_private(path, ident.to_bytes())
     return ident
+
+
+def told_apart(seats: Sequence[tuple[str, str]]) -> list[str]:
+    """The names of ``(name, fingerprint)`` seats as a table shows them: a name that two
+    seats share gets the start of each one's fingerprint ("root (6bg4)"), as many of its
+    groups as tell them apart; the others stay as they are."""
+    out = [name for name, _ in seats]
+    for name in {n for n, _ in seats}:
+        same = [i for i, (n, _) in enumerate(seats) if n == name]
+        if len(same) < 2:
+            continue
+        for groups in range(1, 5):
+            ends = ["-".join(seats[i][1].split("-")[:groups]) for i in same]
+            if len(set(ends)) == len(ends) or groups == 4:
+                break
+        for i, end in zip(same, ends):
+            out[i] = f"{name} ({end})"
+    return out
 
 
 def _default_name() -> str:

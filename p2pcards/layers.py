@@ -83,7 +83,7 @@ ROLES: dict[str, str] = {
     "services": "discovery/ (mDNS) · history/ (SQLite history, replays, statistics)",
     "testing": "testing/ (deck and table in one process, fake LAN, protocol vectors)",
     "tools": "tools/ (arena, duel, engine, benchmarks)",
-    "faces": "tui/ (full-screen table, start screen) · web/ (the same in a browser) · textplay.py (line mode)",
+    "faces": "tui/ (full-screen table, start screen) · web/ (the same in a browser) · textplay/ (line mode)",
     "command": "cli/ (the p2pcards command)",
 }
 #: The highest layer that is sans-IO: it and every layer below import no trio, no

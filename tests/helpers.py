@@ -1,8 +1,10 @@
-"""Shared helpers for rules tests: arranged decks and scripted drivers."""
+"""Shared helpers for rules tests (arranged decks and scripted drivers) and for tests of a
+match against the computer (a data directory whose person a seed makes)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from p2pcards.core import DealState, Decision, End, SeatView
@@ -56,3 +58,16 @@ def finish(deal: DealState, choose: Callable[[SeatView, Decision], Any] | None =
                 deal.apply(seat, deal.legal(seat)[0])
             else:
                 deal.apply(seat, tuple(deal.legal(seat)[: step.pick[0]]))
+
+
+def seeded_home(path: Path, seed: int, name: str = "you") -> Path:
+    """A fresh data directory (for ``$P2PCARDS_HOME``) whose person is the one
+    :func:`p2pcards.textplay.play_text` makes from ``seed`` when given none: ``p2pcards
+    play --text --seed S`` there plays the match ``play_text(..., seed=S)`` plays in
+    process (a match's deals depend on its players' keys as well as on the seed)."""
+    from p2pcards.private import write_private
+    from p2pcards.textplay import seeded_person
+
+    path.mkdir(parents=True, mode=0o700)
+    write_private(path / "identity.key", seeded_person(seed, name).to_bytes())
+    return path

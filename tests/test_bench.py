@@ -60,3 +60,18 @@ def test_bench_sim_refuses_bad_numbers(capsys):
             main(["bench", "sim", *argv], io.StringIO())
         assert stop.value.code == 2
         assert words in capsys.readouterr().err
+
+
+def test_bench_table_says_its_deals_in_the_singular_and_its_aims_verdict(monkeypatch):
+    import p2pcards.tools.bench_table as bench_table
+
+    report = {"deals": 1, "ms_per_deal": [900.0], "ms_per_deal_mean": 900.0, "bytes_sent_per_seat": [5000] * 4,
+              "peak_rss_mb_per_process": [60.0] * 4, "messages_per_deal": 60, "fsync_ms": 1.0,
+              "baseline": {"note": "in one process", "ms_per_deal": 300.0}, "ratio_to_baseline": 3.0,
+              "aims": {"met": False, "ms_per_deal": 500.0, "rss_mb": 100.0}}
+    monkeypatch.setattr(bench_table, "run_table_bench", lambda deals: report)
+    out = io.StringIO()
+    assert main(["bench", "table", "--deals", "1"], out) == 0
+    text = out.getvalue()
+    assert text.startswith("1 audited Sueca deal, four processes on loopback\n")
+    assert "aims: <= 500 ms per deal, <= 100 MB per peer: NOT met" in text

@@ -527,7 +527,8 @@ def test_tables_for_people(cli, fake_lan):
     fake_lan.inject("Mesa do Zé", encode_txt(ann(deals=2)), port=4100, addresses=["10.0.0.9"])
     code, out = cli("tables", "--wait", "0.2")
     assert out == ("Mesa do Zé: sueca (target=4), 2 deal(s), 3 of 4 seats free, host Zé [abcd-efgh-ijkl-mn23] "
-                   "at 10.0.0.9:4100; join with: p2pcards join 'Mesa do Zé'\n")
+                   "at 10.0.0.9:4100; join with: p2pcards play --join 'Mesa do Zé' (a computer player: "
+                   "p2pcards join 'Mesa do Zé')\n")
 
 
 def test_tables_watch_prints_changes(cli, fake_lan):
@@ -624,7 +625,8 @@ def test_what_the_host_command_announces(cli, fake_lan, monkeypatch):
     assert code == 1
     me = load_or_create()
     name = default_table_name("sueca", me.name, me.fingerprint)
-    assert f"announced on the local network as '{name}'; players join with: p2pcards join {name}" in out
+    assert (f"announced on the local network as '{name}'; people join with: p2pcards play --join {name} "
+            f"(a computer player: p2pcards join {name})") in out
     assert announced == [Announcement(
         proto=PROTO, game="sueca", rules_version=GAMES["sueca"].rules_version, seats_taken=2, seats_total=4,
         host_name=me.name, host_fingerprint=me.fingerprint, deals=2,

@@ -241,3 +241,14 @@ def test_a_worked_example_is_what_the_arena_plays(row: tuple[str, int, dict[str,
     result = record["result"]
     wrong = {k: (v, result.get(k)) for k, v in quoted.items() if result.get(k) != v}
     assert not wrong, f"docs/rules.md quotes (quoted, played): {wrong}; whole result: {result}"
+
+
+def test_the_readme_says_where_the_installed_command_is() -> None:
+    """After the README's install line, ``p2pcards`` is ``.venv/bin/p2pcards``: the README
+    says so and how to put it on the PATH, before the examples that type ``p2pcards`` alone."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    install = readme.index(".venv/bin/pip install -e . && .venv/bin/p2pcards play")
+    said = readme.index("The command is then `.venv/bin/p2pcards`")
+    first_bare = readme.index("`p2pcards` alone")
+    assert install < said < first_bare
+    assert "`. .venv/bin/activate` puts it on the `PATH`" in readme

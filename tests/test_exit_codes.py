@@ -1,4 +1,5 @@
-"""Exit status of the full-screen table: leaving on purpose is 0, a failure 1, an interrupt 130.
+"""Exit status of the full-screen table: leaving on purpose is 0, a failure 1, an interrupt 130
+(Ctrl-C on the screen as outside it: one rule for every way of playing, issue 23 point 10).
 
 The local table runs for real (prompt-toolkit on a pipe input, trio as its guest, every seat
 a peer), driven by keys as in tests/test_tui_app.py; the person leaves with ``q`` then ``y``.
@@ -29,7 +30,8 @@ REGISTRY = load_games()
 
 def person() -> Identity:
     digest = hashlib.sha256(b"Z\xc3\xa9").digest()
-    return Identity(Ed25519PrivateKey.from_private_bytes(digest), X25519PrivateKey.from_private_bytes(digest), "Zé")
+    return Identity(Ed25519PrivateKey.from_private_bytes(digest), X25519PrivateKey.from_private_bytes(digest), "Zé",
+                    named=True)
 
 
 def local(tmp_path: Path, **kw: Any) -> LocalTable:
@@ -58,7 +60,45 @@ def test_q_confirmed_exits_0_and_says_how_to_take_the_table_up_again(tmp_path, c
     assert table.outcome == "left"
     assert code == 0  # leaving on purpose is no failure
     assert cli._left_note(code) == 0
+    err = capsys.readouterr().err
+    # the exact command for this table, which works whatever other tables are unfinished
+    assert f"you left the table before its end; its transcript is kept: `p2pcards resume {table.table_id.hex()[:8]}` " \
+           "takes your seat again" in err
+    assert table.model.resume_command() == f"p2pcards resume {table.table_id.hex()[:8]}"
+
+
+def test_ctrl_c_on_the_screen_exits_130_and_says_how_to_take_the_table_up_again(tmp_path, capsys):
+    table = local(tmp_path, deals=None)
+    code = run_typing(table, lambda m: m.asked >= 1 and m.overlay is None, "\x03")
+    assert table.outcome == "left" and table.model.interrupted
+    assert code == 130 and code.left  # an interrupt, as outside the screen; the table is kept
+    assert cli._left_note(code) == 130
     assert "you left the table before its end" in capsys.readouterr().err
+
+
+def test_ctrl_c_on_the_start_screen_exits_130_and_q_exits_0(tmp_path):
+    from prompt_toolkit.application import create_app_session
+
+    from p2pcards.tui.start import run_start_screen
+
+    for keys, status in (("\x03", 130), ("q", 0)):
+        with create_pipe_input() as inp:
+            inp.send_text(keys)
+            with create_app_session(input=inp, output=DummyOutput()):
+                code = run_start_screen(REGISTRY, me=person(), lang="en", data_dir=tmp_path, input=inp,
+                                        output=DummyOutput(), lan=False)
+        assert code == status, keys
+
+
+def test_ctrl_c_in_a_lan_lobby_is_an_interrupt_and_leaves_nothing_to_take_up():
+    from p2pcards.tui.app import exit_status
+    from p2pcards.tui.lobby_screen import LobbyModel
+
+    lobby = LobbyModel(Text("en"))
+    lobby.interrupt()
+    assert lobby.ended and lobby.interrupted
+    status = exit_status("left", resumable=False, interrupted=lobby.interrupted)
+    assert status == 130 and not status.left
 
 
 def test_a_table_played_to_its_end_exits_0_without_the_note(tmp_path, capsys):
@@ -87,7 +127,7 @@ def run_typing_every(table: LocalTable) -> int:
         return run_local_table(table, input=inp, output=DummyOutput())
 
 
-def test_a_failed_table_exits_1(tmp_path):
+def test_a_failed_table_exits_1_and_says_why_on_standard_error(tmp_path, capsys):
     table = local(tmp_path, deals=None)
 
     class Broken:
@@ -98,6 +138,9 @@ def test_a_failed_table_exits_1(tmp_path):
     code = run_typing_every(table)  # the person plays until the table stops, then leaves its window
     assert table.outcome == "failed" and code == 1
     assert not getattr(code, "left", False)
+    # the screen said why; once it is gone, standard error says it again
+    assert cli._left_note(code) == 1
+    assert capsys.readouterr().err == "p2pcards: error: RuntimeError: this computer player is broken\n"
 
 
 def test_an_interrupt_outside_the_screen_exits_130(monkeypatch, capsys):

@@ -64,7 +64,6 @@ def positions(spec: GameSpec, seed: int, keep: Callable[[SeatView], bool], optio
               ) -> list[tuple[DealState, SeatView]]:
     """The decisions of a deal played by the heuristic players whose view ``keep`` takes:
     (a copy of the full deal there, the seat's view of it)."""
-    from p2pcards.players.sampling import clone_state
 
     match = spec.new_match(options or {}, seed % spec.seats)
     cards = list(spec.deck)
@@ -80,7 +79,7 @@ def positions(spec: GameSpec, seed: int, keep: Callable[[SeatView], bool], optio
             for seat in deal.undecided():
                 view = SeatView(deal, seat)
                 if keep(view):
-                    copy = clone_state(deal)
+                    copy = deal.copy()
                     out.append((copy, SeatView(copy, seat)))
                 deal.apply(seat, players[seat].choose(view, step))
         else:

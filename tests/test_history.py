@@ -318,8 +318,8 @@ def test_statistics_per_player_partnership_and_level(tmp_path):
     by_name = {p["name"]: p for p in stats["players"]}
     assert set(by_name) == {"Zé", "Rui"}
     ze = by_name["Zé"]["games"]["sueca"]
-    assert ze == {"matches": 2, "won": 1, "deals": 3, "deals_won": 2, "capotes": 1, "renuncias": 0, "cheating": 1,
-                  "hints": 0, "average_points": round((120 + 30 + 40) / 3, 2), "form": ["W", "-"]}
+    assert ze == {"matches": 2, "won": 1, "unfinished": 0, "deals": 3, "deals_won": 2, "capotes": 1, "renuncias": 0,
+                  "cheating": 1, "hints": 0, "average_points": round((120 + 30 + 40) / 3, 2), "form": ["W", "-"]}
     rui = by_name["Rui"]["games"]["sueca"]
     assert rui["matches"] == 2 and rui["won"] == 1 and rui["deals_won"] == 3 and rui["form"] == ["W", "-"]
     pairs = {tuple(p["names"]): p for p in stats["partnerships"]}
@@ -327,16 +327,18 @@ def test_statistics_per_player_partnership_and_level(tmp_path):
     assert pairs[("the computer (random)", "Zé")]["players"] == ["bot:random", "fp-zé"]
     heuristic = next(b for b in stats["bots"] if b["level"] == "heuristic")
     assert heuristic == {"game": "sueca", "level": "heuristic", "matches": 2, "won": 0, "deals": 4, "deals_won": 0,
-                         "average_points": 45.0}
+                         "average_points": 45.0, "unfinished": 0}
     assert stats["last_match"]["sides"] == [[0, 2], [1, 3]] and stats["last_match"]["points"] == [[40.0, 80.0]]
     renuncias = {p["name"]: p["games"]["sueca"]["renuncias"] for p in stats["players"]}
     assert renuncias == {"Zé": 0, "Rui": 0}  # the renúncia was a bot's
     out = io.StringIO()
     assert run_stats(tmp_path, False, out, REGISTRY) == 0
     text = out.getvalue()
-    assert "Zé (fp-zé)" in text and "form █·" in text and "1 capote(s)" in text and "1 cheating verdict(s)" in text
-    assert "sueca heuristic: 0 of 2 match(es) won" in text and "Rui with Zé: 1 of 1" in text
-    assert "last match (sueca" in text and "┤" in text and "█" in text
+    assert "Zé (fp-zé)" in text and "form █·" in text and "1 capote," in text and "1 cheating verdict\n" in text
+    assert "sueca heuristic: 0 of 2 matches won; 0 of 4 deals won" in text and "Rui with Zé: 1 of 1 match won" in text
+    assert "sueca: 2 matches, 1 won; 2 of 3 deals won;" in text  # counts in the singular or plural, never "(s)"
+    assert "(s)" not in text and "(es)" not in text
+    assert "Last match (sueca" in text and "┤" in text and "█" in text
     js = io.StringIO()
     run_stats(tmp_path, True, js, REGISTRY)
     assert json.loads(js.getvalue()) == json.loads(json.dumps(stats))
@@ -448,8 +450,29 @@ def test_statistics_count_the_hints_each_person_asked_for(tmp_path):
     lines = out.getvalue().splitlines()
     ze, rui = (next(line for line in lines[lines.index(who) + 1:] if line.startswith("  sueca:"))
                for who in ("Zé (fp-zé)", "Rui (fp-rui)"))
-    assert ze.endswith("cheating verdict(s); 3 hint(s) asked")
-    assert rui.endswith("0 cheating verdict(s)")  # none asked: nothing said
+    assert ze.endswith("0 cheating verdicts; 3 hints asked")
+    assert rui.endswith("0 cheating verdicts")  # none asked: nothing said
     js = io.StringIO()
     run_stats(tmp_path, True, js, REGISTRY)
     assert json.loads(js.getvalue())["players"][1]["games"]["sueca"]["hints"] == 3
+
+
+def test_a_history_line_says_only_what_is_known_with_counts_in_words(tmp_path):
+    """A match left before its first deal closed reads "unfinished, no winner yet" -- not
+    "no winner, , 0 deal(s)"; counts are in the singular or the plural; in Portuguese too."""
+    with History(db_path(tmp_path)) as h:
+        left = _sueca_table(1, ["Zé", "Ana", "Rui", "Inês"], [None, "search", "search", "search"])
+        h.record_hint(left, 0, 0, 0, "7H")  # a hint asked, then the table left: no deal, no totals
+        one = _sueca_table(2, ["Zé", "Ana", "Rui", "Inês"], [None, "search", "search", "search"])
+        h.record(one, _deal(0, [70, 50], [6, 4], [1, 0]))
+    out = io.StringIO()
+    assert run_history(tmp_path, None, None, False, False, out, REGISTRY) == 0
+    first, second = out.getvalue().splitlines()
+    assert " unfinished no winner yet; seats 1 Zé, 2 Ana (search)" in first and ", ," not in first
+    assert " unfinished no winner yet, 1:0, 1 deal; seats " in second
+    assert "(s)" not in out.getvalue()
+    out = io.StringIO()
+    assert run_history(tmp_path, None, None, False, False, out, REGISTRY, Text("pt")) == 0
+    first, second = out.getvalue().splitlines()
+    assert " por acabar ainda sem vencedor; lugares 1 Zé, 2 Ana (pesquisa)" in first
+    assert ", 1:0, 1 mão; lugares " in second

@@ -38,6 +38,11 @@ def test_bench_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str])
     n = figures["cards"]  # a shuffle proof is 32·(4n+6) bytes and a lock proof 32·(2n+1), plus msgpack headers
     assert 32 * (6 * n + 7) < proofs["bytes_per_seat"] < 32 * (6 * n + 7) + 40 * (6 * n + 7)
     assert proofs["bytes_sent_max"] - proofs["bytes_sent_max_without"] >= proofs["bytes_per_seat"]
+    aims = {a["aim"]: a for a in figures["aims"]}
+    assert len(aims) == 5 and all(a["unit"] in ("ms", "x", "KB") for a in aims.values())
+    assert aims["≤ 20 ms per seat (4 seats, 40 cards)"]["met"] is None  # 2 seats, 5 cards: not this aim's size
+    assert aims["≥ 200× faster than the baseline"]["measured"] == round(figures["ratio"]["compute"], 2)
+    assert all(isinstance(a["met"], bool) for name, a in aims.items() if "20 ms" not in name)
 
 
 def test_bench_text_and_bad_parameters(capsys: pytest.CaptureFixture[str]) -> None:
@@ -46,5 +51,11 @@ def test_bench_text_and_bad_parameters(capsys: pytest.CaptureFixture[str]) -> No
     for label in ("deal per seat", "audit", "bytes sent per seat", "group ops per seat", "×",
                   "with the shuffle and lock proofs", "checking the others'"):
         assert label in text
+    # every aim says what was measured and whether it is met (issue 23, point 15)
+    aims = text.split("aims:\n", 1)[1].splitlines()
+    assert len(aims) == 5 and all(line.endswith((" — met", " — NOT met", " — not measured at this size"))
+                                  for line in aims), aims
+    assert aims[0].startswith("  ≤ 20 ms per seat (4 seats, 40 cards): ")
+    assert aims[0].endswith("not measured at this size")
     assert run(seats=5, cards=40) == 2
     assert run(seats=3, cards=2) == 2

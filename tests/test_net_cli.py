@@ -103,6 +103,7 @@ def test_host_with_only_bots_plays_locally_and_prints_the_contract(cli, home):
     assert listening["address"] == "127.0.0.1" and listening["port"] > 0 and listening["game"] == "bisca"
     assert table["game"] == "bisca" and table["local_seats"] == [0, 1] and table["deals"] == 1
     assert [s["bot"] for s in table["seats"]] == ["random", "heuristic"]
+    assert [s["name"] for s in table["seats"]] == ["bot1", "bot2"]  # named as people count seats, from 1
     assert table["seats"][0]["runs_on"] == table["host"]["fingerprint"]
     for key in ("deal", "dealer", "trump", "result", "audit", "totals", "match_over", "winner", "table", "seat"):
         assert key in deal
@@ -116,10 +117,28 @@ def test_human_output_of_host(cli, home):
     code, out = cli("host", "bisca", "--seats", "bot,bot", "--deals", "1", "--bind", "127.0.0.1")
     assert code == 0
     assert "table for bisca open on 127.0.0.1:" in out and "deal 1: dealer seat " in out and "audit clean" in out
-    assert "table over after 1 deal(s)" in out and "deal 0:" not in out
+    assert "table over after 1 deal" in out and "deal(s)" not in out and "deal 0:" not in out
     # --deals 1 stops the match before its end: no "over ... no winner yet"
     assert ("stopped before the match's end, no winner" in out or "won by seat" in out) and "no winner yet" not in out
     assert "starts; seats 1: " in out and "; 2: " in out  # seats as people count them
+
+
+def test_a_host_on_every_interface_names_the_addresses_to_join_and_who_joins_how(monkeypatch):
+    import io
+
+    import p2pcards.discovery.interfaces as interfaces
+    from p2pcards.cli.printer import _TablePrinter
+
+    for lan, want in ((["192.168.1.20", "10.0.0.5"],
+                       "people join with: p2pcards play --join 192.168.1.20:4000 (or 10.0.0.5:4000) (127.0.0.1:4000 "
+                       "on this machine); a computer player with: p2pcards join 192.168.1.20:4000"),
+                      ([], "people join with: p2pcards play --join 127.0.0.1:4000; a computer player with: "
+                           "p2pcards join 127.0.0.1:4000")):
+        monkeypatch.setattr(interfaces, "local_addresses", lambda lan=lan: list(lan))
+        out = io.StringIO()
+        _TablePrinter(out, False).listening("0.0.0.0", 4000, "sueca")
+        assert out.getvalue() == f"table for sueca open on 0.0.0.0:4000; {want}\n"
+        assert "ADDRESS" not in out.getvalue()
 
 
 @pytest.mark.parametrize(

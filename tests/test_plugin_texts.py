@@ -59,7 +59,7 @@ def test_the_keys_are_the_title_description_and_each_option_and_value():
     assert {"option.tie", "option.tie.help", "option.tie.none", "option.tie.double", "option.target.8"} <= set(keys)
     assert spec.text("pt", "option.tie.double") == "a dobrar"
     assert spec.text("pt", "option.trump_card") == "carta de trunfo"
-    assert spec.text("en", "option.tie.double") == "double" and spec.text("en", "option.tie") == "tie"
+    assert spec.text("en", "option.tie.double") == "next deal double" and spec.text("en", "option.tie") == "60:60"
 
 
 def test_a_game_without_words_falls_back_to_its_own_english():
@@ -177,7 +177,9 @@ def test_games_in_portuguese_and_unchanged_without_lang():
             # the values stay what is typed after -o; the words around them are the game's Portuguese
             assert f"{flag:<28} {spec.text('pt', f'option.{o.name}')}, por omissão {o.default}" in pt
             assert spec.text("pt", f"option.{o.name}.help") in pt
-            assert f"    {flag:<28} default {o.default}: {o.help}\n" in en
+            label = spec.text("en", f"option.{o.name}.{o.default}")  # said beside the value when it differs
+            default = str(o.default) + (f" ({label})" if label != str(o.default) else "")
+            assert f"    {flag:<28} default {default}: {o.help}\n" in en
     assert "(4 jogos): jogos que ganham a partida (a bandeira)" in pt
     assert "default" not in pt and "players" not in pt
     assert "sobe-e-desce   Sobe e Desce — 4 players each for themselves, 5 tricks a deal, from 20 points down to 0 " \
@@ -278,7 +280,7 @@ def test_a_games_own_keys_are_among_its_text_keys():
 
 SCREENS = ["tui/model.py", "tui/windows.py", "tui/layout.py", "tui/app.py", "tui/start.py", "tui/start_model.py",
            "tui/start_past.py", "tui/keys.py", "tui/cards.py", "words/text.py", "words/en.py", "words/pt.py",
-           "words/games.py", "textplay.py"]
+           "words/games.py", "textplay/__init__.py", "textplay/words.py", "textplay/narration.py", "textplay/seat.py"]
 
 
 @pytest.mark.parametrize("path", SCREENS)

@@ -29,6 +29,7 @@ from p2pcards.core import Decision, IllegalChoice, Line, SeatView
 from p2pcards.players import make_player
 from p2pcards.textplay import play_text
 from p2pcards.words import LANGS
+from tests.helpers import seeded_home
 from tests.plugin_highcard.p2pcards_highcard import SPEC as HIGHCARD
 from tests.plugin_highcard.p2pcards_highcard.game import LEAD, HighcardDeal
 from tests.plugin_highcard.p2pcards_highcard.heuristic import HighcardHeuristic
@@ -219,10 +220,12 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return install_highcard(tmp_path_factory.mktemp("highcard") / "site")
 
 
-def run(site: Path, *args: str, stdin: str = "", check: bool = True) -> subprocess.CompletedProcess[str]:
-    """``p2pcards ARGS`` in a fresh process that finds the plugin only through its entry point."""
+def run(site: Path, *args: str, stdin: str = "", check: bool = True,
+        home: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``p2pcards ARGS`` in a fresh process that finds the plugin only through its entry
+    point (``home``: its data directory, default one the module shares)."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "P2PCARDS_LANG")}
-    env.update(PYTHONPATH=str(site), P2PCARDS_HOME=str(site.parent / "home"))
+    env.update(PYTHONPATH=str(site), P2PCARDS_HOME=str(home or site.parent / "home"))
     proc = subprocess.run([sys.executable, "-m", "p2pcards", *args], input=stdin, capture_output=True, text=True,
                           env=env, timeout=120, cwd=site.parent)
     if check:
@@ -273,9 +276,12 @@ def test_installed_its_own_heuristic_plays_the_arena_and_is_imported_only_when_n
     ("pt", ["Deu as cartas: quem abre a primeira vaza, você ou lugar 2?", "Quem abre: 1) Abro eu  2) Abre lugar 2",
             "  Você — cartas altas", "A mão fica para"]),
 ])
-def test_installed_it_plays_in_text_mode_with_its_decision_in_its_words(site: Path, lang: str, words: list[str]):
+def test_installed_it_plays_in_text_mode_with_its_decision_in_its_words(site: Path, lang: str, words: list[str],
+                                                                         tmp_path: Path):
     # seed 0: the person (seat 1) deals, so the person decides who leads; then three cards
-    out = run(site, "--lang", lang, "play", "highcard", "--text", "--seed", "0", stdin="1\n1\n1\n1\n").stdout
+    home = seeded_home(tmp_path / "home", 0)  # the match play_text plays with seed 0
+    out = run(site, "--lang", lang, "play", "highcard", "--text", "--seed", "0", stdin="1\n1\n1\n1\n",
+              home=home).stdout
     for text in words:
         assert text in out, out
     assert "{" not in out and "lead.text" not in out

@@ -15,7 +15,7 @@ import pytest
 
 from p2pcards.core import DealState, Decision, End, GameSpec, SeatView, load_games
 from p2pcards.players import PLAYER_LEVELS, make_player
-from p2pcards.players.sampling import WorldSampler, clone_state
+from p2pcards.players.sampling import WorldSampler
 from p2pcards.players.search import SearchPlayer, TrickSolver, deal_score, minimax_values, rollout
 from p2pcards.tools.arena import play_deal
 
@@ -243,7 +243,7 @@ def test_exact_solver_agrees_with_plain_minimax(name: str, options: dict[str, An
         assert {cards[p]: v for p, v in brute.items()} == {c: taken + v for c, v in got.items()}
 
 
-def test_clone_state_plays_out_like_a_deep_copy() -> None:
+def test_copy_plays_out_like_a_deep_copy() -> None:
     for name in NAMES:
         spec = GAMES.get(name)
         rng = random.Random(f"clone/{name}")
@@ -254,7 +254,7 @@ def test_clone_state_plays_out_like_a_deep_copy() -> None:
                 break
         before = set(deal.__dict__)
         snapshot = (copy.deepcopy(deal.deck.cards), copy.deepcopy(deal.deck.hands), list(deal.events))
-        a, b = clone_state(deal), copy.deepcopy(deal)
+        a, b = deal.copy(), copy.deepcopy(deal)
         ra = rollout(a, [make_player("heuristic", spec, random.Random(s)) for s in range(spec.seats)])
         rb = rollout(b, [make_player("heuristic", spec, random.Random(s)) for s in range(spec.seats)])
         assert ra == rb and a.events == b.events

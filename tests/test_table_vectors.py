@@ -146,7 +146,7 @@ def test_the_vote_vector_makes_the_silent_seat_a_dummy():
     # that follows the log makes exactly the decisions the vector lists
     followed = replay_transcript(log, REGISTRY)
     assert followed.error is None and data["dummy"]
-    assert [{"choice": c} for seat, c in followed.events[-1].choices if seat == x] == data["dummy"]
+    assert [{"choice": c.to_wire()} for seat, c in followed.events[-1].choices if seat == x] == data["dummy"]
 
 
 def test_the_dispute_vector_blames_the_seat_that_sealed_a_wrong_key():

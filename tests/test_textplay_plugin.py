@@ -15,6 +15,7 @@ from p2pcards.core import Choice, GameSpec, load_games
 from p2pcards.textplay import play_text
 from p2pcards.words.en import EN
 from p2pcards.words.pt import PT
+from tests.helpers import seeded_home
 from tests.plugin_highcard.p2pcards_highcard import SPEC as HIGHCARD
 from tests.plugin_highcard.p2pcards_highcard.game import HighcardDeal, HighcardMatch
 from tests.test_plugin_walkthrough import install_highcard, run
@@ -69,7 +70,7 @@ def test_a_note_for_the_person_is_printed_under_the_play_it_tells_of(lang: str, 
 def test_facts_and_notes_read_in_the_games_words_through_the_table_words():
     """Highcard's fact changes after every trick (printed each time, never twice the same);
     its note tells the person the dealer let them lead."""
-    text = play(HIGHCARD, 6)  # seed 6: seat 2 deals and lets the person lead
+    text = play(HIGHCARD, 14)  # seed 14: seat 2 deals and lets the person lead
     facts = [ln for ln in text.splitlines() if ln.startswith("  At the table: ")]
     assert facts == ["  At the table: 3 to play", "  At the table: 2 to play", "  At the table: 1 to play"]
     assert "    Seat 2 lets you lead the first trick\n" in text
@@ -78,7 +79,7 @@ def test_facts_and_notes_read_in_the_games_words_through_the_table_words():
 
 # ---------------------------------------------------------------- a game's own events
 def test_a_games_own_event_reads_in_its_words_in_process():
-    text = play(HIGHCARD, 6)
+    text = play(HIGHCARD, 14)  # seed 14: seat 2 deals and lets the person lead
     assert "  Seat 2 let the other player lead the first trick\n" in text
     text = play(HIGHCARD, 1, lang="pt")
     assert "  Lugar 2 escolheu abrir a primeira vaza\n" in text
@@ -94,7 +95,7 @@ def without_event_words(spec: GameSpec) -> GameSpec:
 @pytest.mark.parametrize("lang", ["en", "pt"])
 def test_an_event_without_words_reads_as_a_plain_line(lang: str):
     plain = without_event_words(HIGHCARD)
-    text = play(plain, 6, lang=lang)
+    text = play(plain, 14, lang=lang)
     assert {"en": "  Seat 2: lead pass\n", "pt": "  Lugar 2: lead pass\n"}[lang] in text
     text = play(plain, 0, lang=lang, inp="1\n1\n1\n1\n")
     assert {"en": "You: lead lead\n", "pt": "Você: lead lead\n"}[lang] in text
@@ -146,13 +147,16 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
-def test_installed_its_lead_event_is_told_in_its_own_words(site: Path, lang: str):
+def test_installed_its_lead_event_is_told_in_its_own_words(site: Path, lang: str, tmp_path: Path):
     words = HIGHCARD.texts[lang]
     # seed 0: the person deals and lets seat 2 lead ("2"); seed 1: seat 2 deals and decides
-    out = run(site, "--lang", lang, "play", "highcard", "--text", "--seed", "0", stdin="2\n1\n1\n1\n").stdout
+    # (each in a data directory of its own whose person is the one play_text makes from the seed)
+    out = run(site, "--lang", lang, "play", "highcard", "--text", "--seed", "0", stdin="2\n1\n1\n1\n",
+              home=seeded_home(tmp_path / "h0", 0)).stdout
     you = {"en": "You", "pt": "Você"}[lang]
     assert words["event.lead.pass"].format(who=you) + "\n" in out, out
-    out = run(site, "--lang", lang, "play", "highcard", "--text", "--seed", "1", stdin="1\n1\n1\n").stdout
+    out = run(site, "--lang", lang, "play", "highcard", "--text", "--seed", "1", stdin="1\n1\n1\n",
+              home=seeded_home(tmp_path / "h1", 1)).stdout
     seat = {"en": "Seat 2", "pt": "Lugar 2"}[lang]
     told = [words[f"event.lead.{c}"].format(who=seat) for c in ("lead", "pass")]
     assert any(f"  {line}\n" in out for line in told), out

@@ -90,9 +90,11 @@ def screen_text(app: Any) -> str:
                      for y in range(size.rows))
 
 
-def person(name: str = "Zé") -> Identity:
+def person(name: str = "Zé", named: bool = True) -> Identity:
+    """A person whose name was chosen (``named``: the start screen does not ask it)."""
     digest = hashlib.sha256(name.encode()).digest()
-    return Identity(Ed25519PrivateKey.from_private_bytes(digest), X25519PrivateKey.from_private_bytes(digest), name)
+    return Identity(Ed25519PrivateKey.from_private_bytes(digest), X25519PrivateKey.from_private_bytes(digest), name,
+                    named)
 
 
 def click(model: TableModel, index: int) -> None:
@@ -336,6 +338,33 @@ def test_a_table_left_with_ctrl_c_is_taken_up_again_where_it_stopped(tmp_path):
     assert not unfinished_tables(tmp_path, me)  # over: nothing left to resume
 
 
+def test_resume_says_it_is_catching_up_and_keeps_the_earlier_deals(tmp_path):
+    """Taken up again, the screen says that it catches up (not "shuffling… 0/2" at deal 1)
+    until the replica is rebuilt, and the deals panel keeps the deals played before."""
+    me = load_or_create(tmp_path, "Zé")
+    spec = REGISTRY.get("bisca")
+    table = LocalTable(spec, spec.resolve_options({}), me=me, text=Text("en"), bots="random", seed=4, deals=2,
+                       speed=0, data_dir=tmp_path)
+
+    def leave_in_deal_2(typist: Typist, app: Any) -> None:
+        m = typist.model
+        if m.history and m.snap.deal == 1 and m.decision is not None and not getattr(typist, "left", False):
+            typist.left = True  # type: ignore[attr-defined]
+            typist.send("\x03")
+
+    drive(table, extra=leave_in_deal_2)
+    assert table.outcome == "left" and len(table.model.history) == 1
+    (found,) = unfinished_tables(tmp_path, me)
+    resumed = LocalTable.resume(found.path, REGISTRY, me=me, text=Text("en"), speed=0)
+    assert resumed.model.status().startswith("catching up: the table is rebuilt from its transcript")
+    assert "deal 1" not in resumed.model.header()[0]
+    _, out = drive(resumed)
+    assert "catching up" in out.screens[0] and "committing 0/2" not in out.screens[0]
+    assert resumed.outcome == "over"
+    assert [d["deal"] for d in resumed.model.history] == [0, 1]  # deal 1 kept its place in the panel
+    assert "catching up" not in out.screens[-1]
+
+
 def test_a_table_left_on_screen_is_finished_by_resume_without_a_screen(tmp_path):
     me = load_or_create(tmp_path, "Zé")
     spec = REGISTRY.get("bisca")
@@ -519,7 +548,7 @@ def test_start_screen_lists_saved_tables_and_takes_an_unfinished_one_up_again(tm
     def run_local(t: Any, **kw: Any) -> int:
         resumed.append(t)
         inp.send_text("q")  # back at the menu: quit
-        return 130
+        return 0  # the person left the table with q (Ctrl-C, 130, would end the start screen too)
 
     monkeypatch.setattr(app_module, "run_local_table", run_local)
     out = ScreenOutput()
@@ -529,8 +558,11 @@ def test_start_screen_lists_saved_tables_and_takes_an_unfinished_one_up_again(tm
             code = run_start_screen(REGISTRY, me=me, lang="en", data_dir=tmp_path, input=inp, output=out, lan=False)
     assert code == 0
     drawn = out.drawn()
-    assert f"Bisca {table.table_id.hex()[:8]} (against the computer): unfinished: Enter takes it up again" in drawn
-    assert "Bisca 00010203 (against the computer): ended: the table went on without you" in drawn
+    # one row per table: when it was last played, the game and table, against whom, its state
+    said = " ".join(drawn.split())  # (a long row wraps)
+    assert re.search(rf"\d{{4}}-\d\d-\d\d \d\d:\d\d Bisca {table.table_id.hex()[:8]} against the computer \(Ana\): "
+                     "unfinished: Enter takes it up again", said)
+    assert "Bisca 00010203 against the computer: ended: the table went on without you" in said
     assert "That table has ended: there is nothing to take up" in drawn
     assert len(resumed) == 1 and resumed[0].table_id == table.table_id and resumed[0].manifest.role == "local"
 
@@ -598,6 +630,33 @@ def test_hearts_and_diamonds_are_red_even_under_the_cursor():
     blacks = {style.get_attrs_for_style_str(st).color for row in out.cells for ch, st in row if ch in "♠♣"}
     assert colours and colours <= {"c00000", "ff6b6b"} and "000000" not in colours
     assert "c00000" not in blacks
+
+
+def test_a_long_hint_wraps_under_the_table_instead_of_being_cut():
+    hand = ((7, "2S"), (3, "7H"), (5, "AS"), (9, "KH"), (11, "QC"))
+    model, _ = _model("sueca", hand=hand, hand_sizes=(5, 5, 5, 5))
+    model.ask(Decision((0,), PLAY), [7, 3, 5, 9, 11])
+    model.hint_line = ("hint: play A♠ — about 12 points better than the next best choice over 300 sampled deals, "
+                       "and your partner is winning the trick")
+    out = press(model, columns=72)
+    lines = out.screens[-1].splitlines()
+    start = next(i for i, line in enumerate(lines) if "hint: play A♠" in line)
+    said = " ".join(" ".join(line.split()) for line in lines[start:start + 3])
+    assert " ".join(model.hint_line.split()) in said
+
+
+def test_the_leave_dialog_says_the_command_that_takes_the_table_up_again():
+    model, _ = _model("sueca")
+    model.log_path = "/home/ze/.local/share/p2pcards/tables/6a6d89a9f00d/seat0.log"
+    said = " ".join(" ".join(line.split()) for line in press(model, "q").screens[-1].splitlines())
+    assert "The table is kept: `p2pcards resume 6a6d89a9` takes your seat again." in said
+
+
+def test_too_small_wraps_on_a_tiny_terminal(tmp_path):
+    model, _ = _model("sueca")
+    out = press(model, rows=10, columns=40)
+    said = " ".join(" ".join(line.split()) for line in out.screens[-1].splitlines())
+    assert "The terminal is too small: 40×10; the table needs 72×20." in said
 
 
 def test_seat_names_and_states_are_never_cut_mid_word():

@@ -30,9 +30,10 @@ from tests.test_tui_model import make_model
 
 
 def drive_lan(table: LanTable, trio_main: Any = None, *, timeout: float = 60,
-              on_lobby: Any = None) -> tuple[list[Typist], ScreenOutput, int]:
-    """Run the LAN table's screens with a typist on the table screen (bounded)."""
-    out = ScreenOutput()
+              on_lobby: Any = None, out: ScreenOutput | None = None) -> tuple[list[Typist], ScreenOutput, int]:
+    """Run the LAN table's screens with a typist on the table screen (bounded), drawn on
+    ``out`` (default 100 by 30)."""
+    out = out if out is not None else ScreenOutput()
     typists: list[Typist] = []
 
     async def main() -> int:
@@ -186,6 +187,27 @@ def test_the_lobby_says_why_joining_failed_and_a_key_goes_back(tmp_path):
     assert code == 1 and table.outcome == "failed" and not typists
     assert f"Could not play: cannot connect to 127.0.0.1:{port}" in out.drawn()
     assert "any key: back" in out.drawn()
+
+
+def test_a_lobby_error_is_wrapped_not_cut_and_said_again_on_standard_error_on_exit(tmp_path, capsys):
+    """On a narrow terminal the whole reason is on the screen, wrapped; once the screen is
+    gone it is printed on standard error and the command exits 1 (issue 23, point 4)."""
+    from p2pcards.cli.common import _left_note
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    table = lan_table(JoinPlan("127.0.0.1", port), tmp_path)
+    _, out, code = drive_lan(table, on_lobby=_a_key_once_failed(), timeout=30, out=ScreenOutput(rows=24, columns=40))
+    assert code == 1 and code.error == table.lobby.error
+    reason = table.lobby.error
+    assert reason is not None and len(f"  Could not play: {reason}") > 40
+    screen = [line.rstrip() for line in out.screens[-1].splitlines()]
+    assert all(len(line) <= 40 for line in screen)
+    said = " ".join(" ".join(line.split()) for line in screen)
+    assert " ".join(f"Could not play: {reason}".split()) in said  # every word of it, in order
+    assert _left_note(code) == 1
+    assert capsys.readouterr().err == f"p2pcards: error: {reason}\n"
 
 
 def test_q_in_the_lobby_leaves_a_hosted_table_that_never_filled(tmp_path):

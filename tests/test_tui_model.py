@@ -373,6 +373,22 @@ def test_score_panel_per_side_and_match():
 
 
 # ---------------------------------------------------------------------- start screen
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_every_shipped_option_and_value_has_a_label_in_each_language(lang):
+    """The start screen's forms show the game's words, never a raw option key like
+    ``trump_card`` or ``swap2``: every shipped game gives each option and each value its
+    own words in each language (the fallback would show the key as written on the
+    command line)."""
+    from p2pcards.core import load_games
+    for spec in load_games().games.values():
+        words = spec.texts.get(lang, {})
+        for o in spec.options:
+            assert f"option.{o.name}" in words, (spec.name, lang, o.name)
+            assert "_" not in spec.text(lang, f"option.{o.name}")
+            for v in o.allowed:
+                assert f"option.{o.name}.{v}" in words, (spec.name, lang, o.name, v)
+
+
 def test_start_screen_menu_form_and_choices():
     model = StartModel(list(REGISTRY.games.values()), Text("en"))
     results: list[Any] = []
@@ -387,13 +403,13 @@ def test_start_screen_menu_form_and_choices():
     model.right()
     model.right()  # hand 7
     model.down()
-    model.enter()  # swap2 on
+    model.right()  # swap2 on (Enter would start: the keys line says so)
     model.down()
     model.down()
     model.left()  # level: from search (the default, the strongest) to heuristic
     model.left()  # random
-    model.down()
-    model.enter()
+    assert not results
+    model.enter()  # on the level's row: Enter starts with the form as it stands
     assert results[-1].kind == "play" and results[-1].game == "bisca" and results[-1].level == "random"
     assert results[-1].options == {"hand": 7, "swap2": "on", "target": 4}
 

@@ -203,17 +203,28 @@ def test_the_statistics_page_shows_the_numbers_of_stats_json(recorded):
     for game, e in me["games"].items():
         label = t(f"stats_measure_{REGISTRY.get(game).match_class.value_label}")
         average = t("stats_average", value=f"{e['average_points']:g}", label=label, lower="")
-        expected.append(t("stats_game", game=REGISTRY.get(game).title, matches=e["matches"], won=e["won"],
-                          deals_won=e["deals_won"], deals=e["deals"], average=average, capotes=e["capotes"],
-                          renuncias=e["renuncias"], cheating=e["cheating"], hints=""))
+        unfinished = t("stats_unfinished", n=e["unfinished"]) if e["unfinished"] else ""
+        expected.append(t("stats_game", game=REGISTRY.get(game).title, matches=t.plural("stats_matches", e["matches"]),
+                          unfinished=unfinished, won=e["won"], deals_won=e["deals_won"],
+                          deals=t.plural("stats_deals", e["deals"]), average=average,
+                          capotes=t.plural("stats_capotes", e["capotes"]),
+                          renuncias=t.plural("stats_renuncias", e["renuncias"]),
+                          cheating=t.plural("stats_cheating", e["cheating"]), hints=""))
     for b in stats["bots"]:
         label = t(f"stats_measure_{REGISTRY.get(b['game']).match_class.value_label}")
         average = t("stats_bot_average", value=f"{b['average_points']:g}", label=label)
+        unfinished = t("stats_unfinished", n=b["unfinished"]) if b["unfinished"] else ""
         expected.append(t("stats_bot", game=REGISTRY.get(b["game"]).title, level=b["level"], won=b["won"],
-                          matches=b["matches"], deals_won=b["deals_won"], deals=b["deals"], average=average))
+                          matches=t.plural("stats_matches", b["matches"]), unfinished=unfinished,
+                          deals_won=b["deals_won"], deals=t.plural("stats_deals", b["deals"]), average=average))
     for pair in stats["partnerships"]:
-        expected.append(t("stats_pair", game=REGISTRY.get(pair["game"]).title, a=pair["names"][0],
-                          b=pair["names"][1], won=pair["won"], matches=pair["matches"]))
+        unfinished = t("stats_unfinished", n=pair["unfinished"]) if pair["unfinished"] else ""
+        fields = {"game": REGISTRY.get(pair["game"]).title, "won": pair["won"], "unfinished": unfinished,
+                  "matches": t.plural("stats_matches", pair["matches"])}
+        if pair["players"][0] == pair["players"][1]:  # two computer players of one level: said once
+            expected.append(t("stats_pair_bots", level=pair["players"][0][4:], **fields))
+        else:
+            expected.append(t("stats_pair", a=pair["names"][0], b=pair["names"][1], **fields))
     assert stats["bots"] and stats["partnerships"] and set(expected) <= set(model.stats)
     assert any(line.startswith("    form ") for line in model.stats)
     assert any("┤" in line for line in model.stats)  # the points-per-deal chart of the last match
@@ -322,4 +333,4 @@ def test_the_portuguese_statistics_page_writes_decimals_with_a_comma(tmp_path):
     drawn = _drawn(pt, rows=200, columns=200)
     assert "59,67 pontos das cartas por mão" in drawn and "; 60,33 pontos das cartas por mão" in drawn
     assert "59.67" not in drawn and "60.33" not in drawn
-    assert "; 1 dica(s) pedida(s)" in drawn and english_in(drawn) == set()
+    assert "; 1 dica pedida" in drawn and english_in(drawn) == set()

@@ -84,8 +84,12 @@ def test_a_whole_sueca_deal_by_keystrokes_in_tmux(tmp_path):
                "echo EXIT=$?; sleep 30")
     tm.start(command)
     try:
+        # the first time on a terminal, the person's name is asked (Enter would keep the login name)
+        screen = tm.wait("the name asked", lambda s: "Your name at the tables" in s, timeout=30)
+        tm.send("Zé", "Enter")
         screen = tm.wait("the table", lambda s: "your turn" in s or "waiting for" in s, timeout=30)
         assert "Sueca · deal 1" in screen and "Trump" in screen
+        assert "Zé" in screen  # the person's seat, under the name chosen
         assert "Ana" in screen and "Rui" in screen and "Inês" in screen and "bot search" in screen  # the default level
         seen_on_table = 0
         refused = 0
@@ -126,6 +130,10 @@ def test_a_whole_sueca_deal_by_keystrokes_in_tmux(tmp_path):
     audit = subprocess.run([sys.executable, "-m", "p2pcards", "audit", str(logs[0])], capture_output=True,
                            text=True, timeout=60)
     assert audit.returncode == 0 and "deal 1: clean" in audit.stdout
+    from p2pcards.identity import load_or_create
+
+    me = load_or_create(home)  # kept in the identity, and not asked again
+    assert me.name == "Zé" and me.named
 
 
 def _free_port() -> int:
@@ -165,7 +173,7 @@ def test_a_person_hosts_a_lan_table_in_tmux_and_a_computer_player_joins(tmp_path
     tm = Tmux(tmp_path / "tmux.sock")
     command = (f"cd {shlex.quote(str(REPO))} && env P2PCARDS_HOME={shlex.quote(str(home))} LC_ALL=C.UTF-8 "
                f"{shlex.quote(sys.executable)} -m p2pcards play bisca --host --bind 127.0.0.1 --port {port} "
-               "--no-announce --deals 1 --speed 0.05 --lang en; echo EXIT=$?; sleep 30")
+               "--no-announce --deals 1 --speed 0.05 --lang en --name Ana; echo EXIT=$?; sleep 30")
     tm.start(command)
     joiner = None
     try:
@@ -201,7 +209,8 @@ def test_ctrl_c_then_resume_takes_the_seat_again_in_tmux(tmp_path):
     tm = Tmux(tmp_path / "tmux.sock")
     env = f"cd {shlex.quote(str(REPO))} && env P2PCARDS_HOME={shlex.quote(str(home))} LC_ALL=C.UTF-8 "
     py = shlex.quote(sys.executable)
-    command = (f"{env}{py} -m p2pcards play bisca --seed 3 --deals 1 --speed 0.05 --lang en; echo LEFT=$?; "
+    command = (f"{env}{py} -m p2pcards play bisca --seed 3 --deals 1 --speed 0.05 --lang en --name Ana; "
+               "echo LEFT=$?; "
                f"{env}{py} -m p2pcards resume; echo EXIT=$?; sleep 30")
     tm.start(command)
     try:
@@ -220,6 +229,7 @@ def test_ctrl_c_then_resume_takes_the_seat_again_in_tmux(tmp_path):
         tm.send("Enter")
         tm.wait("the command's exit", lambda s: "EXIT=" in s)
         assert "EXIT=0" in tm.screen()
+        assert "LEFT=130" in tm.screen()  # Ctrl-C is an interrupt, on the screen as outside it
     finally:
         tm.kill()
     assert len(list(home.glob("tables/*"))) == 1  # taken up again, not a new table
@@ -267,8 +277,8 @@ def test_a_person_who_joins_is_killed_and_comes_back_with_the_same_command_in_tm
 
     rui, ana = Tmux(tmp_path / "rui.sock"), Tmux(tmp_path / "ana.sock")
     rui.start(command("rui", f"play sueca --host --bind 127.0.0.1 --port {port} --no-announce "
-                             "--seats me,remote,bot,bot --timeout 30 --deals 2 --speed 0.05 --lang en"))
-    join = f"play sueca --join 127.0.0.1:{port} --speed 0.05 --lang en"
+                             "--seats me,remote,bot,bot --timeout 30 --deals 2 --speed 0.05 --lang en --name rui"))
+    join = f"play sueca --join 127.0.0.1:{port} --speed 0.05 --lang en --name ana"
     try:
         rui.wait("the lobby", lambda s: "Seats taken" in s, timeout=30)
         ana.start(command("ana", join))

@@ -60,7 +60,7 @@ def fixed_identity(home: Path) -> None:
     """The person's identity in ``home``, always the same: with ``--seed`` the table's
     secrets are fixed too, so the deal (and who deals it) repeats run after run."""
     me = Identity(Ed25519PrivateKey.from_private_bytes(bytes(range(32))),
-                  X25519PrivateKey.from_private_bytes(bytes(range(32, 64))), "Zé")
+                  X25519PrivateKey.from_private_bytes(bytes(range(32, 64))), "Zé", named=True)  # not asked
     home.mkdir(mode=0o700)
     (home / "identity.key").write_bytes(me.to_bytes())
     (home / "identity.key").chmod(0o600)

@@ -68,9 +68,11 @@ def launch_browser() -> Iterator[Any]:
 
 def fixed_identity(home: Path, name: str = "Zé") -> Identity:
     """The person's identity in ``home``, the same in every run: with ``--seed`` a table
-    against the computer then deals the same cards run after run."""
+    against the computer then deals the same cards run after run.  The name is one the
+    person chose (``named``): no screen asks it again."""
     digest = hashlib.sha256(name.encode()).digest()
-    me = Identity(Ed25519PrivateKey.from_private_bytes(digest), X25519PrivateKey.from_private_bytes(digest), name)
+    me = Identity(Ed25519PrivateKey.from_private_bytes(digest), X25519PrivateKey.from_private_bytes(digest), name,
+                  True)
     home.mkdir(mode=0o700, parents=True, exist_ok=True)
     (home / "identity.key").write_bytes(me.to_bytes())
     (home / "identity.key").chmod(0o600)

@@ -60,16 +60,23 @@ def _is_terminal(out: TextIO) -> bool:
 
 
 def _left_note(status: int, lang: str = "en") -> int:
-    """After a table screen: if the person left a table unfinished, say how to take it up
-    (in the table's language).
+    """After a table screen: if the person left a table unfinished, say the exact command
+    that takes it up again; if the table failed, say why once more (the screen said it,
+    but the screen is gone); both on standard error, in the table's language.
 
     ``status`` is the screen's exit status (p2pcards.tui.app.exit_status): 0 both when the
-    table is over and when the person left it on purpose; its ``left`` tells them apart.
+    table is over and when the person left it on purpose; its ``left`` tells them apart,
+    its ``table`` names the table and its ``error`` says why it failed.
     """
-    if getattr(status, "left", False):
-        from p2pcards.words import Text
+    from p2pcards.words import Text
 
-        print(Text(lang)("left_note"), file=sys.stderr)
+    if getattr(status, "left", False):
+        table = getattr(status, "table", "")
+        command = f"p2pcards resume {table[:8]}" if table else "p2pcards resume"
+        print(Text(lang)("left_note", command=command), file=sys.stderr)
+    if getattr(status, "error", ""):
+        print(Text(lang)("failed_note", reason=" ".join(str(status.error).split())),  # type: ignore[attr-defined]
+              file=sys.stderr)
     return status
 
 
@@ -100,13 +107,36 @@ def _run_net(main: Any) -> int:
     return 0
 
 
-def _identity() -> Any:
-    from p2pcards.identity import IdentityError, data_dir, load_or_create
+def _identity(name: str | None = None) -> Any:
+    """This user's identity (created on first use); ``name``: the person's display name,
+    kept in it from now on."""
+    from p2pcards.identity import IdentityError, check_name, data_dir, load_or_create
 
+    if name is not None and (problem := check_name(name)):
+        raise CliError(f"--name: {problem}")
     try:
-        return load_or_create(data_dir())
+        return load_or_create(data_dir(), name)
     except (IdentityError, OSError) as exc:
         raise CliError(f"cannot load this user's identity: {exc}") from None
+
+
+def _ask_name(me: Any, lang: str) -> Any:
+    """On a terminal, the first time: ask the person's display name (Enter keeps the one
+    suggested, the login name); it is kept in the identity and not asked again."""
+    if me.named or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return me
+    from p2pcards.identity import check_name
+    from p2pcards.words import Text
+
+    t = Text(lang)
+    while True:
+        try:
+            answer = input(t("ask_name", name=me.name)).strip()
+        except EOFError:
+            answer = ""
+        if not answer or check_name(answer) is None:
+            return _identity(answer or me.name)
+        print(f"p2pcards: {check_name(answer)}", file=sys.stderr)
 
 
 def _check_timeout(value: float, flag: str) -> None:

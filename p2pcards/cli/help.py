@@ -96,7 +96,7 @@ JSON output (--json): one object
   {"seats": N, "cards": M, "dealt_per_seat": K, "reveals": R,
    "groups": {"ristretto255": GROUP, "modp2048": GROUP},
    "ratio": {"compute": X, "audit": X, "play": X, "bytes": X},
-   "proofs": PROOFS}
+   "proofs": PROOFS, "aims": [AIM, ...]}
   GROUP = {"deals": D, "compute_ms": [per seat], "compute_ms_max": MS,
            "play_ms": [per seat], "play_ms_max": MS, "audit_ms": MS,
            "ops": [{"mult", "hash", "validate", "scalar"} per seat], "audit_ops": {...},
@@ -104,8 +104,13 @@ JSON output (--json): one object
   PROOFS = {"prove_ms_max": MS, "verify_ms_max": MS, "bytes_per_seat": B,
             "compute_ms_max": MS, "compute_ms_max_without": MS, "ratio": X,
             "bytes_sent_max": B, "bytes_sent_max_without": B}
+  AIM = {"aim": TEXT, "measured": X, "unit": "ms"|"x"|"KB", "met": BOOL or null}
 "ratio" is modp-2048 over ristretto255; "proofs.ratio" is the slowest seat's compute
-with proofs over without.
+with proofs over without.  "aims" says of each aim (≤ 20 ms per seat for 4 seats and 40
+cards, ≥ 200× the baseline, ≤ 40 KB sent per seat, ≤ 300 ms to make and check the proofs,
+≤ 60 KB of proofs per seat; a KB is 1,024 bytes) what was measured and whether it is met
+(null: the 20 ms aim, for another number of seats or cards); people read "met", "NOT met"
+or "not measured at this size" after each.
 """
 
 HOST_EPILOG = """\
@@ -173,7 +178,7 @@ loopback --bind, or with no remote seat; if multicast DNS fails the host warns o
 error and players can still join by HOST:PORT.
 Exit status: 0 when the table is over; 1 when it could not be played to the end (the lobby
 did not fill in time, a seat was silent past the timeout...); 2 for bad options or a port
-that cannot be opened.
+that cannot be opened; 130 when interrupted (Ctrl-C).
 """
 
 JOIN_EPILOG = """\
@@ -200,7 +205,7 @@ was killed), `join` takes its seat again instead, as `p2pcards resume` does (it 
 "resumed" object of `p2pcards resume --help` first); --new joins a new table instead.
 Exit status: 0 when the table is over; 1 when it could not be joined or played (no table
 of that name, host unreachable, seat refused, a seat silent past the timeout, this seat
-voted out...); 2 for bad options.
+voted out...); 2 for bad options; 130 when interrupted (Ctrl-C).
 """
 
 AUDIT_EPILOG = """\
@@ -260,12 +265,18 @@ does the same when it finds an unfinished table joined at HOST:PORT.
 A table played against the computer (`p2pcards play`, manifest local.mesh) has every seat
 in this process: its peers link up in memory again.  A person's seat (`play`, `play
 --host`, `play --join`) is taken up on the full-screen table when standard input and
-output are a terminal and --json is not given; otherwise a heuristic computer player
-plays it to the end.
+output are a terminal and neither --json nor --text is given; at a table against the
+computer, with --text or without a terminal, it is taken up in line mode (as `play
+--text`: the person answers lines on standard input); otherwise (--json, or a LAN table
+without a terminal) a heuristic computer player plays it to the end.
 
 --abandon ends a table of two playing seats whose other seat stays silent (nobody can be
 voted out of a table of two): an "abandon" is written to the transcript and sent to the
 other seat if it can be reached; the table ends with no winner ("final" with "abandoned").
+A table against the computer (every seat is this process's) is thrown away at once: it
+ends abandoned, with no winner, in its manifest and in the history, and leaves "Your
+tables"; its transcripts stay.  With --json, one object:
+  {"type": "abandoned", "table": HEX, "game": NAME, "role": "local"}
 
 --list prints every table of this identity kept here, one per line, with its state; with
 --json one object per table:
@@ -283,9 +294,10 @@ table as an observer and learns the outcome ("final" with "voted_out": true).  W
 other process answers and this one has been away longer than twice the table's timeout,
 the table went on without it: resume says so, marks the table ended (outcome unknown) and
 exits 1; the log is kept for `p2pcards audit`.
-Exit status: 0 when the table is over; 1 when it cannot be resumed (no unfinished table, a
-saved log that does not verify, of another protocol version, no other process
-reachable...); 2 for bad options (several unfinished tables and no TABLE prefix).
+Exit status: 0 when the table is over, or when you leave your seat by choice (q) on the
+full screen or in line mode; 1 when it cannot be resumed (no unfinished table, a saved log
+that does not verify, of another protocol version, no other process reachable...); 2 for
+bad options (several unfinished tables and no TABLE prefix); 130 when interrupted (Ctrl-C).
 """
 
 
@@ -382,6 +394,20 @@ Examples:
 See `p2pcards COMMAND --help` for a command's options, its --json output and its exit
 status.  People see seats and deals counted from 1 ("seat 1", "deal 1"); --json output
 counts them from 0.
+
+Exit status, one rule for every way of playing (the start screen, `play` on the full
+screen or in line mode, `replay`, `host`, `join`, `resume`): 0 when the table is over or
+you leave it by choice (q, or a piped input that ends); 130 when interrupted (Ctrl-C, on
+the screen as outside it); 1 for an error (a table that fails, a host that cannot be
+reached, a table that cannot be resumed); 2 for bad arguments.  A table left or
+interrupted before its end is kept: `p2pcards resume TABLE` takes it up again.
+"""
+
+PLAY_EPILOG = """Exit status: 0 when the table is over or you leave it by choice (q, confirmed on the full
+screen; q or the end of a piped input in line mode); 130 when interrupted (Ctrl-C); 1 when
+the table fails (shown on the screen, then printed on standard error); 2 for bad
+arguments or an unusable data directory.  On leaving or an interrupt before the table's
+end, the exact command that takes it up again is printed.
 """
 
 #: Said in the help of every command whose --json output numbers seats, deals or matches.
@@ -403,8 +429,8 @@ Keys:  ->/<- the next/previous trick   ./, one decision   Home/End the deal's st
 
 A replay only reads the log: it sends nothing and writes nothing.  It needs a terminal
 (`p2pcards export LOGFILE` prints the deals as text).
-Exit status: 0 after the replay; 2 for a file that is not a transcript, a game not
-installed here, a bad --seat, or no terminal.
+Exit status: 0 after the replay (q); 130 when interrupted (Ctrl-C); 2 for a file that is
+not a transcript, a game not installed here, a bad --seat, or no terminal.
 """
 
 

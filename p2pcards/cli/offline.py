@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Any, TextIO
 
-from p2pcards.cli.common import CliError, _game, _load, _parse_options
+from p2pcards.cli.common import CliError, _count, _game, _load, _parse_options
 from p2pcards.cli.printer import _describe, _describe_duel
 from p2pcards.core import GameSpec
 from p2pcards.players import PLAYER_LEVELS
@@ -202,7 +202,7 @@ def _bench_table(args: argparse.Namespace, out: TextIO) -> int:
         print(json.dumps(report), file=out)
         return 0
     aims = report["aims"]
-    print(f"{report['deals']} audited Sueca deals, four processes on loopback", file=out)
+    print(f"{_count(report['deals'], 'audited Sueca deal')}, four processes on loopback", file=out)
     print(f"  ms per deal: {report['ms_per_deal']} (mean {report['ms_per_deal_mean']})", file=out)
     print(f"  bytes sent per seat per deal: {report['bytes_sent_per_seat']}", file=out)
     print(f"  peak memory per process, MB: {report['peak_rss_mb_per_process']}", file=out)

@@ -18,6 +18,7 @@ from p2pcards.cli.help import (
     HOST_EPILOG,
     JOIN_EPILOG,
     JSON_NUMBERING,
+    PLAY_EPILOG,
     REPLAY_EPILOG,
     RESUME_EPILOG,
     TOP_EPILOG,
@@ -151,12 +152,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "play",
         help="play against computer players in the terminal",
-        formatter_class=raw,
+        formatter_class=raw, epilog=PLAY_EPILOG,
         description="Play a match against computer players on a full-screen table: each computer "
         "player is a peer of its own, every deal is shuffled with the mental deck and audited. "
         "Keys: arrows and Enter, or a card's digit, or the mouse; ? shows every key; q leaves. "
-        "With --text, or when input or output is not a terminal, the match is played in line mode "
-        "(cards chosen by their number; q quits).  With --host or --join the person plays at a LAN "
+        "With --text, or when input or output is not a terminal, the match is played in line mode: the same "
+        "table, kept the same way, with cards chosen by their number and h, l, s, ? and q as on the screen.  "
+        "With --host or --join the person plays at a LAN "
         "table instead (see LAN tables below).  A table left before its end is taken up again by "
         "`p2pcards resume`.",
     )
@@ -182,6 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lang", choices=("en", "pt"), default=None,
                    help="language of the table (default: from the locale)")
     p.add_argument("--text", action="store_true", help="line mode instead of the full-screen table")
+    p.add_argument("--name", metavar="NAME", default=None,
+                   help="your name at the tables, kept from now on (default: asked once on a terminal, the login "
+                        "name until then); two players of one name are told apart by their keys' fingerprints")
     lan = p.add_argument_group(
         "LAN tables", "with --host the person hosts a table on the LAN (seat 'me'; the other seats are players "
         "who join, or computer players this process runs); with --join the person joins one")
@@ -306,6 +311,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="abandon the table instead (a table of two seats whose other seat is gone): it ends with no "
                         "winner, recorded")
     p.add_argument("--json", action="store_true", help="print JSON lines (format below)")
+    p.add_argument("--text", action="store_true",
+                   help="your seat at a table against the computer in line mode, as `play --text` (the default "
+                        "without a terminal; on a terminal the full-screen table)")
     p.add_argument("--linger", type=float, default=30.0, metavar="S",
                    help="seconds to stay once the table is over when a player is missing, so that it can come "
                         "back and learn the outcome (default 30; 0: leave at once)")

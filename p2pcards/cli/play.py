@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 from p2pcards.cli.common import (
     CliError,
+    _ask_name,
     _check_timeout,
     _game,
     _identity,
@@ -46,20 +47,19 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
 
         return serve(args, out, registry=registry, first=StartChoice("play", spec.name, options, args.bots),
                      seed=args.seed, deals=args.deals, bind=args.web_bind, port=args.web_port)
-    if args.text or not _is_terminal(out):
-        from p2pcards.textplay import play_text
-        from p2pcards.words import default_lang
-
-        _identity()  # the data directory is checked as for the full-screen table: same refusal, same status
-        return play_text(spec, options, args.bots, args.seed, args.deals, sys.stdin, out,
-                         lang=args.lang or args.start_lang or default_lang())
     from p2pcards.identity import data_dir
-    from p2pcards.tui.app import play_local
     from p2pcards.words import default_lang
 
-    me = _identity()
-    _warn_unfinished(data_dir(), me)  # stays on the terminal under the screen, seen again once it closes
     lang = args.lang or args.start_lang or default_lang()
+    me = _ask_name(_identity(args.name), lang)  # the data directory is checked alike for both faces
+    _warn_unfinished(data_dir(), me)  # stays on the terminal under the screen, seen again once it closes
+    if args.text or not _is_terminal(out):  # line mode: the same table, kept the same way (p2pcards.textplay)
+        from p2pcards.textplay import play_text
+
+        return play_text(spec, options, args.bots, args.seed, args.deals, sys.stdin, out, lang=lang, me=me,
+                         data_dir=data_dir())
+    from p2pcards.tui.app import play_local
+
     return _left_note(play_local(spec, options, me=me, lang=lang, bots=args.bots,
                                  seed=args.seed, deals=args.deals, speed=args.speed, data_dir=data_dir()), lang)
 
@@ -93,8 +93,8 @@ def _play_lan(args: argparse.Namespace, out: TextIO, registry: GameRegistry, spe
     if (args.text or not _is_terminal(out)) and not args.web:
         raise CliError("a LAN table is played on the full-screen table: run it in a terminal, without --text "
                        "(a headless computer player joins with `p2pcards join`)")
-    me = _identity()
     lang = args.lang or args.start_lang or default_lang()
+    me = _ask_name(_identity(args.name), lang)
     if not args.host and (found := _returning(data_dir(), me, args.join, (host, port), by_name)):
         print(f"p2pcards: you have an unfinished table joined at {args.join}: taking your seat again "
               f"({found.describe()})", file=sys.stderr)
@@ -155,5 +155,6 @@ def cmd_start(args: argparse.Namespace, out: TextIO) -> int:
         args.lang, args.no_browser, args.speed = None, False, 0.8
         return serve(args, out, registry=registry)
 
-    return run_start_screen(registry, me=_identity(), lang=args.start_lang or default_lang(), data_dir=data_dir(),
-                            open_web=open_web)
+    lang = args.start_lang or default_lang()
+    return _left_note(run_start_screen(registry, me=_identity(), lang=lang, data_dir=data_dir(), rename=_identity,
+                                       open_web=open_web), lang)

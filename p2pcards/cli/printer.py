@@ -101,12 +101,24 @@ class _TablePrinter:
 
     def listening(self, address: str, port: int, game: str) -> None:
         where = f"{address}:{port}"
-        if address in ("0.0.0.0", "::"):
-            hint = f"ADDRESS:{port} (this machine's address on the LAN; 127.0.0.1 on this machine)"
+        if address in ("0.0.0.0", "::"):  # every interface: the addresses this machine has on its networks
+            from p2pcards.discovery.interfaces import local_addresses
+            from p2pcards.net.address import format_host_port
+
+            try:
+                lan = local_addresses()
+            except Exception:  # noqa: BLE001 -- a hint: without the list, loopback only
+                lan = []
+            dial = [format_host_port(a, port) for a in lan] or [f"127.0.0.1:{port}"]
+            first = dial[0]
+            hint = first + (f" (or {', '.join(dial[1:])})" if len(dial) > 1 else "")
+            if lan:
+                hint += f" (127.0.0.1:{port} on this machine)"
         else:
-            hint = where
+            first = hint = where
         self.line({"type": "listening", "address": address, "port": port, "game": game},
-                  f"table for {game} open on {where}; players join with: p2pcards join {hint}")
+                  f"table for {game} open on {where}; people join with: p2pcards play --join {hint}; "
+                  f"a computer player with: p2pcards join {first}")
 
     def seated(self, info: dict[str, Any]) -> None:
         self.line(info, f"seated at seat {info['seat'] + 1} of {info['game']} hosted by {info['host']['name']} "
@@ -127,7 +139,8 @@ class _TablePrinter:
         seats = ", ".join(str(s + 1) for s in info["seats"])
         state = "it is over" if info["finished"] else "reconnecting to the other players"
         self.line(info, f"resuming table {info['table'][:16]} of {info['game']} (seat(s) {seats}) from its saved "
-                        f"transcript of {info['seq']} messages, {info['deals_done']} deal(s) done; {state}")
+                        f"transcript of {_count(info['seq'], 'message')}, {_count(info['deals_done'], 'deal')} done; "
+                        f"{state}")
 
     def on_event(self, seat: int, told: TableEvent) -> None:
         if seat != self.first or self.table is None:
@@ -169,8 +182,8 @@ class _TablePrinter:
                 behind = f" while behind by {a['behind']}" if a.get("behind") else ""
                 winner = f"abandoned by {self.seat(a['by'])}{behind} in deal {a['deal'] + 1}, no winner"
             out = " (this seat was voted out and watched the rest)" if obj["voted_out"] else ""
-            self.line(obj, f"table over after {event['deals']} deal(s){out}: {winner}, totals {event['totals']}; "
-                           f"transcript {event['transcript_hash'][:16]}, log {obj['log']}")
+            self.line(obj, f"table over after {_count(event['deals'], 'deal')}{out}: {winner}, "
+                           f"totals {event['totals']}; transcript {event['transcript_hash'][:16]}, log {obj['log']}")
             return
         from p2pcards.core import pretty
 

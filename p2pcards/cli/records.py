@@ -43,13 +43,21 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     return replay_match(match, lang=args.start_lang or default_lang(), seat=seat)
 
 
+def _text(args: argparse.Namespace) -> Any:
+    """The words of a command's output for people: ``--lang`` (before the command), else
+    the locale's language."""
+    from p2pcards.words import Text, default_lang
+
+    return Text(args.start_lang or default_lang())
+
+
 def cmd_history(args: argparse.Namespace, out: TextIO) -> int:
     from p2pcards.history import HistoryError
     from p2pcards.history.stats import run_history
     from p2pcards.identity import data_dir
 
     try:
-        return run_history(data_dir(), args.game, args.player, args.json, args.rebuild, out, _load())
+        return run_history(data_dir(), args.game, args.player, args.json, args.rebuild, out, _load(), _text(args))
     except HistoryError as exc:
         raise CliError(str(exc)) from None
 
@@ -60,7 +68,7 @@ def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
     from p2pcards.identity import data_dir
 
     try:
-        return run_stats(data_dir(), args.json, out, _load())
+        return run_stats(data_dir(), args.json, out, _load(), _text(args))
     except HistoryError as exc:
         raise CliError(str(exc)) from None
 

@@ -21,13 +21,19 @@ from p2pcards.core import GameRegistry
 
 
 def _resume(found: Any, me: Any, registry: GameRegistry, printer: _TablePrinter, linger: float,
-            abandon: bool = False) -> int:
+            abandon: bool = False, text: bool = False, lang: str | None = None) -> int:
+    """Take up ``found``'s seats: the person's seat on the full-screen table on a terminal,
+    in line mode at a table against the computer with ``text`` or without a terminal (as
+    ``play`` does), else (``--json``, ``--abandon``, a LAN table without a terminal) every
+    seat headless, the person's by a computer player."""
     from p2pcards.net import resume_table
     from p2pcards.net.store import PERSON
 
-    if any(p.level == PERSON for p in found.manifest.peers) and not printer.json and _is_terminal(printer.out) \
-            and not abandon:
-        return _resume_on_screen(found, me, registry, printer.data)
+    if any(p.level == PERSON for p in found.manifest.peers) and not printer.json and not abandon:
+        if _is_terminal(printer.out) and not text:
+            return _resume_on_screen(found, me, registry, printer.data, lang)
+        if found.manifest.role == "local":
+            return _resume_in_lines(found, me, registry, printer.out, lang)
 
     async def main() -> None:
         await resume_table(found.path, me=me, registry=registry, data_dir=printer.data, on_resumed=printer.resumed,
@@ -54,6 +60,19 @@ def _resume_on_screen(found: Any, me: Any, registry: GameRegistry, data: Any, la
             return 1
         return _left_note(run_local_table(table), lang)
     return _left_note(play_lan(registry, ResumePlan(found.path), me=me, lang=lang, data_dir=data), lang)
+
+
+def _resume_in_lines(found: Any, me: Any, registry: GameRegistry, out: TextIO, lang: str | None) -> int:
+    """A table against the computer with the person's seat, resumed in line mode."""
+    from p2pcards.net import ResumeError
+    from p2pcards.textplay import resume_text
+    from p2pcards.words import default_lang
+
+    try:
+        return resume_text(found.path, registry, me=me, lang=lang or default_lang(), inp=sys.stdin, out=out)
+    except ResumeError as exc:
+        print(f"p2pcards: error: {exc}", file=sys.stderr)
+        return 1
 
 
 _STATES = {"unfinished": "unfinished: `p2pcards resume {prefix}` takes its seats again",
@@ -115,4 +134,24 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
         names = "; ".join(f.describe() for f in found)
         raise CliError(f"several unfinished tables (`p2pcards resume --list` lists them); name one by a prefix of "
                        f"its id: {names}")
-    return _resume(found[0], me, registry, printer, linger, args.abandon)
+    if args.abandon and found[0].manifest.role == "local":
+        return _throw_away(found[0], printer)
+    return _resume(found[0], me, registry, printer, linger, args.abandon, args.text, args.start_lang)
+
+
+def _throw_away(found: Any, printer: _TablePrinter) -> int:
+    """``resume --abandon`` of a table against the computer: every seat is this process's,
+    so nobody is asked; the table ends abandoned, with no winner (manifest and history)."""
+    from p2pcards.net.store import StoreError
+    from p2pcards.tui.runtime import throw_away
+
+    m = found.manifest
+    try:
+        throw_away(found.path)
+    except StoreError as exc:
+        print(f"p2pcards: error: cannot abandon table {m.table_hex[:16]}: {exc}", file=sys.stderr)
+        return 1
+    printer.line({"type": "abandoned", "table": m.table_hex, "game": m.game, "role": m.role},
+                 f"table {m.table_hex[:16]} ({m.game}, against the computer) abandoned: it ends with no winner; "
+                 f"its transcript stays in {found.path.parent}")
+    return 0

@@ -43,7 +43,7 @@ def serve(args: argparse.Namespace, out: TextIO, *, registry: GameRegistry | Non
 
     _check(port, args.speed)
     registry = registry if registry is not None else _load()
-    me = _identity()
+    me = _identity(getattr(args, "name", None))  # play --web --name NAME keeps it, as play does
     lang = args.lang or args.start_lang or default_lang()
     open_disco = None
     if not getattr(args, "no_lan", False):

@@ -5,10 +5,12 @@ state machine contract, seat views and plugin hooks.  The computer players are i
 Nothing here imports trio, prompt_toolkit, zeroconf or does I/O (a test enforces it).
 
 The game contract -- what a plugin implements -- is spread over :mod:`~p2pcards.core.steps`
-(the steps and choice kinds), :mod:`~p2pcards.core.options` (table options),
-:mod:`~p2pcards.core.summary` (:class:`Line`, :class:`Summary`), :mod:`~p2pcards.core.deal`
-(:class:`DealState`) and :mod:`~p2pcards.core.spec` (:class:`GameSpec`, :class:`Match`);
-every name is importable from here.
+(the steps and choice kinds), :mod:`~p2pcards.core.choices` (a choice's plain form and its
+value), :mod:`~p2pcards.core.events` (the events a deal records),
+:mod:`~p2pcards.core.options` (table options), :mod:`~p2pcards.core.summary`
+(:class:`Line`, :class:`Summary`), :mod:`~p2pcards.core.deal` (:class:`DealState`) and
+:mod:`~p2pcards.core.spec` (:class:`GameSpec`, :class:`Match`); every name is importable
+from here.
 
 The game contract: specs, options, steps, and the trick-taking deal state machine
 ------------------------------------------------------------------------------------
@@ -32,15 +34,19 @@ In full information (:meth:`Deck.full`) every card is known and each step takes 
 once; distributed, the runtime turns the same steps into mental-deck operations.  The
 sequence of steps depends only on public information, so every peer computes the same one.
 
-Choice formats, per :attr:`Decision.kind`:
+Choice formats, per :attr:`Decision.kind`, in the plain form (:meth:`~DealState.legal`
+lists it, the screens hand it back, the transcript carries it) and as the value a handler
+receives (:mod:`~p2pcards.core.choices`: :meth:`~DealState.apply` takes either and reads
+a plain one with :func:`from_wire`):
 
-* ``"play"`` -- a deck position from :meth:`~DealState.legal` (Bisca's variant adds
-  ``("swap", position)``: exchange the two of trumps at ``position`` for the face-up
-  trump card, then decide again).
-* ``"trump"`` -- a suit letter or ``"turn"`` (Sobe e Desce).
-* ``"pass"`` and ``"go_in"`` -- a tuple of distinct positions from the seat's hand whose
-  length lies within :attr:`Decision.pick`; ``None`` declines (sits out) where
-  :attr:`Decision.may_decline` allows.
+* ``"play"`` -- a deck position from :meth:`~DealState.legal` (:class:`Play`); Bisca's
+  variant adds ``("swap", position)`` (:class:`Swap`): exchange the two of trumps at
+  ``position`` for the face-up trump card, then decide again.
+* ``"trump"`` -- a suit letter or ``"turn"`` (Sobe e Desce; :class:`TrumpChoice`).
+* ``"pass"`` and ``"go_in"`` -- a tuple (or list) of distinct positions from the seat's
+  hand whose length lies within :attr:`Decision.pick`; ``None`` declines (sits out) where
+  :attr:`Decision.may_decline` allows (:class:`PassCards`, :class:`GoIn`).
+* a game's own kind -- a word (:class:`Word`).
 
 A choice that is malformed or not the seat's to make raises :class:`IllegalChoice` and
 changes nothing.  A well-formed play that breaks a hidden-information rule (follow suit,
@@ -67,6 +73,9 @@ screens never name a game nor apply a game's rule.  A plugin supplies:
   ``decision.KIND.title``, ``decision.KIND.confirm``, ``decision.KIND.decline``;
 * public facts and notes for the table: :meth:`DealState.facts`, :meth:`DealState.notes`
   (text mode prints them whenever they change);
+* why a card may not be played now, when a screen refuses it: :meth:`DealState.refusal`
+  (the rule in the game's words, e.g. the suit that must be followed:
+  :meth:`DealState.follow_refusal` makes that line);
 * the words of its own event kinds (``DealState._event(KIND, seat, **fields)``, a kind
   other than the core's ``play`` and ``draw`` and the built-in ``trump``, ``go_in``,
   ``swap``, ``pass``), which text mode tells as they happen: the text key
@@ -80,7 +89,8 @@ screens never name a game nor apply a game's rule.  A plugin supplies:
   ``cards``).
 
 Words reach a screen as :class:`Line` values: a text key of the game and the values of its
-fields, seats apart (each screen names a seat its own way: "you", "seat 2", a name).
+fields, seats apart (each screen names a seat its own way: "you", "seat 2", a name) and
+suits apart (each screen names a suit in its language).
 """
 
 from p2pcards.core.cards import (
@@ -101,9 +111,33 @@ from p2pcards.core.cards import (
     strength_table,
     suit_of,
 )
+from p2pcards.core.choices import (
+    TURN,
+    Choice,
+    GoIn,
+    Legal,
+    PassCards,
+    Plain,
+    Play,
+    Swap,
+    TrumpChoice,
+    Word,
+    from_wire,
+    is_choice,
+)
 from p2pcards.core.deal import DealState
 from p2pcards.core.deck import DISCARD, PLAYED, STOCK, Deck, DeckError
-from p2pcards.core.options import Option, OptionError
+from p2pcards.core.events import (
+    DrawEvent,
+    Event,
+    GameEvent,
+    GoInEvent,
+    PassEvent,
+    PlayEvent,
+    SwapEvent,
+    TrumpEvent,
+)
+from p2pcards.core.options import Option, OptionError, Options, OptionValue
 from p2pcards.core.plugins import (
     GameRegistry,
     PluginProblem,
@@ -125,8 +159,8 @@ from p2pcards.core.steps import (
     PLAY,
     SWAP,
     TRUMP,
-    Choice,
     Deal,
+    DealResult,
     Decision,
     End,
     IllegalChoice,
@@ -136,19 +170,22 @@ from p2pcards.core.steps import (
 )
 from p2pcards.core.summary import Line, Summary
 from p2pcards.core.tricks import Trick, card_points, follow_suit, higher_trumps, trick_winner
-from p2pcards.core.view import SeatView
+from p2pcards.core.view import Chooser, SeatView
 
 __all__ = [
     "FRENCH_52", "PORTUGUESE_40", "PT_POINTS", "PT_RANK_ORDER", "RANKS", "SUIT_NAMES",
     "SUIT_SYMBOLS", "SUITS", "Card", "Suit", "make_deck", "parse_card", "pretty", "rank_of",
     "strength_table", "suit_of",
     "DISCARD", "PLAYED", "STOCK", "Deck", "DeckError",
-    "GO_IN", "PASS", "PLAY", "SWAP", "TRUMP", "Choice", "Deal", "DealState", "Decision",
+    "GO_IN", "PASS", "PLAY", "SWAP", "TRUMP", "Deal", "DealResult", "DealState", "Decision",
     "End", "GameSpec", "IllegalChoice", "Line", "Locate", "Match", "Option", "OptionError",
-    "Reveal", "Step", "Summary",
+    "Reveal", "Step", "Summary", "Options", "OptionValue",
     "GameRegistry", "PluginProblem", "get_plugin_manager", "hookimpl", "hookspec",
     "load_games",
     "bandeira_winner", "game_points", "next_dealer", "running_totals",
     "Trick", "card_points", "follow_suit", "higher_trumps", "trick_winner",
-    "SeatView",
+    "SeatView", "Chooser",
+    "Choice", "Plain", "Legal", "Play", "Swap", "TrumpChoice", "PassCards", "GoIn", "Word", "TURN",
+    "from_wire", "is_choice",
+    "Event", "PlayEvent", "DrawEvent", "TrumpEvent", "SwapEvent", "PassEvent", "GoInEvent", "GameEvent",
 ]

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Final
+from typing import Final, Self, cast
 
 from p2pcards.core.cards import Card, Suit
+from p2pcards.core.choices import Choice, GoIn, Legal, PassCards, Plain, Play, Swap, from_wire
 from p2pcards.core.deck import PLAYED, STOCK, Deck
-from p2pcards.core.steps import PLAY, Choice, Deal, Decision, End, IllegalChoice, Locate, Reveal, Step
+from p2pcards.core.events import DrawEvent, Event, GameEvent, PlayEvent
+from p2pcards.core.options import Options
+from p2pcards.core.steps import PLAY, Deal, DealResult, Decision, End, IllegalChoice, Locate, Reveal, Step
 from p2pcards.core.summary import Line
 from p2pcards.core.tricks import Trick, trick_winner
 
@@ -19,6 +22,8 @@ __all__ = ["DealState"]
 
 #: Handlers of queued steps that change nothing that follows them (see DealState.deals_ahead).
 _PLAIN_HANDLERS: Final = (None, "_on_draw")
+#: Containers inside a deal's lists that :meth:`DealState.copy` copies too.
+_CONTAINERS: Final = (list, set)
 
 
 class DealState:
@@ -35,7 +40,7 @@ class DealState:
     points: Mapping[str, int] = {}
 
     def __init__(
-        self, seats: int, dealer: int, options: Mapping[str, Any], deck: Deck, number: int = 0
+        self, seats: int, dealer: int, options: Options, deck: Deck, number: int = 0
     ) -> None:
         self.seats = seats
         self.dealer = dealer
@@ -52,12 +57,12 @@ class DealState:
         self.won: list[list[int]] = [[] for _ in range(seats)]
         self.voids: list[set[Suit]] = [set() for _ in range(seats)]
         self.excluded: list[set[Card]] = [set() for _ in range(seats)]
-        self.events: list[dict[str, Any]] = []
+        self.events: list[Event] = []
         #: positions revealed to everyone (by Reveal and Locate steps)
         self.shown: set[int] = set()
         self.hands_at_start: list[list[Card | None]] | None = None
         self.renuncia: int | None = None
-        self.result: dict[str, Any] | None = None
+        self.result: DealResult | None = None
         self._queue: deque[tuple[Step, str | None]] = deque()
         self._pending: dict[int, Choice] = {}
         self._setup()
@@ -70,6 +75,26 @@ class DealState:
     @property
     def over(self) -> bool:
         return self.result is not None
+
+    def copy(self) -> Self:
+        """An independent copy of the deal, to play on from here (much cheaper than a deep
+        copy: what the search player, hints and replays do many times a decision).
+
+        Its attributes are copied one level deep (lists of lists or sets twice, the deck by
+        :meth:`Deck.copy`); the values inside them (cards, tuples, steps, events) are never
+        changed in place by a deal, so they are shared.  A game whose deal holds another
+        mutable container in its attributes (beyond a list, set, dict or deque) extends it.
+        """
+        new = object.__new__(type(self))
+        d = new.__dict__
+        for k, v in self.__dict__.items():
+            t = type(v)
+            if t is list:
+                v = [x.copy() if type(x) in _CONTAINERS else x for x in v]
+            elif t is set or t is dict or t is deque or t is Deck:
+                v = v.copy()
+            d[k] = v
+        return new
 
     def deals_ahead(self) -> tuple[Deal, ...]:
         """The deals from the stock queued right after the pending one, which the deal will
@@ -140,17 +165,19 @@ class DealState:
             return ()
         return tuple(s for s in step.seats if s not in self._pending)
 
-    def legal(self, seat: int) -> list[Choice]:
-        """Legal choices (or, for picks, the items to pick from) of ``seat`` now."""
+    def legal(self, seat: int) -> list[Legal]:
+        """Legal choices (or, for picks, the positions to pick from) of ``seat`` now, in their
+        plain form (:mod:`p2pcards.core.choices`): what a screen offers and hands back."""
         step = self._queue[0][0]
         if not isinstance(step, Decision) or seat not in step.seats:
             return []
         if step.kind == PLAY:
-            return self.legal_plays(seat)
-        return self._legal_other(seat, step)
+            return list(self.legal_plays(seat))
+        return list(self._legal_other(seat, step))
 
-    def apply(self, seat: int, choice: Choice) -> None:
-        """Take ``seat``'s choice for the pending decision."""
+    def apply(self, seat: int, choice: Choice | Plain) -> None:
+        """Take ``seat``'s choice for the pending decision: a value, or its plain form (read
+        with :func:`~p2pcards.core.choices.from_wire`); the handler receives the value."""
         step, handler = self._queue[0]
         if not isinstance(step, Decision):
             raise IllegalChoice(f"no decision is pending (the next step is {type(step).__name__})")
@@ -158,13 +185,14 @@ class DealState:
             raise IllegalChoice(f"it is not seat {seat}'s turn to decide")
         if seat in self._pending:
             raise IllegalChoice(f"seat {seat} has already decided")
+        value = from_wire(step.kind, choice)
         if step.pick is not None:
-            choice = self._check_pick(seat, step, choice)
+            self._check_pick(seat, step, value)
         assert handler is not None
         if len(step.seats) == 1:
-            self._run(handler, seat, choice)
+            self._run(handler, seat, value)
             return
-        self._pending[seat] = choice
+        self._pending[seat] = value
         if len(self._pending) == len(step.seats):
             choices = dict(sorted(self._pending.items()))
             self._pending = {}
@@ -189,7 +217,7 @@ class DealState:
         self.renuncia = seat
         self._end()
 
-    def _run(self, handler: str, *args: Any) -> None:
+    def _run(self, handler: str, *args: object) -> None:
         """Pop the pending decision and run its handler; a handler raises
         :class:`IllegalChoice` only before it changes anything, so put the step back."""
         entry = self._queue.popleft()
@@ -199,25 +227,22 @@ class DealState:
             self._queue.appendleft(entry)
             raise
 
-    def _check_pick(self, seat: int, step: Decision, choice: Choice) -> Choice:
-        if choice is None:
+    def _check_pick(self, seat: int, step: Decision, choice: Choice) -> None:
+        if not isinstance(choice, (PassCards, GoIn)):
+            raise IllegalChoice(f"a {step.kind} is a list of positions, not {choice.to_wire()!r}")
+        picked = choice.positions
+        if picked is None:
             if step.may_decline:
-                return None
+                return
             raise IllegalChoice(f"seat {seat} may not decline this {step.kind}")
         assert step.pick is not None
         lo, hi = step.pick
-        if not isinstance(choice, (tuple, list)) or not all(
-            type(p) is int for p in choice
-        ):
-            raise IllegalChoice(f"a {step.kind} is a list of positions, not {choice!r}")
-        picked = tuple(choice)
         if not lo <= len(picked) <= hi or len(set(picked)) != len(picked):
             raise IllegalChoice(f"a {step.kind} takes {lo}..{hi} distinct positions, got {picked!r}")
         hand = self.deck.hands[seat]
         for p in picked:
             if p not in hand:
                 raise IllegalChoice(f"seat {seat} does not hold position {p}")
-        return picked
 
     # ------------------------------------------------------------------ queue helpers
     def _push(self, step: Step, handler: str | None = None) -> None:
@@ -226,25 +251,29 @@ class DealState:
     def _end(self) -> None:
         """Finish the deal: compute the result and queue :class:`End`."""
         self._queue.clear()
-        self.result = self._result()
-        self.result["renuncia"] = self.renuncia
+        self.result = {**self._result(), "renuncia": self.renuncia}
         self._push(End(self.result))
 
     def _snapshot_hands(self) -> None:
         """Record the hands 'dealt at the start' (for records and bots' memory)."""
         self.hands_at_start = [self.deck.hand_cards(s) for s in range(self.seats)]
 
-    def _event(self, kind: str, seat: int, **fields: Any) -> None:
-        ev: dict[str, Any] = {"type": kind, "seat": seat}
-        ev.update(fields)
-        self.events.append(ev)
+    def _record(self, event: Event) -> None:
+        """Record ``event`` (:mod:`p2pcards.core.events`)."""
+        self.events.append(event)
+
+    def _event(self, kind: str, seat: int, **fields: object) -> None:
+        """Record an event of the game's own ``kind``: ``{"type": kind, "seat": seat}`` and
+        ``fields``, in their order (a :class:`~p2pcards.core.events.GameEvent`)."""
+        ev = {"type": kind, "seat": seat, **fields}
+        self.events.append(cast(GameEvent, ev))
 
     def _draw(self, seat: int, positions: Sequence[int]) -> None:
         """Queue a deal of stock positions to ``seat`` recorded as a draw event."""
         self._push(Deal(seat, tuple(positions)), "_on_draw")
 
     def _on_draw(self, step: Deal) -> None:
-        self._event("draw", step.seat, cards=[self.deck.cards[p] for p in step.positions])
+        self._record(DrawEvent(type="draw", seat=step.seat, cards=[self.deck.cards[p] for p in step.positions]))
 
     # ------------------------------------------------------------------ trick play
     def next_seat(self, seat: int) -> int:
@@ -274,14 +303,17 @@ class DealState:
         cards = self.deck.cards
         return [cards[p] for _, p in self.trick]  # type: ignore[misc]
 
-    def _on_play(self, seat: int, choice: Choice) -> None:
-        if type(choice) is not int or choice not in self.deck.hands[seat]:
-            raise IllegalChoice(f"seat {seat} cannot play {choice!r}: not a position it holds")
+    def _on_play(self, seat: int, choice: Play | Swap) -> None:
+        """Hook: a play decision's choice; a game with more than cards to play (Bisca's
+        :class:`~p2pcards.core.choices.Swap`) handles its own and leaves plays to this."""
+        pos = choice.position
+        if not isinstance(choice, Play) or pos not in self.deck.hands[seat]:
+            raise IllegalChoice(f"seat {seat} cannot play {choice.to_wire()!r}: not a position it holds")
         if self.renuncia is None and self.deck.knows_hand(seat):
-            if choice not in self.legal_plays(seat):
+            if pos not in self.legal_plays(seat):
                 self.renuncia = seat
-        self._push(Reveal((choice,), seat), "_on_played")
-        self._playing = (seat, choice)
+        self._push(Reveal((pos,), seat), "_on_played")
+        self._playing = (seat, pos)
 
     def _on_played(self, step: Reveal) -> None:
         seat, pos = self._playing
@@ -291,7 +323,7 @@ class DealState:
         self._infer(seat, card)
         self.deck.move(pos, PLAYED)
         self.trick.append((seat, pos))
-        self._event("play", seat, card=card)
+        self._record(PlayEvent(type="play", seat=seat, card=card))
         if evident:
             if self.renuncia is None:
                 self.renuncia = seat
@@ -326,25 +358,39 @@ class DealState:
         """Hook: whether following suit is compulsory right now."""
         return True
 
+    def follow_refusal(self, seat: int, choice: Plain, key: str = "refusal.follow") -> Line | None:
+        """For :meth:`refusal`: the line ``key`` naming the suit led (field ``suit``) when
+        ``choice`` does not follow it and ``seat`` holds a card of it; else None."""
+        cards = self.deck.cards
+        led = self.led_suit
+        if led is None or type(choice) is not int or cards[choice] is None or cards[choice][1] == led:  # type: ignore[index]
+            return None
+        if not any(cards[p] is not None and cards[p][1] == led for p in self.deck.hands[seat]):  # type: ignore[index]
+            return None
+        return Line(key, suits={"suit": led})
+
     # ------------------------------------------------------------------ for subclasses
     def _setup(self) -> None:
         raise NotImplementedError
 
-    def legal_plays(self, seat: int) -> list[Choice]:
-        """Positions ``seat`` may play now (its hand must be known to this observer)."""
+    def legal_plays(self, seat: int) -> Sequence[Legal]:
+        """Positions ``seat`` may play now (its hand must be known to this observer), and
+        any other play the game allows in its plain form (Bisca's ``("swap", position)``)."""
         raise NotImplementedError
 
-    def _legal_other(self, seat: int, step: Decision) -> list[Choice]:
+    def _legal_other(self, seat: int, step: Decision) -> Sequence[Legal]:
         """Legal choices for non-play decisions; for picks, the positions to pick from."""
         if step.pick is not None:
-            return list(self.deck.hands[seat])
+            return self.deck.hands[seat]
         raise NotImplementedError
 
-    def _result(self) -> dict[str, Any]:
+    def _result(self) -> DealResult:
+        """The deal's JSON-ready result (a game types its own, e.g. as a TypedDict); the
+        core adds ``renuncia``.  Computed from public information only."""
         raise NotImplementedError
 
     # ------------------------------------------------------------------ helpers
-    def public_info(self) -> dict[str, Any]:
+    def public_info(self) -> dict[str, object]:
         """Hook: game-specific public facts for views (scores, trump chooser...).
 
         Screens read two keys when present: ``stock`` (cards left in the stock) and
@@ -359,15 +405,24 @@ class DealState:
         screen fills in.  Default: nothing."""
         return []
 
-    def choice_line(self, seat: int, choice: Choice) -> Line | None:
+    def choice_line(self, seat: int, choice: Plain) -> Line | None:
         """Hook: the label of ``choice``, a legal choice of ``seat`` that is not a card
-        (a trump suit, an exchange...).  Default None: screens show the choice as it is."""
+        (a trump suit, an exchange...), in its plain form as :meth:`legal` lists it (or as
+        a transcript carries it: a list where legal has a tuple).  Default None: screens
+        show the choice as it is."""
         return None
 
     def facts(self) -> list[Line]:
         """Hook: public facts of the deal for the table's top line (e.g. tricks count
         double).  Default: none."""
         return []
+
+    def refusal(self, seat: int, choice: Plain) -> Line | None:
+        """Hook: why ``choice``, a card ``seat`` holds that is not among its legal plays now,
+        may not be played -- the rule, in the game's words (e.g. which suit must be
+        followed), for the screens to say when they refuse it.  Default None: the screens
+        say only that the card is not allowed now."""
+        return None
 
     def notes(self, seat: int) -> list[Line]:
         """Hook: what the rules did on their own that ``seat`` should be told now (e.g. a

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TypeAlias
 
-__all__ = ["Option", "OptionError"]
+__all__ = ["Option", "OptionError", "OptionValue", "Options"]
+
+#: A table option's value: a number or a word (one of its :attr:`Option.allowed`).
+OptionValue: TypeAlias = int | str
+#: A table's options, resolved (:meth:`GameSpec.resolve_options
+#: <p2pcards.core.spec.GameSpec.resolve_options>`): name -> value.
+Options: TypeAlias = Mapping[str, OptionValue]
 
 
 class OptionError(ValueError):

@@ -5,21 +5,19 @@ checkers read.  Plain data from the deal's state, no player and no I/O.
 
 from __future__ import annotations
 
-from typing import Any
-
 from p2pcards.core.deal import DealState
 from p2pcards.core.spec import GameSpec, Match
 
 __all__ = ["deal_record", "play_record"]
 
 
-def deal_record(spec: GameSpec, match_index: int, index: int, deal: DealState, match: Match) -> dict[str, Any]:
+def deal_record(spec: GameSpec, match_index: int, index: int, deal: DealState, match: Match) -> dict[str, object]:
     """The JSON object the arena prints for a finished deal (see ``p2pcards arena --help``)."""
     return {**play_record(spec, match_index, index, deal), "totals": list(match.totals),
             "match_over": match.finished, "winner": match.winner}
 
 
-def play_record(spec: GameSpec, match_index: int, index: int, deal: DealState) -> dict[str, Any]:
+def play_record(spec: GameSpec, match_index: int, index: int, deal: DealState) -> dict[str, object]:
     """:func:`deal_record` but the match's fields (``totals``, ``match_over``, ``winner``)."""
     cards = deal.deck.cards
     return {

@@ -18,9 +18,11 @@ from typing import Any
 from p2pcards.core.cards import Card
 from p2pcards.core.deal import DealState
 from p2pcards.core.deck import Deck
-from p2pcards.core.options import Option, OptionError
+from p2pcards.core.options import Option, OptionError, Options, OptionValue
 from p2pcards.core.scoring import next_dealer
+from p2pcards.core.steps import DealResult
 from p2pcards.core.summary import Summary
+from p2pcards.core.view import Chooser
 
 __all__ = ["GameSpec", "Match"]
 
@@ -64,12 +66,12 @@ class GameSpec:
     options: tuple[Option, ...]
     rules_version: str
     match_class: type[Match]
-    heuristic_class: type[Any] | str | None = None
+    heuristic_class: Callable[[random.Random], Chooser] | str | None = None
     teams: tuple[tuple[int, ...], ...] | None = None
     description: str = ""
     doc: str = field(default="", repr=False)
     texts: Mapping[str, Mapping[str, str]] = field(default_factory=dict, repr=False, hash=False)
-    simulator: Any = field(default=None, repr=False, hash=False, compare=False)
+    simulator: object = field(default=None, repr=False, hash=False, compare=False)
     clockwise: bool = False
     trumps: bool = True
     counts: tuple[str, ...] = ("tricks",)
@@ -80,22 +82,22 @@ class GameSpec:
             if isinstance(value, str) and (value.count(":") != 1 or not all(value.split(":"))):
                 raise ValueError(f"{self.name}: {what} {value!r} is not 'module:Name'")
 
-    def new_match(self, options: Mapping[str, Any], first_dealer: int) -> Match:
+    def new_match(self, options: Options, first_dealer: int) -> Match:
         """A new match: ``options`` over the defaults (a bad one raises OptionError),
         ``first_dealer`` deals first."""
         return self.match_class(self, self.resolve_options(options), first_dealer)
 
     @property
-    def heuristic(self) -> Callable[[random.Random], Any] | None:
+    def heuristic(self) -> Callable[[random.Random], Chooser] | None:
         """What builds the game's heuristic player from a ``random.Random`` (None: none)."""
         h = self.heuristic_class
         if isinstance(h, str):
-            loaded: Callable[[random.Random], Any] = _load_object(h)
+            loaded: Callable[[random.Random], Chooser] = _load_object(h)
             return loaded
         return h
 
     @property
-    def batch_simulator(self) -> Any:
+    def batch_simulator(self) -> object:
         """The game's batch simulator (:mod:`p2pcards.players.fastsim`) for the search player,
         or None.  ``simulator`` gives it as the object or as ``"module:NAME"``, imported
         the first time it is asked for."""
@@ -109,7 +111,7 @@ class GameSpec:
         """How many sides score: teams, or else players."""
         return len(self.teams) if self.teams else self.seats
 
-    def deal_summary(self, result: Mapping[str, Any]) -> Summary:
+    def deal_summary(self, result: DealResult) -> Summary:
         """How the deal ``result`` reads (:meth:`Match.deal_summary`); a result the game's
         summary cannot read (a damaged or foreign record) reads as :class:`Match`'s default."""
         try:
@@ -117,7 +119,7 @@ class GameSpec:
         except (KeyError, IndexError, TypeError, ValueError):
             return Match.deal_summary(result, self.sides)
 
-    def match_summary(self, totals: Sequence[int], winner: int | None, options: Mapping[str, Any]) -> Summary:
+    def match_summary(self, totals: Sequence[int], winner: int | None, options: Options) -> Summary:
         """How a match's ``totals`` read (:meth:`Match.match_summary`)."""
         return self.match_class.match_summary(totals, winner, options)
 
@@ -163,10 +165,10 @@ class GameSpec:
             return default
         raise KeyError(f"{self.name} has no words for {key!r}")
 
-    def resolve_options(self, raw: Mapping[str, str | int] | None = None) -> dict[str, Any]:
+    def resolve_options(self, raw: Mapping[str, str | int] | None = None) -> dict[str, OptionValue]:
         """Defaults overlaid with ``raw``; unknown names and bad values raise OptionError."""
         known = {o.name: o for o in self.options}
-        out: dict[str, Any] = {o.name: o.default for o in self.options}
+        out: dict[str, OptionValue] = {o.name: o.default for o in self.options}
         for key, text in (raw or {}).items():
             opt = known.get(key)
             if opt is None:
@@ -194,7 +196,7 @@ class Match:
     #: (penalty points)
     lower_is_better = False
 
-    def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
+    def __init__(self, spec: GameSpec, options: Options, first_dealer: int) -> None:
         if not 0 <= first_dealer < spec.seats:
             raise ValueError(f"first dealer {first_dealer} is not a seat of {spec.name}")
         self.spec = spec
@@ -202,7 +204,7 @@ class Match:
         self.seats = spec.seats
         self.dealer = first_dealer
         self.deal_number = 0
-        self.results: list[dict[str, Any]] = []
+        self.results: list[DealResult] = []
         self.totals: list[int] = []
         self.winner: int | None = None
 
@@ -238,27 +240,28 @@ class Match:
     def _new_deal(self, deck: Deck) -> DealState:
         raise NotImplementedError
 
-    def _score(self, result: dict[str, Any]) -> None:
+    def _score(self, result: DealResult) -> None:
+        """Add a deal's ``result`` (its :meth:`DealState._result`, with ``renuncia``) to the
+        totals; set ``winner`` when the match is over."""
         raise NotImplementedError
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> dict[str, object]:
         """JSON-ready state of the match: ``winner`` (side or null), ``totals``, deals."""
         return {"winner": self.winner, "totals": list(self.totals), "deals": self.deal_number}
 
     @classmethod
-    def deal_summary(cls, result: Mapping[str, Any], sides: int) -> Summary:
+    def deal_summary(cls, result: DealResult, sides: int) -> Summary:
         """How a deal's ``result`` reads for people, per side (``sides`` of them).
 
         Default: a column for each entry of the result that has a number per side,
         labelled by its key (a game gives its words for it in its texts)."""
-        columns = tuple(k for k, v in result.items()
-                        if isinstance(v, (list, tuple)) and len(v) == sides
-                        and all(isinstance(x, int) for x in v))
-        rows = tuple((side, tuple(int(result[c][side]) for c in columns)) for side in range(sides))
-        return Summary(columns, rows)
+        numbers = {k: [int(x) for x in v] for k, v in result.items()
+                   if isinstance(v, (list, tuple)) and len(v) == sides and all(isinstance(x, int) for x in v)}
+        rows = tuple((side, tuple(values[side] for values in numbers.values())) for side in range(sides))
+        return Summary(tuple(numbers), rows)
 
     @classmethod
-    def deal_value(cls, spec: GameSpec, result: Mapping[str, Any], seat: int) -> float | None:
+    def deal_value(cls, spec: GameSpec, result: DealResult, seat: int) -> float | None:
         """How one deal went for ``seat``, as one number read from the deal's ``result``
         (:attr:`value_label` says what it is, :attr:`lower_is_better` which way is good):
         what a computer player that searches tries to make best, and what ``p2pcards duel``
@@ -273,7 +276,7 @@ class Match:
         return getattr(cls.deal_value, "__func__", None) is not getattr(Match.deal_value, "__func__", None)
 
     @classmethod
-    def match_summary(cls, totals: Sequence[int], winner: int | None, options: Mapping[str, Any]) -> Summary:
+    def match_summary(cls, totals: Sequence[int], winner: int | None, options: Options) -> Summary:
         """How a match's ``totals`` read (at its end, ``winner`` is the winning side).
         Default: one column, ``totals`` (:attr:`totals_label`), the winner highlighted."""
         return Summary(("totals",), tuple((side, (int(v),)) for side, v in enumerate(totals)), winner)

@@ -1,5 +1,5 @@
 """The steps of a deal and the kinds of decision (formats in :mod:`p2pcards.core`'s
-docstring, "Choice formats").
+docstring, "Choice formats"; a choice's values in :mod:`p2pcards.core.choices`).
 
 The driver asks :meth:`DealState.step <p2pcards.core.deal.DealState.step>` for the
 pending step and fulfils it: :class:`Deal`, :class:`Reveal`, :class:`Locate`,
@@ -8,23 +8,28 @@ pending step and fulfils it: :class:`Deal`, :class:`Reveal`, :class:`Locate`,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeAlias
 
 from p2pcards.core.cards import Card
 from p2pcards.core.deck import STOCK
 
 __all__ = [
-    "Choice", "Deal", "Reveal", "Locate", "Decision", "End", "Step", "IllegalChoice",
-    "PLAY", "TRUMP", "PASS", "GO_IN", "SWAP",
+    "Deal", "Reveal", "Locate", "Decision", "End", "Step", "IllegalChoice",
+    "PLAY", "TRUMP", "PASS", "GO_IN", "SWAP", "DealResult",
 ]
 
-Choice = Any
 PLAY = "play"
 TRUMP = "trump"
 PASS = "pass"
 GO_IN = "go_in"
 SWAP = "swap"
+
+#: A deal's result, JSON-ready: the fields its game gives (each game types its own), and
+#: ``renuncia`` (the seat blamed, or None), which the core adds.  A match that could not
+#: score a deal records ``{"void": True}``.
+DealResult: TypeAlias = Mapping[str, object]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +70,7 @@ class Decision:
 class End:
     """The deal is over."""
 
-    result: dict[str, Any]
+    result: DealResult
 
 
 Step = Deal | Reveal | Locate | Decision | End

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 __all__ = ["Line", "Summary"]
 
@@ -16,11 +15,14 @@ __all__ = ["Line", "Summary"]
 class Line:
     """Words a game gives a screen: ``key`` (a key of :meth:`GameSpec.text_keys`) and the
     values of its ``{fields}``; ``seats`` are the fields that name a seat, which each screen
-    names its own way.  Card fields are already written as people read them (``7♥``)."""
+    names its own way; ``suits`` the fields that name a suit (a suit letter, ``H``), which
+    each screen names in its language ("hearts", "copas").  Card fields are already written
+    as people read them (``7♥``)."""
 
     key: str
-    fields: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, object] = field(default_factory=dict)
     seats: Mapping[str, int] = field(default_factory=dict)
+    suits: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

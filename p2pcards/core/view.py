@@ -15,15 +15,17 @@ not every peer may have seen.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from p2pcards.core.cards import Card, Suit
+from p2pcards.core.choices import Legal, Plain
 from p2pcards.core.deal import DealState
 from p2pcards.core.deck import DISCARD, PLAYED, STOCK
-from p2pcards.core.steps import Choice, Decision
+from p2pcards.core.options import OptionValue
+from p2pcards.core.steps import Decision
 
-__all__ = ["SeatView"]
+__all__ = ["SeatView", "Chooser"]
 
 
 class SeatView:
@@ -63,7 +65,8 @@ class SeatView:
         return None
 
     @property
-    def legal(self) -> list[Choice]:
+    def legal(self) -> list[Legal]:
+        """The seat's legal choices now, in their plain form (:meth:`DealState.legal`)."""
         return self._state.legal(self.seat)
 
     @property
@@ -81,7 +84,7 @@ class SeatView:
         return self._state.dealer
 
     @property
-    def options(self) -> dict[str, Any]:
+    def options(self) -> dict[str, OptionValue]:
         return dict(self._state.options)
 
     @property
@@ -158,19 +161,31 @@ class SeatView:
         return [self._state.taken_points(s) for s in range(self.seats)]
 
     @property
-    def events(self) -> list[dict[str, Any]]:
-        """Public events (plays, trump choices, going in...).  Pass, draw and exchange
-        events carry their cards only for the seat that gave or received them, and never
-        in a dummy view (those cards were private when the event happened)."""
-        out = []
+    def events(self) -> list[Mapping[str, Any]]:
+        """Public events (plays, trump choices, going in...: :mod:`p2pcards.core.events`).
+        Pass, draw and exchange events carry their cards only for the seat that gave or
+        received them, and never in a dummy view (those cards were private when the event
+        happened).  (Read as plain mappings: the screens look their fields up by name.)"""
+        out: list[Mapping[str, object]] = []
         me = self.seat
         dummy = self.dummy
         for ev in self._state.events:
             if "cards" in ev and (dummy or (ev.get("seat") != me and ev.get("to") != me)):
-                ev = {k: v for k, v in ev.items() if k != "cards"}
-            out.append(ev)
+                out.append({k: v for k, v in ev.items() if k != "cards"})
+            else:
+                out.append(ev)
         return out
 
-    def extra(self, name: str, default: Any = None) -> Any:
+    def extra(self, name: str, default: object = None) -> object:
         """A game-specific public fact (e.g. Sobe e Desce scores, ``trump_chooser``)."""
         return self._state.public_info().get(name, default)
+
+
+class Chooser(Protocol):
+    """What decides for a seat from its view: a game's heuristic player (what
+    :attr:`GameSpec.heuristic_class <p2pcards.core.spec.GameSpec.heuristic_class>` builds),
+    any computer player (:class:`p2pcards.players.Player`), a person's screen.  It answers
+    with one of ``view.legal``'s choices, in their plain form (or, for a pick, a tuple of
+    positions, or None to decline)."""
+
+    def choose(self, view: SeatView, decision: Decision) -> Plain: ...

@@ -28,7 +28,7 @@ import random
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from functools import partial
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import trio
 from zeroconf import (  # type: ignore[attr-defined]  # DNSOutgoing, DNSQuestion: public, not in __all__
@@ -96,7 +96,7 @@ class ZeroconfDiscovery:
         self._local_networks = [n for i in interfaces for n in i.networks]
 
     # ------------------------------------------------------------------ helpers
-    async def _blocking(self, fn: Callable[..., T], *args: Any, abandon: bool = False) -> T:
+    async def _blocking(self, fn: Callable[..., T], *args: object, abandon: bool = False) -> T:
         """Run one of zeroconf's blocking calls on a worker thread; its errors become DiscoveryError."""
         try:
             return await trio.to_thread.run_sync(partial(fn, *args), abandon_on_cancel=abandon)

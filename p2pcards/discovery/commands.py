@@ -13,10 +13,11 @@ import shlex
 import sys
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any, Final, TextIO
+from typing import TYPE_CHECKING, Final, TextIO
 
 import trio
 
+from p2pcards.core import GameSpec, Options
 from p2pcards.discovery.base import DEFAULT_TTL, Discovery, Registration, one_error
 from p2pcards.discovery.errors import DiscoveryError
 from p2pcards.discovery.record import (
@@ -30,6 +31,10 @@ from p2pcards.discovery.record import (
 )
 from p2pcards.discovery.tables import TableAnnouncer, announcing, check_joinable, collect_tables, find_table
 from p2pcards.discovery.tables import watch_tables as _watch
+
+if TYPE_CHECKING:
+    from p2pcards.identity import Identity
+    from p2pcards.net.handshake import SeatSpec
 
 __all__ = [
     "TABLES_EPILOG", "add_lan_options", "run_tables", "hosting", "hosting_defaults", "make_announcement", "locate",
@@ -46,7 +51,8 @@ Lists the tables announced on the local network by `p2pcards host` (DNS-SD servi
 _p2pcards._tcp over multicast DNS): it listens for --wait seconds (default 3), then prints
 the tables still open.  A table this peer cannot join -- a game that is not installed, or
 of another rules version, another lobby protocol, an unreadable announcement, no free seat
--- is listed with the reason.  Join one with `p2pcards join NAME`.  With --watch it prints
+-- is listed with the reason.  A person takes a seat of one with `p2pcards play --join NAME`
+(a headless computer player with `p2pcards join NAME`).  With --watch it prints
 every change as it is seen, for --wait seconds (default: until interrupted).
 
 JSON output (--json): one object
@@ -83,7 +89,7 @@ def hosting_defaults(bind: str = "0.0.0.0") -> argparse.Namespace:
                               ip_version="all")
 
 
-def make_announcement(spec: Any, options: Mapping[str, Any], seats: Sequence[Any], me: Any,
+def make_announcement(spec: GameSpec, options: Options, seats: Sequence[SeatSpec], me: Identity,
                       deals: int | None) -> Announcement:
     """The LAN announcement of a table of ``spec`` hosted by ``me`` (seats: SeatSpecs)."""
     from p2pcards.net import PROTO
@@ -115,7 +121,8 @@ def _describe(table: OpenTable, reason: str | None) -> str:
             f"seats free, host {ann.host_name} [{ann.host_fingerprint}] at {where}")
     if reason is not None:
         return f"{head}; cannot be joined: {reason}"
-    return f"{head}; join with: p2pcards join {shlex.quote(table.name)}"
+    name = shlex.quote(table.name)
+    return f"{head}; join with: p2pcards play --join {name} (a computer player: p2pcards join {name})"
 
 
 def run_tables(args: argparse.Namespace, out: TextIO, games: Mapping[str, InstalledGame], proto: int) -> int:
@@ -124,7 +131,7 @@ def run_tables(args: argparse.Namespace, out: TextIO, games: Mapping[str, Instal
     def emit(event: TableEvent) -> None:
         table = event.table
         if event.kind == "vanish":
-            obj: dict[str, Any] = {"type": "vanish", "name": table.name, "service": table.service}
+            obj: dict[str, object] = {"type": "vanish", "name": table.name, "service": table.service}
             text = f"{table.name}: gone"
         else:
             reason = why_not_joinable(table, games, proto)
@@ -186,7 +193,7 @@ class NoAnnouncer:
 
 @asynccontextmanager
 async def hosting(args: argparse.Namespace, announcement: Announcement, remote_seats: int,
-                  line: Callable[[dict[str, Any], str], None]) -> AsyncIterator[TableAnnouncer | NoAnnouncer]:
+                  line: Callable[[dict[str, object], str], None]) -> AsyncIterator[TableAnnouncer | NoAnnouncer]:
     """Announce the hosted table for the body's duration, unless ``--no-announce``, a
     loopback ``--bind`` (no other machine could reach it) or no remote seat.
 
@@ -201,8 +208,8 @@ async def hosting(args: argparse.Namespace, announcement: Announcement, remote_s
 
     def announced(reg: Registration) -> None:
         line({"type": "announced", "name": reg.name, "service": reg.service, "port": reg.port},
-             f"announced on the local network as {reg.name!r}; "
-             f"players join with: p2pcards join {shlex.quote(reg.name)}")
+             f"announced on the local network as {reg.name!r}; people join with: p2pcards play --join "
+             f"{shlex.quote(reg.name)} (a computer player: p2pcards join {shlex.quote(reg.name)})")
 
     def problem(text: str) -> None:
         print(f"p2pcards: warning: the table is not announced on the local network: {text}", file=sys.stderr)
@@ -214,7 +221,7 @@ async def hosting(args: argparse.Namespace, announcement: Announcement, remote_s
 
 # ---------------------------------------------------------------------- join
 async def locate(args: argparse.Namespace, games: Mapping[str, InstalledGame], proto: int,
-                 line: Callable[[dict[str, Any], str], None]) -> tuple[str, int, str]:
+                 line: Callable[[dict[str, object], str], None]) -> tuple[str, int, str]:
     """Find the table named ``args.address`` on the LAN: (address, port, host fingerprint).
 
     Raises :class:`DiscoveryError` (not found, cannot be joined, no multicast) with a

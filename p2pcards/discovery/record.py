@@ -16,7 +16,7 @@ import ipaddress
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Final, Literal, Protocol
+from typing import Final, Literal, Protocol
 
 __all__ = [
     "SERVICE_TYPE",
@@ -331,11 +331,11 @@ class InstalledGame(Protocol):
     @property
     def seats(self) -> int: ...
 
-    def resolve_options(self, raw: Mapping[str, str | int] | None = None) -> dict[str, object]: ...
+    def resolve_options(self, raw: Mapping[str, str | int] | None = None) -> Mapping[str, object]: ...
 
 
 def joinable_problem(table: OpenTable, games: Mapping[str, InstalledGame],
-                     proto: int) -> tuple[str, dict[str, Any]] | None:
+                     proto: int) -> tuple[str, dict[str, object]] | None:
     """Why this peer cannot join ``table`` as a code and its details (None: it can), for a
     screen to say in its own language; :func:`why_not_joinable` says it in English.
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from p2pcards.core import GameRegistry, GameSpec, load_games
+from p2pcards.core import GameRegistry, GameSpec, OptionValue, load_games
 from p2pcards.history import HistoryError
 from p2pcards.history.opened import open_transcript, read_transcript
 from p2pcards.net.store import log_path, read_log
@@ -160,7 +160,7 @@ class TableFacts:
 
     table_id: str
     spec: GameSpec
-    options: dict[str, Any]
+    options: dict[str, OptionValue]
     started: int
     deals_planned: int | None
     seats: tuple[SeatFacts, ...]
@@ -359,6 +359,15 @@ class History:
                        facts.table_id))
         return True
 
+    def abandon(self, table_id: str) -> bool:
+        """The person threw away the unfinished match ``table_id`` (a table against the
+        computer, :func:`p2pcards.tui.runtime.throw_away`): it ends abandoned, no winner.
+        Whether a match was changed (none is recorded before its first deal closes)."""
+        with self.transaction() as c:
+            done = c.execute("UPDATE matches SET ended = 'abandoned', winner = NULL WHERE table_id = ? "
+                             "AND ended = 'unfinished'", (table_id,))
+            return done.rowcount > 0
+
     def record_hint(self, facts: TableFacts, deal: int, seat: int, at: int, suggestion: str,
                     followed: bool | None = None) -> None:
         """Write (or update: the same deal, seat and decision) a hint that ``seat`` asked for."""
@@ -375,7 +384,7 @@ class History:
             c.execute("DELETE FROM matches")
 
     # ------------------------------------------------------------------ reading
-    def rows(self, table: str) -> list[tuple[Any, ...]]:
+    def rows(self, table: str) -> list[tuple[object, ...]]:
         """Every row of one of the tables, in key order (tests compare databases with it)."""
         keys = {"matches": "table_id", "seats": "table_id, seat", "deals": "table_id, deal",
                 "deal_sides": "table_id, deal, side", "hints": "table_id, deal, seat, at"}

@@ -42,7 +42,7 @@ before is exported); 2 for a file that is not a transcript.
 """
 
 
-def export_records(opened: Opened) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def export_records(opened: Opened) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
     """The arena records of the deals ``opened`` holds, in order, and the deals it could not
     open (``{deal, verdict, seat, reason}``)."""
     records, missing = [], []
@@ -83,7 +83,7 @@ def run_export(path: str | Path, json_out: bool, out: TextIO, registry: GameRegi
         out.write(json.dumps(summary, separators=(",", ":")) + "\n")
         return 0 if opened.error is None else 1
     print(f"table {opened.table_id.hex()[:16]} of {spec.name}: {len(messages)} messages, "
-          f"{len(records)} deal(s) opened", file=out)
+          f"{len(records)} {'deal' if len(records) == 1 else 'deals'} opened", file=out)
     if torn_tail:
         print(f"WARNING: the last {torn} bytes of {path} do not make a whole message (message seq {len(messages)} "
               "was being written when the process stopped); the messages before it are exported", file=out)

@@ -25,11 +25,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from p2pcards.core import DealState, Decision, End, GameRegistry, GameSpec, Match, load_games
+from p2pcards.core import Choice, DealState, Decision, End, GameRegistry, GameSpec, Match, load_games
 from p2pcards.history import HistoryError
 from p2pcards.history.db import deal_facts
 from p2pcards.history.opened import read_transcript
-from p2pcards.players.sampling import clone_state
 from p2pcards.table.audit import replay_transcript
 from p2pcards.table.events import DealClosed, Ended, Output
 from p2pcards.table.table import Stage, Table
@@ -41,11 +40,13 @@ __all__ = ["DealSteps", "MatchSteps", "Step", "follow", "follow_log"]
 @dataclass(frozen=True)
 class Step:
     """A deal after one decision (or, first, as dealt): its state (a copy nobody changes),
-    who decided what (``seat``, ``choice`` and the decision's ``kind``; None for the deal
-    as dealt) and whether this decision closed a trick."""
+    who decided what (``seat``, ``choice`` in the plain form the transcript carries, and the
+    decision's ``kind``; None for the deal as dealt) and whether this decision closed a
+    trick."""
 
     state: DealState
     seat: int | None = None
+    #: a :data:`~p2pcards.core.Plain` (Any while the replay screen narrows its lists loosely)
     choice: Any = None
     kind: str | None = None
     trick_end: bool = False
@@ -81,7 +82,7 @@ class MatchSteps:
     spec: GameSpec
     deals: list[DealSteps] = field(default_factory=list)
     #: the table's ``final`` event once the transcript reaches the table's end
-    final: dict[str, Any] | None = None
+    final: dict[str, object] | None = None
     #: the first message the observer refused: ``{seq, seat or None, reason}``
     error: dict[str, Any] | None = None
     #: messages followed, and the bytes of a torn last frame after them
@@ -102,18 +103,18 @@ def _advance(deal: DealState) -> None:
         deal.complete()
 
 
-def step_through(deal: DealState, choices: Sequence[tuple[int, Any]]) -> list[Step]:
+def step_through(deal: DealState, choices: Sequence[tuple[int, Choice]]) -> list[Step]:
     """The steps of ``deal`` (a fresh deal with every card known) under ``choices``: the
     deal as dealt, then one step per choice.  Raises ``IllegalChoice`` as the audit would."""
     _advance(deal)
-    steps = [Step(clone_state(deal))]
+    steps = [Step(deal.copy())]
     for seat, choice in choices:
         step = deal.step()
         kind = step.kind if isinstance(step, Decision) else None
         before = len(deal.tricks)
         deal.apply(seat, choice)
         _advance(deal)
-        steps.append(Step(clone_state(deal), seat, choice, kind, len(deal.tricks) > before))
+        steps.append(Step(deal.copy(), seat, choice.to_wire(), kind, len(deal.tricks) > before))
     return steps
 
 
@@ -122,7 +123,7 @@ class _Follower(Table):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.taken: list[DealSteps] = []
-        self.final: dict[str, Any] | None = None
+        self.final: dict[str, object] | None = None
         #: per deal number, the match as it stood before that deal (to step an opened deal again)
         self._before: dict[int, Match] = {}
         super().__init__(*args, **kwargs)
@@ -159,18 +160,18 @@ class _Follower(Table):
         decided = len(self.choices)
         if not taken.steps:
             if decided or isinstance(game.step(), Decision):
-                taken.steps.append(Step(clone_state(game)))
+                taken.steps.append(Step(game.copy()))
             return
         if decided <= len(taken.steps) - 1:
             # no new decision: the cards dealt or shown since then belong to the last step
-            taken.steps[-1] = replace(taken.steps[-1], state=clone_state(game))
+            taken.steps[-1] = replace(taken.steps[-1], state=game.copy())
             return
         for index in range(len(taken.steps) - 1, decided):  # (a dummy's plays come several at once)
             before = taken.steps[-1].state
             seat, choice = self.choices[index]
             step = before.step()
             kind = step.kind if isinstance(step, Decision) else None
-            taken.steps.append(Step(clone_state(game), seat, choice, kind,
+            taken.steps.append(Step(game.copy(), seat, choice.to_wire(), kind,
                                     len(game.tricks) > len(before.tricks)))
 
     def _closed(self, event: DealClosed) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -13,14 +13,15 @@ from p2pcards.core import GameRegistry, load_games
 from p2pcards.history import HistoryError
 from p2pcards.history.charts import form_line, points_chart
 from p2pcards.history.db import History, db_path, rebuild
+from p2pcards.words import Text
 
 __all__ = [
     "FORM_MATCHES",
     "HISTORY_EPILOG",
     "STATS_EPILOG",
-    "STATS_WORDS",
     "compute_stats",
     "describe_stats",
+    "history_line",
     "run_history",
     "run_stats",
     "side_names",
@@ -72,17 +73,18 @@ once), and a chart of the points of each deal of the last match.
 
 JSON output (--json): one object
   {{"players": [{{"fingerprint": TEXT, "name": TEXT,
-                 "games": {{GAME: {{"matches": N, "won": N, "deals": N, "deals_won": N,
+                 "games": {{GAME: {{"matches": N, "won": N, "unfinished": N, "deals": N, "deals_won": N,
                                  "average_points": X or null, "capotes": N, "renuncias": N,
                                  "cheating": N, "hints": N (hints asked in those matches),
                                  "form": ["W"|"L"|"-", ...: oldest first]}}}}}}],
    "partnerships": [{{"game": GAME, "players": [ID, ID], "names": [TEXT, TEXT], "matches": N,
-                     "won": N}}],
+                     "won": N, "unfinished": N}}],
    "bots": [{{"game": GAME, "level": LEVEL, "matches": N, "won": N, "deals": N, "deals_won": N,
-             "average_points": X or null}}],
+             "average_points": X or null, "unfinished": N}}],
    "last_match": null or {{"table": HEX, "game": GAME, "sides": [[SEAT, ...] per side],
                           "names": [TEXT per side], "points": [[X or null per side] per deal]}}}}
-ID is a person's fingerprint, or "bot:LEVEL" for the computer.
+ID is a person's fingerprint, or "bot:LEVEL" for the computer.  "matches" counts every match
+with a deal recorded, "unfinished" those of them with no end known (left, or still played).
 """
 
 
@@ -122,10 +124,12 @@ def side_names(match: dict[str, Any], joiner: str = " and ") -> list[str]:
 
 
 def run_history(data_dir: Path, game: str | None, player: str | None, json_out: bool, rebuild_first: bool,
-                out: TextIO, registry: GameRegistry | None = None) -> int:
+                out: TextIO, registry: GameRegistry | None = None, text: Text | None = None) -> int:
     """List the matches of ``data_dir``'s history (``HISTORY_EPILOG``), after rebuilding it
-    from the transcripts when ``rebuild_first``.  Returns 0; raises
-    :class:`~p2pcards.history.HistoryError` for an unknown game or an unusable database."""
+    from the transcripts when ``rebuild_first``, for people in ``text``'s language (default
+    English).  Returns 0; raises :class:`~p2pcards.history.HistoryError` for an unknown
+    game or an unusable database."""
+    t = text or Text("en")
     rebuilt = None
     if game is not None or rebuild_first:
         registry = registry if registry is not None else load_games()
@@ -142,37 +146,54 @@ def run_history(data_dir: Path, game: str | None, player: str | None, json_out: 
         print(json.dumps({"matches": [_public(m) for m in matches], "rebuilt": rebuilt}), file=out)
         return 0
     if rebuilt is not None:
-        print(f"rebuilt from the transcripts: {rebuilt['tables']} table(s), {rebuilt['deals']} deal(s)", file=out)
+        print(t("history_rebuilt", tables=t.plural("history_tables", rebuilt["tables"]),
+                deals=t.plural("stats_deals", rebuilt["deals"])), file=out)
         for skip in rebuilt["skipped"]:
-            print(f"  table {skip['table'][:16]} left out: {skip['reason']}", file=out)
+            print(t("history_skipped", table=skip["table"][:16], reason=skip["reason"]), file=out)
     if not matches:
-        print("no matches recorded" + (" that fit" if game or player else ""), file=out)
+        print(t("history_none_fit" if game or player else "history_none"), file=out)
         return 0
     for m in matches:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(m["started"]))
-        names = side_names(m)
-        if m["winner"] is not None and m["winner"] < len(names):
-            outcome = f"won by {names[m['winner']]}"
-        else:
-            outcome = "no winner"
-        seats = ", ".join(f"{s['seat'] + 1} {s['name']}" + (f" ({s['level']})" if s["kind"] == "bot" else "")
-                          for s in m["seats"])
-        totals = ":".join(str(t) for t in m["totals"])
-        print(f"{when}  {m['game']:<12} {m['table_id'][:8]}  {m['ended']:<10} {outcome}, {totals}, "
-              f"{m['deals']} deal(s); seats {seats}", file=out)
+        print(history_line(m, t), file=out)
     return 0
+
+
+def history_line(m: dict[str, Any], t: Text) -> str:
+    """One match of the history in one line for people: when, game, table, how it ended,
+    who won (or that nobody has, or not yet), the totals and the deals when there are any,
+    and who sat where."""
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(m["started"]))
+    names = side_names(m, t("past_and"))
+    if m["winner"] is not None and m["winner"] < len(names):
+        outcome = t("history_won_by", names=names[m["winner"]])
+    else:
+        outcome = t("history_no_winner_yet" if m["ended"] == "unfinished" else "history_no_winner")
+    seats = ", ".join(f"{s['seat'] + 1} {s['name']}" + (f" ({_level(t, s['level'])})" if s["kind"] == "bot" else "")
+                      for s in m["seats"])
+    totals = ", " + ":".join(str(v) for v in m["totals"]) if m["totals"] else ""
+    deals = ", " + t.plural("stats_deals", m["deals"]) if m["deals"] else ""
+    ended = t(f"history_ended_{m['ended']}") if f"history_ended_{m['ended']}" in t else m["ended"]
+    return t("history_row", when=when, game=m["game"], table=m["table_id"][:8], ended=ended, outcome=outcome,
+             totals=totals, deals=deals, seats=seats)
+
+
+def _level(t: Text, level: str | None) -> str:
+    """A computer player's level in words of ``t``'s language."""
+    key = f"stats_level_{level}"
+    return t(key) if key in t else str(level)
 
 
 # ---------------------------------------------------------------------- statistics
 def _blank() -> dict[str, Any]:
-    return {"matches": 0, "won": 0, "deals": 0, "deals_won": 0, "_points": [], "capotes": 0, "renuncias": 0,
-            "cheating": 0, "hints": 0, "_form": []}
+    return {"matches": 0, "won": 0, "unfinished": 0, "deals": 0, "deals_won": 0, "_points": [], "capotes": 0,
+            "renuncias": 0, "cheating": 0, "hints": 0, "_form": []}
 
 
 def _tally(entry: dict[str, Any], match: dict[str, Any], seat: dict[str, Any], hints: int = 0) -> None:
     """Add ``match``, as ``seat`` played it (having asked for ``hints`` hints), to ``entry``."""
     side = seat["side"]
     entry["matches"] += 1
+    entry["unfinished"] += int(match["ended"] == "unfinished")
     entry["hints"] += hints
     won = match["winner"] is not None and match["winner"] == side
     entry["won"] += int(won)
@@ -224,9 +245,10 @@ def compute_stats(matches: Sequence[dict[str, Any]]) -> dict[str, Any]:
                          else (f"bot:{s['level']}", f"the computer ({s['level']})") for s in members)
             key = (m["game"], ids[0][0], ids[1][0])
             pair = pairs.setdefault(key, {"game": m["game"], "players": [ids[0][0], ids[1][0]], "matches": 0,
-                                          "won": 0})
+                                          "won": 0, "unfinished": 0})
             pair["names"] = [ids[0][1], ids[1][1]]
             pair["matches"] += 1
+            pair["unfinished"] += int(m["ended"] == "unfinished")
             pair["won"] += int(m["winner"] == side)
     out_players = []
     for p in sorted(players.values(), key=lambda p: (p["name"].casefold(), p["fingerprint"])):
@@ -236,8 +258,8 @@ def compute_stats(matches: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for (game, level), entry in sorted(bots.items()):
         finished = _finish(entry)
         out_bots.append({"game": game, "level": level, **{k: finished[k] for k in (
-            "matches", "won", "deals", "deals_won", "average_points")}})
-    out_pairs = [{k: v[k] for k in ("game", "players", "names", "matches", "won")}
+            "matches", "won", "deals", "deals_won", "average_points", "unfinished")}})
+    out_pairs = [{k: v[k] for k in ("game", "players", "names", "matches", "won", "unfinished")}
                  for _, v in sorted(pairs.items())]
     last = next((m for m in reversed(matches) if m["deal_list"]), None)
     last_match = None
@@ -250,108 +272,102 @@ def compute_stats(matches: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {"players": out_players, "partnerships": out_pairs, "bots": out_bots, "last_match": last_match}
 
 
-def run_stats(data_dir: Path, json_out: bool, out: TextIO, registry: GameRegistry | None = None) -> int:
-    """Print the statistics of ``data_dir``'s history (``STATS_EPILOG``).  Returns 0;
-    raises :class:`~p2pcards.history.HistoryError` for an unusable database."""
+def run_stats(data_dir: Path, json_out: bool, out: TextIO, registry: GameRegistry | None = None,
+              text: Text | None = None) -> int:
+    """Print the statistics of ``data_dir``'s history (``STATS_EPILOG``), for people in
+    ``text``'s language (default English).  Returns 0; raises
+    :class:`~p2pcards.history.HistoryError` for an unusable database."""
     with _open(data_dir) as history:
         stats = compute_stats(history.matches())
     if json_out:
         print(json.dumps(stats), file=out)
         return 0
-    for line in describe_stats(stats, registry if registry is not None else load_games()):
+    t = text or Text("en")
+    if not stats["players"] and not stats["bots"]:
+        print(t("stats_none"), file=out)
+        return 0
+    for line in describe_stats(stats, registry if registry is not None else load_games(), t):
         print(line, file=out)
     return 0
 
 
-#: The words of :func:`describe_stats`, as ``p2pcards stats`` prints them (``str.format``
-#: templates; the start screen passes its own, in its language, with the same fields).
-#: ``decimal`` is no template: the mark between the units and the decimals of an average.
-STATS_WORDS: dict[str, str] = {
-    "none": "no matches recorded yet: play a table, or run `p2pcards history --rebuild`",
-    "player": "{name} ({fingerprint})",
-    "game": "  {game}: {matches} match(es), {won} won; {deals_won} of {deals} deals won; {average}; "
-            "{capotes} capote(s), {renuncias} renúncia(s), {cheating} cheating verdict(s){hints}",
-    "hints": "; {n} hint(s) asked",
-    "decimal": ".",
-    "average": "{value} {label} a deal{lower}",
-    "no_average": "no {label} yet",
-    "lower": " (lower is better)",
-    "form": "    form {form}  (last {n}, oldest first: █ won, ▁ lost)",
-    "partners": "partners:",
-    "pair": "  {game}: {a} with {b}: {won} of {matches} match(es) won",
-    "computer": "the computer ({level})",
-    "bots": "computer players, by level:",
-    "bot": "  {game} {level}: {won} of {matches} match(es) won; {deals_won} of {deals} deals won{average}",
-    "bot_average": "; {value} {label} a deal",
-    "last": "last match ({game}, table {table}): {label} per deal{lower}",
-    "points": "points",
-}
-
-
-def describe_stats(stats: dict[str, Any], registry: GameRegistry, words: Mapping[str, str] | None = None, *,
-                   game_name: Callable[[str], str] | None = None, level_name: Callable[[str], str] | None = None,
-                   measure_name: Callable[[str], str] | None = None,
+def describe_stats(stats: dict[str, Any], registry: GameRegistry, text: Text | None = None, *,
+                   game_name: Callable[[str], str] | None = None, measure_name: Callable[[str], str] | None = None,
                    last_names: Sequence[str] | None = None) -> list[str]:
-    """``stats`` (:func:`compute_stats`) for people, with a form line per player and game
-    and a chart of the last match.
+    """``stats`` (:func:`compute_stats`) for people, in ``text``'s language (default
+    English; its ``stats_`` words, counts in the singular or the plural, averages with its
+    decimal mark), with a form line per player and game and a chart of the last match.
 
-    ``words`` are the templates (default :data:`STATS_WORDS`: the words of ``p2pcards
-    stats``, averages with a decimal point); ``game_name``, ``level_name`` and
-    ``measure_name`` say a game, a computer player's level and a game's measure
-    (``value_label``) in them (default: as they are);
-    ``last_names`` names the sides of the last match (default: ``stats``' own names)."""
-    say = {**STATS_WORDS, **(words or {})}
+    ``game_name`` and ``measure_name`` say a game and a game's measure (``value_label``)
+    in it (default: the game's name, and the measure in ``text``'s words when it has
+    them); ``last_names`` names the sides of the last match (default: ``stats``' own)."""
+    t = text or Text("en")
     game_of = game_name or (lambda name: name)
-    level_of = level_name or (lambda level: level)
-    measure_of = measure_name or (lambda label: label)
+
+    def measure_words(label: str) -> str:
+        return t(f"stats_measure_{label}") if f"stats_measure_{label}" in t else label
+
+    measure_of = measure_name or measure_words
 
     def measure(game: str) -> tuple[str, bool]:
         spec = registry.games.get(game)
         if spec is None or not spec.match_class.value_label:
-            return say["points"], False
+            return t("stats_points"), False
         return measure_of(spec.match_class.value_label), spec.match_class.lower_is_better
 
     def who(player: str, name: str) -> str:
-        return say["computer"].format(level=level_of(player[4:])) if player.startswith("bot:") else name
+        return t("stats_computer", level=_level(t, player[4:])) if player.startswith("bot:") else name
 
     def number(value: float) -> str:
-        return f"{value:g}".replace(".", say["decimal"])
+        return f"{value:g}".replace(".", t("stats_decimal"))
+
+    def unfinished(n: int) -> str:
+        return t("stats_unfinished", n=n) if n else ""
 
     if not stats["players"] and not stats["bots"]:
-        return [say["none"]]
+        return [t("stats_none")]
     lines: list[str] = []
     for p in stats["players"]:
-        lines.append(say["player"].format(name=p["name"], fingerprint=p["fingerprint"]))
+        lines.append(t("stats_player", name=p["name"], fingerprint=p["fingerprint"]))
         for game, e in p["games"].items():
             label, lower = measure(game)
-            avg = say["average"].format(value=number(e["average_points"]), label=label,
-                                        lower=say["lower"] if lower else "") \
-                if e["average_points"] is not None else say["no_average"].format(label=label)
-            lines.append(say["game"].format(game=game_of(game), matches=e["matches"], won=e["won"],
-                                            deals_won=e["deals_won"], deals=e["deals"], average=avg,
-                                            capotes=e["capotes"], renuncias=e["renuncias"], cheating=e["cheating"],
-                                            hints=say["hints"].format(n=e["hints"]) if e.get("hints") else ""))
-            lines.append(say["form"].format(form=form_line(e["form"]), n=len(e["form"])))
+            avg = t("stats_average", value=number(e["average_points"]), label=label,
+                    lower=t("stats_lower") if lower else "") \
+                if e["average_points"] is not None else t("stats_no_average", label=label)
+            lines.append(t("stats_game", game=game_of(game), matches=t.plural("stats_matches", e["matches"]),
+                           unfinished=unfinished(e.get("unfinished", 0)), won=e["won"], deals_won=e["deals_won"],
+                           deals=t.plural("stats_deals", e["deals"]), average=avg,
+                           capotes=t.plural("stats_capotes", e["capotes"]),
+                           renuncias=t.plural("stats_renuncias", e["renuncias"]),
+                           cheating=t.plural("stats_cheating", e["cheating"]),
+                           hints=t.plural("stats_hints", e["hints"]) if e.get("hints") else ""))
+            lines.append(t("stats_form", form=form_line(e["form"]), n=len(e["form"])))
     if stats["partnerships"]:
-        lines.append(say["partners"])
+        lines.append(t("stats_partners"))
         for pair in stats["partnerships"]:
-            lines.append(say["pair"].format(game=game_of(pair["game"]), a=who(pair["players"][0], pair["names"][0]),
-                                            b=who(pair["players"][1], pair["names"][1]), won=pair["won"],
-                                            matches=pair["matches"]))
+            a, b = pair["players"]
+            fields = {"game": game_of(pair["game"]), "won": pair["won"],
+                      "matches": t.plural("stats_matches", pair["matches"]),
+                      "unfinished": unfinished(pair.get("unfinished", 0))}
+            if a == b and a.startswith("bot:"):  # two computer players of one level: the level said once
+                lines.append(t("stats_pair_bots", level=_level(t, a[4:]), **fields))
+            else:
+                lines.append(t("stats_pair", a=who(a, pair["names"][0]), b=who(b, pair["names"][1]), **fields))
     if stats["bots"]:
-        lines.append(say["bots"])
-        for b in stats["bots"]:
-            label, _ = measure(b["game"])
-            avg = say["bot_average"].format(value=number(b["average_points"]), label=label) \
-                if b["average_points"] is not None else ""
-            lines.append(say["bot"].format(game=game_of(b["game"]), level=level_of(b["level"]), won=b["won"],
-                                           matches=b["matches"], deals_won=b["deals_won"], deals=b["deals"],
-                                           average=avg))
+        lines.append(t("stats_bots"))
+        for bot in stats["bots"]:
+            label, _ = measure(bot["game"])
+            avg = t("stats_bot_average", value=number(bot["average_points"]), label=label) \
+                if bot["average_points"] is not None else ""
+            lines.append(t("stats_bot", game=game_of(bot["game"]), level=_level(t, bot["level"]), won=bot["won"],
+                           matches=t.plural("stats_matches", bot["matches"]),
+                           unfinished=unfinished(bot.get("unfinished", 0)), deals_won=bot["deals_won"],
+                           deals=t.plural("stats_deals", bot["deals"]), average=avg))
     last = stats["last_match"]
     if last is not None:
         label, lower = measure(last["game"])
-        lines.append(say["last"].format(game=game_of(last["game"]), table=last["table"][:8], label=label,
-                                        lower=say["lower"] if lower else ""))
+        lines.append(t("stats_last", game=game_of(last["game"]), table=last["table"][:8], label=label,
+                       lower=t("stats_lower") if lower else ""))
         names = list(last_names) if last_names is not None else last["names"]
         series = [[d[side] if side < len(d) else None for d in last["points"]] for side in range(len(names))]
         lines += ["  " + line for line in points_chart(names, series)]

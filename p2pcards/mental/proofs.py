@@ -35,7 +35,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from p2pcards.mental.encoding import fields
 from p2pcards.mental.errors import GroupError
@@ -118,13 +118,13 @@ class ShuffleProof:
     hat: tuple[bytes, ...]
     prime: tuple[bytes, ...]
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> dict[str, object]:
         return {"S": self.S, "commitments": list(self.commitments), "chain": list(self.chain),
                 "challenge": self.challenge, "responses": list(self.responses), "hat": list(self.hat),
                 "prime": list(self.prime)}
 
     @classmethod
-    def from_wire(cls, obj: Any, group: Group, n: int) -> ShuffleProof | None:
+    def from_wire(cls, obj: object, group: Group, n: int) -> ShuffleProof | None:
         """The proof in ``obj``, or None when it is not a well-formed proof for ``n`` elements."""
         try:
             if not isinstance(obj, dict) or set(obj) != {"S", "commitments", "chain", "challenge", "responses",
@@ -259,11 +259,11 @@ class LockProof:
     challenge: bytes
     responses: tuple[bytes, ...]
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> dict[str, object]:
         return {"keys": list(self.keys), "challenge": self.challenge, "responses": list(self.responses)}
 
     @classmethod
-    def from_wire(cls, obj: Any, group: Group, n: int) -> LockProof | None:
+    def from_wire(cls, obj: object, group: Group, n: int) -> LockProof | None:
         """The proof in ``obj``, or None when it is not a well-formed proof for ``n`` positions."""
         try:
             if not isinstance(obj, dict) or set(obj) != {"keys", "challenge", "responses"}:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
+from p2pcards.core import Options
 from p2pcards.identity import Identity, verify
 from p2pcards.players import PLAYER_LEVELS
 from p2pcards.table.transcript import MAX_NAME
@@ -120,7 +121,7 @@ def parse_seat_spec(text: str | None, seats: int, default_level: str = "heuristi
 
 
 # ---------------------------------------------------------------------- helpers
-def decode(payload: bytes) -> dict[str, Any]:
+def decode(payload: bytes) -> dict[str, object]:
     """A lobby message: a msgpack map with a string ``type``."""
     try:
         obj = unpack(payload)
@@ -131,7 +132,7 @@ def decode(payload: bytes) -> dict[str, Any]:
     return obj
 
 
-def expect_fields(obj: Mapping[str, Any], type_: str, keys: set[str]) -> None:
+def expect_fields(obj: Mapping[str, object], type_: str, keys: set[str]) -> None:
     """Check that ``obj`` is a ``type_`` message with exactly the fields ``keys``."""
     if obj.get("type") != type_:
         raise LobbyProtocolError(f"expected a {type_!r} message, got {obj.get('type')!r}")
@@ -139,19 +140,19 @@ def expect_fields(obj: Mapping[str, Any], type_: str, keys: set[str]) -> None:
         raise LobbyProtocolError(f"a {type_!r} message has the fields {sorted(keys | {'type'})}")
 
 
-def _key(value: Any, what: str) -> bytes:
+def _key(value: object, what: str) -> bytes:
     if type(value) is not bytes or len(value) != 32:
         raise LobbyProtocolError(f"{what} is 32 bytes", "hello")
     return value
 
 
-def _port(value: Any) -> int:
+def _port(value: object) -> int:
     if type(value) is not int or not 0 < value < 65536:
         raise LobbyProtocolError("port is 1..65535", "hello")
     return value
 
 
-def _nonce(value: Any) -> bytes:
+def _nonce(value: object) -> bytes:
     if type(value) is not bytes or len(value) != NONCE_SIZE:
         raise LobbyProtocolError(f"a nonce is {NONCE_SIZE} bytes", "protocol")
     return value
@@ -163,7 +164,7 @@ def make_greeting(nonce: bytes) -> bytes:
     return pack({"type": "greeting", "proto": PROTO, "nonce": nonce})
 
 
-def parse_greeting(obj: dict[str, Any]) -> bytes:
+def parse_greeting(obj: Mapping[str, object]) -> bytes:
     """The listener's nonce from its ``greeting``; the code is ``version`` for another protocol."""
     if obj.get("type") != "greeting":
         raise LobbyProtocolError(f"expected the listener's greeting, got a {obj.get('type')!r} "
@@ -192,7 +193,7 @@ def make_hello(me: Identity, nonce: bytes, port: int, games: Mapping[str, str], 
                name: str | None = None) -> bytes:
     """The joiner's ``hello``, signed with its signing key over the host's fresh ``nonce``
     (proof that it holds the key, now: a recorded hello answers no other greeting)."""
-    body: dict[str, Any] = {
+    body: dict[str, object] = {
         "type": "hello", "proto": PROTO, "nonce": nonce, "name": (name or me.name)[:MAX_NAME] or "player",
         "signing": me.signing_public, "sealing": me.sealing_public, "port": port,
         "games": dict(games), "bot": bot,
@@ -201,7 +202,7 @@ def make_hello(me: Identity, nonce: bytes, port: int, games: Mapping[str, str], 
     return pack(body)
 
 
-def parse_hello(obj: dict[str, Any], nonce: bytes) -> Hello:
+def parse_hello(obj: Mapping[str, object], nonce: bytes) -> Hello:
     """Check a ``hello`` answering the greeting of ``nonce``; the error's ``code`` is
     ``version`` for another protocol version, ``hello`` for anything else wrong."""
     if obj.get("type") != "hello":
@@ -242,7 +243,7 @@ class Seated:
     seat: int
     game: str
     rules_version: str
-    options: Mapping[str, Any]
+    options: Options
     seats: int
     deals: int | None
     timeout: float
@@ -263,7 +264,7 @@ def make_refused(code: str, reason: str) -> bytes:
     return pack({"type": "refused", "code": code, "reason": reason})
 
 
-def parse_seated_or_refused(obj: dict[str, Any]) -> Seated | tuple[str, str]:
+def parse_seated_or_refused(obj: Mapping[str, object]) -> Seated | tuple[str, str]:
     """A ``seated`` message, or ``(code, reason)`` of a ``refused`` one."""
     if obj.get("type") == "refused":
         expect_fields(obj, "refused", {"code", "reason"})
@@ -315,7 +316,7 @@ def make_start(genesis: bytes, processes: Sequence[Process]) -> bytes:
                  "processes": [{"seats": list(p.seats), "addr": p.addr, "port": p.port} for p in processes]})
 
 
-def parse_start(obj: dict[str, Any], seats: int) -> Start:
+def parse_start(obj: Mapping[str, object], seats: int) -> Start:
     """Check a ``start``: every seat appears in exactly one process; only the host has no address."""
     expect_fields(obj, "start", {"genesis", "processes"})
     raw, procs = obj["genesis"], obj["processes"]
@@ -374,7 +375,7 @@ def make_mesh_hello(role: str, table: bytes, seats: Mapping[int, Identity], thei
                  "sigs": [seats[s].sign(_mesh_bytes(role, table, s, theirs, mine)) for s in order]})
 
 
-def parse_mesh_hello(obj: dict[str, Any], role: str, table: bytes, keys: Sequence[bytes], mine: bytes,
+def parse_mesh_hello(obj: Mapping[str, object], role: str, table: bytes, keys: Sequence[bytes], mine: bytes,
                      theirs: bytes | None = None) -> MeshHello:
     """Check the other side's ``mesh`` hello (it is the ``role`` side) against this table's id,
     its seat keys and this side's nonce ``mine``; ``theirs``, when known (the listener's
@@ -424,14 +425,14 @@ class Challenge:
     nonce: bytes
 
 
-def _seat_list(seats: Any, n_seats: int) -> tuple[int, ...]:
+def _seat_list(seats: object, n_seats: int) -> tuple[int, ...]:
     if (not isinstance(seats, list) or not seats or not all(type(s) is int and 0 <= s < n_seats for s in seats)
             or len(set(seats)) != len(seats)):
         raise LobbyProtocolError("a non-empty list of distinct seats", "protocol")
     return tuple(seats)
 
 
-def _seats_and_sigs(obj: Mapping[str, Any], n_seats: int) -> tuple[tuple[int, ...], list[bytes]]:
+def _seats_and_sigs(obj: Mapping[str, object], n_seats: int) -> tuple[tuple[int, ...], list[bytes]]:
     seats, sigs = _seat_list(obj["seats"], n_seats), obj["sigs"]
     if not isinstance(sigs, list) or len(seats) != len(sigs) or not all(type(sig) is bytes for sig in sigs):
         raise LobbyProtocolError("one signature (bytes) per seat", "protocol")
@@ -443,7 +444,7 @@ def make_rejoin(table: bytes, seats: Sequence[int], nonce: bytes) -> bytes:
     return pack({"type": "rejoin", "proto": PROTO, "table": table, "seats": sorted(seats), "nonce": nonce})
 
 
-def parse_rejoin(obj: dict[str, Any], table: bytes, n_seats: int) -> Rejoin:
+def parse_rejoin(obj: Mapping[str, object], table: bytes, n_seats: int) -> Rejoin:
     """Check a ``rejoin``; the error's code is ``table`` for another table."""
     if obj.get("type") == "rejoin" and obj.get("proto") != PROTO:
         raise LobbyProtocolError(f"rejoin protocol {obj.get('proto')!r} is not {PROTO}", "version")
@@ -463,7 +464,7 @@ def make_challenge(table: bytes, seats: Mapping[int, Identity], dialler_nonce: b
                           for s in order]})
 
 
-def parse_challenge(obj: dict[str, Any], table: bytes, keys: Sequence[bytes], dialler_nonce: bytes,
+def parse_challenge(obj: Mapping[str, object], table: bytes, keys: Sequence[bytes], dialler_nonce: bytes,
                     greeted: bytes) -> Challenge:
     """Check the listener's ``challenge`` against the seats' current keys and the nonce of its
     greeting ``greeted`` (the dialler's side)."""
@@ -487,7 +488,7 @@ def make_proof(table: bytes, seats: Mapping[int, Identity], dialler_nonce: bytes
                           for s in order]})
 
 
-def parse_proof(obj: dict[str, Any], table: bytes, rejoin: Rejoin, keys: Sequence[bytes], listener_nonce: bytes,
+def parse_proof(obj: Mapping[str, object], table: bytes, rejoin: Rejoin, keys: Sequence[bytes], listener_nonce: bytes,
                 former: Mapping[int, Sequence[bytes]] | None = None) -> None:
     """Check the dialler's ``proof`` of the seats its ``rejoin`` named (the listener's side).
 

@@ -21,11 +21,10 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import trio
 
-from p2pcards.core import GameSpec
+from p2pcards.core import GameSpec, Options
 from p2pcards.identity import Identity
 from p2pcards.net.errors import ListenError, LobbyTimeout, MeshError, single_error
 from p2pcards.net.handshake import (
@@ -75,7 +74,7 @@ class _Lobby:
     """Seats of the table while it fills (one per host process; touched by one task at a time)."""
 
     def __init__(self, spec: GameSpec, seats: Sequence[SeatSpec], bot_keys: set[bytes], host: Identity,
-                 options: Mapping[str, Any], deals: int | None, timeout: float) -> None:
+                 options: Options, deals: int | None, timeout: float) -> None:
         self.spec = spec
         self.free = [i for i, s in enumerate(seats) if s.kind == "remote"]
         self.joiners: dict[int, _Joiner] = {}
@@ -240,14 +239,14 @@ async def host_table(
     seats: Sequence[SeatSpec],
     host: Identity,
     data_dir: Path,
-    options: Mapping[str, Any] | None = None,
+    options: Options | None = None,
     deals: int | None = None,
     timeout: float = 60.0,
     bind: str = "0.0.0.0",
     port: int = 0,
     lobby_timeout: float = 600.0,
     on_event: EventSink | None = None,
-    on_table: Callable[[dict[str, Any]], None] | None = None,
+    on_table: Callable[[dict[str, object]], None] | None = None,
     on_listening: Callable[[str, int], None] | None = None,
     on_seats: Callable[[int, int], None] | None = None,
     on_link: LinkSink | None = None,
@@ -280,7 +279,8 @@ async def host_table(
         raise ValueError("a table has at most one 'me' seat, and it needs a person to play it")
     resolved = spec.resolve_options({k: str(v) for k, v in (options or {}).items()})
     rng = random.Random(seed if seed is not None else os.urandom(16))
-    bots = {i: Identity.generate(f"bot{i}") for i, s in enumerate(seats) if s.kind == "bot"}
+    # named as people count seats, from 1 ("bot2" sits in seat 2)
+    bots = {i: Identity.generate(f"bot{i + 1}") for i, s in enumerate(seats) if s.kind == "bot"}
     lobby = _Lobby(spec, seats, {b.signing_public for b in bots.values()}, host, resolved, deals, timeout)
     try:
         listeners = await trio.open_tcp_listeners(port, host=bind)

@@ -65,7 +65,7 @@ class Frame:
     source: Any = None
 
     @classmethod
-    def of(cls, raw: bytes, outer: Any = None, source: Any = None) -> Frame:
+    def of(cls, raw: bytes, outer: object = None, source: object = None) -> Frame:
         """Decode ``raw`` (``outer``: its msgpack, when the caller has it already)."""
         try:
             return cls(raw, decode(raw, outer), None, source)
@@ -80,7 +80,7 @@ class Frame:
     def seq(self) -> int | None:
         return self.decoded.seq if self.decoded is not None else None
 
-    def with_source(self, source: Any) -> Frame:
+    def with_source(self, source: object) -> Frame:
         return Frame(self.raw, self.decoded, self.error, source)
 
 

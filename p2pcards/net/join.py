@@ -20,7 +20,6 @@ import os
 import random
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import trio
 
@@ -101,8 +100,8 @@ async def join_table(
     level: str = "heuristic",
     name: str | None = None,
     lobby_timeout: float = 600.0,
-    on_seated: Callable[[dict[str, Any]], None] | None = None,
-    on_table: Callable[[dict[str, Any]], None] | None = None,
+    on_seated: Callable[[dict[str, object]], None] | None = None,
+    on_table: Callable[[dict[str, object]], None] | None = None,
     on_event: EventSink | None = None,
     seed: int | None = None,
     expect_host: str | None = None,
@@ -179,7 +178,7 @@ async def join_table(
     return node
 
 
-async def _receive(link: Link, what: str) -> dict[str, Any]:
+async def _receive(link: Link, what: str) -> dict[str, object]:
     try:
         return await receive_control(link, what)
     except LobbyProtocolError as exc:
@@ -305,7 +304,7 @@ async def _dial(proc: Process, mesh: _Mesh, nursery: trio.Nursery) -> Link:
             theirs = await _greeting(link, "the peer")
             mine = os.urandom(NONCE_SIZE)
             await link.send(make_mesh_hello(DIALLER, node.table_id, mesh.identities(), theirs, mine))
-            obj: dict[str, Any] | None = None
+            obj: dict[str, object] | None = None
             with trio.move_on_after(CONNECT_TIMEOUT):
                 obj = await _receive(link, "a mesh hello")
             if obj is None:

@@ -26,7 +26,7 @@ import logging
 import math
 from collections.abc import AsyncIterator
 from types import TracebackType
-from typing import Any, Final
+from typing import Final
 
 import trio
 
@@ -298,7 +298,7 @@ async def open_preauth(stream: trio.SocketStream, gate: PreauthGate) -> tuple[Li
     return Link(stream, f"{peer[0]}:{peer[1]}", limit=PREAUTH_FRAME), slot, str(peer[0])
 
 
-async def receive_control(link: Link, what: str, timeout: float | None = None) -> dict[str, Any]:
+async def receive_control(link: Link, what: str, timeout: float | None = None) -> dict[str, object]:
     """The next control message on ``link``, decoded (``what``: what this peer waits for,
     for the error).  Raises :class:`~p2pcards.net.errors.ConnectError` when the link closes,
     or when nothing comes within ``timeout`` seconds, and

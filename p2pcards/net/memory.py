@@ -7,13 +7,12 @@ exactly the code they run over TCP -- framing, dispatch, reordering, logs -- wit
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import trio
 
-from p2pcards.core import GameSpec
+from p2pcards.core import GameSpec, Options
 from p2pcards.identity import Identity
 from p2pcards.net.errors import single_error
 from p2pcards.net.link import Link
@@ -30,7 +29,7 @@ def make_table(
     spec: GameSpec,
     seats: Sequence[SeatInfo],
     *,
-    options: Mapping[str, Any] | None = None,
+    options: Options | None = None,
     deals: int | None = None,
     timeout: float = 60.0,
     nonce: bytes | None = None,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Final
+from typing import Final
 
 import trio
 
@@ -46,7 +46,7 @@ class Mesh:
 
     def __init__(self, timeout: float, mine: frozenset[int], *,
                  deliver: Callable[[Frame], Awaitable[None]],
-                 control: Callable[[Link, frozenset[int], dict[str, Any]], None],
+                 control: Callable[[Link, frozenset[int], dict[str, object]], None],
                  over: Callable[[], bool], on_link: LinkSink | None = None) -> None:
         self.timeout = timeout
         self.mine = mine

@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import trio
 
@@ -299,7 +298,7 @@ class Node:
         if fresh:
             self.request_sync(start, fresh)
 
-    def _control(self, link: Link, seats: frozenset[int], obj: dict[str, Any]) -> None:
+    def _control(self, link: Link, seats: frozenset[int], obj: dict[str, object]) -> None:
         """A ``sync`` or ``synced`` frame from a process with seats (TRANSPORT.md, "Sync")."""
         try:
             msg = parse_control(obj, self.table_id)

@@ -16,10 +16,11 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import trio
 
+from p2pcards.core import Decision, Plain, SeatView
 from p2pcards.identity import Identity, fingerprint
 from p2pcards.net.clocks import Clock
 from p2pcards.net.files import PeerFiles
@@ -118,10 +119,10 @@ class ThreadedPlayer:
     def __init__(self, inner: Player) -> None:
         self.inner = inner
 
-    async def achoose(self, view: Any, decision: Any) -> Any:
+    async def achoose(self, view: SeatView, decision: Decision) -> Plain:
         return await trio.to_thread.run_sync(self.inner.choose, view, decision)
 
-    def choose(self, view: Any, decision: Any) -> Any:  # the plain Player interface
+    def choose(self, view: SeatView, decision: Decision) -> Plain:  # the plain Player interface
         return self.inner.choose(view, decision)
 
 
@@ -135,7 +136,7 @@ def in_background(player: Player) -> Player:
     return player
 
 
-def describe_table(genesis: Genesis, local_seats: Sequence[int]) -> dict[str, Any]:
+def describe_table(genesis: Genesis, local_seats: Sequence[int]) -> dict[str, object]:
     """The ``table`` object of the ``--json`` output: the genesis in plain values
     (``hints``: False when the host forbade the people at the table to ask for hints)."""
     return {

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any, Final
+from collections.abc import Mapping
+from typing import Final
 
 import trio
 
@@ -57,11 +58,11 @@ def _welcome(seq: int) -> bytes:
     return pack({"type": "welcome", "seq": seq})
 
 
-async def _receive(link: Link, what: str) -> dict[str, Any]:
+async def _receive(link: Link, what: str) -> dict[str, object]:
     return await receive_control(link, what, REJOIN_TIMEOUT)
 
 
-async def answer_rejoin(node: Node | None, link: Link, obj: dict[str, Any], nonce: bytes) -> bool:
+async def answer_rejoin(node: Node | None, link: Link, obj: Mapping[str, object], nonce: bytes) -> bool:
     """The listener's side, ``obj`` being the ``rejoin`` already read from ``link``, whose
     greeting carried ``nonce``.
 
@@ -75,7 +76,7 @@ async def answer_rejoin(node: Node | None, link: Link, obj: dict[str, Any], nonc
     return False
 
 
-async def _answer(node: Node | None, link: Link, obj: dict[str, Any], nonce: bytes) -> bool:
+async def _answer(node: Node | None, link: Link, obj: Mapping[str, object], nonce: bytes) -> bool:
     try:
         if node is None:
             raise LobbyProtocolError("the table has not started here", "table")
@@ -169,7 +170,7 @@ async def dial_rejoin(node: Node, addr: str, port: int, *, deadline: float, nurs
     return link
 
 
-def _refusal(obj: dict[str, Any]) -> tuple[str, str]:
+def _refusal(obj: Mapping[str, object]) -> tuple[str, str]:
     try:
         answer = parse_seated_or_refused(obj)
     except LobbyProtocolError as exc:

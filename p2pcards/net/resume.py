@@ -31,11 +31,11 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 import trio
 
-from p2pcards.core import GameRegistry
+from p2pcards.core import GameRegistry, GameSpec
 from p2pcards.identity import Identity
 from p2pcards.net.errors import ConnectError, ListenError, NetError, ResumeError, TableGone, single_error
 from p2pcards.net.handshake import NONCE_SIZE, LobbyProtocolError, decode, make_greeting, make_refused
@@ -46,6 +46,7 @@ from p2pcards.net.store import (
     PERSON,
     FrameFile,
     Manifest,
+    PeerEntry,
     StoreError,
     find_manifests,
     in_use,
@@ -130,13 +131,13 @@ def joined_before(data_dir: Path, me: Identity, *, name: str | None = None,
 
 
 def load_seats(manifest: Manifest, directory: Path, me: Identity, registry: GameRegistry,
-               seed: int | None, person: Player | None = None) -> tuple[bytes, Genesis, Any, list[LocalSeat]]:
+               seed: int | None, person: Player | None = None) -> tuple[bytes, Genesis, GameSpec, list[LocalSeat]]:
     """The genesis, the game and the local peers with their saved logs (StoreError if not sound).
 
     A person's seat (level :data:`~p2pcards.net.store.PERSON`) is played by ``person``, or,
     with no screen to play it on, by a heuristic bot (logged).
     """
-    logs: list[tuple[Any, list[bytes]]] = []
+    logs: list[tuple[PeerEntry, list[bytes]]] = []
     genesis_raw: bytes | None = None
     for entry in manifest.peers:
         if in_use(directory / f"{entry.stem}.log"):
@@ -188,8 +189,8 @@ async def resume_table(
     me: Identity,
     registry: GameRegistry,
     data_dir: Path,
-    on_resumed: Callable[[dict[str, Any]], None] | None = None,
-    on_table: Callable[[dict[str, Any]], None] | None = None,
+    on_resumed: Callable[[dict[str, object]], None] | None = None,
+    on_table: Callable[[dict[str, object]], None] | None = None,
     on_event: EventSink | None = None,
     seed: int | None = None,
     person: Player | None = None,
@@ -302,7 +303,7 @@ async def _rejoin(node: Node, manifest: Manifest, manifest_path: Path, listeners
                 raise ConnectError(f"could not reach any other process of table {table}: " + "; ".join(failures))
 
 
-async def _resume_local(genesis_raw: bytes, spec: Any, seats: list[LocalSeat], data_dir: Path,
+async def _resume_local(genesis_raw: bytes, spec: GameSpec, seats: list[LocalSeat], data_dir: Path,
                         on_event: EventSink | None, manifest: Manifest, recorder: TableRecorder | None) -> None:
     """Play a ``local`` table on: each seat a node of its own again (the node that checked
     the logs only did that), linked in memory; each restored node asks the others for

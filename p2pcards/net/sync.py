@@ -17,9 +17,9 @@ link's last answer reached the end of what it had written, and when it last aske
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from p2pcards.net.handshake import LobbyProtocolError, expect_fields
 from p2pcards.table.wire import pack
@@ -56,7 +56,13 @@ def make_synced(table: bytes, start: int, count: int, seq: int) -> bytes:
     return pack({"type": "synced", "table": table, "from": start, "count": count, "seq": seq})
 
 
-def parse_control(obj: dict[str, Any], table: bytes) -> Sync | Synced:
+def _counter(value: object) -> int:
+    if type(value) is not int or not 0 <= value < 1 << 32:
+        raise LobbyProtocolError("sync counters are non-negative integers")
+    return value
+
+
+def parse_control(obj: Mapping[str, object], table: bytes) -> Sync | Synced:
     """A control frame on a mesh link (a map with a ``type``; table messages have none)."""
     kind = obj.get("type")
     if kind == "sync":
@@ -67,12 +73,10 @@ def parse_control(obj: dict[str, Any], table: bytes) -> Sync | Synced:
         raise LobbyProtocolError(f"unknown control frame {kind!r} on a mesh link")
     if obj["table"] != table:
         raise LobbyProtocolError("a control frame of another table", "table")
-    values = [obj[k] for k in ("from", "count", "seq") if k in obj]
-    if not all(type(v) is int and 0 <= v < 1 << 32 for v in values):
-        raise LobbyProtocolError("sync counters are non-negative integers")
+    counters = [_counter(obj[k]) for k in ("from", "count", "seq") if k in obj]
     if kind == "sync":
-        return Sync(obj["from"])
-    return Synced(obj["from"], obj["count"], obj["seq"])
+        return Sync(counters[0])
+    return Synced(counters[0], counters[1], counters[2])
 
 
 class Syncs:

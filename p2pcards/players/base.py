@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
-from p2pcards.core import Choice, Decision
+from p2pcards.core import Decision, Plain
 from p2pcards.core.view import SeatView
 
 __all__ = ["Player", "RandomPlayer", "SEEDED_WORLDS", "bot_budget"]
@@ -22,7 +22,7 @@ __all__ = ["Player", "RandomPlayer", "SEEDED_WORLDS", "bot_budget"]
 class Player(Protocol):
     """Anything that can decide for a seat."""
 
-    def choose(self, view: SeatView, decision: Decision) -> Choice: ...
+    def choose(self, view: SeatView, decision: Decision) -> Plain: ...
 
 
 class RandomPlayer:
@@ -31,7 +31,7 @@ class RandomPlayer:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def choose(self, view: SeatView, decision: Decision) -> Choice:
+    def choose(self, view: SeatView, decision: Decision) -> Plain:
         legal = view.legal
         rng = self.rng
         if decision.pick is None:
@@ -40,7 +40,7 @@ class RandomPlayer:
             return None
         lo, hi = decision.pick
         k = rng.randint(lo, min(hi, len(legal)))
-        return tuple(rng.sample(legal, k))
+        return tuple(rng.sample([p for p in legal if isinstance(p, int)], k))
 
 
 #: Worlds a searching computer player weighs per decision in a match replayed from a seed

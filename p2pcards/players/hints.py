@@ -28,13 +28,13 @@ import itertools
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
-from p2pcards.core import PLAY, Choice, DealState, Decision, End, GameSpec
+from p2pcards.core import PLAY, DealState, Decision, End, GameSpec, Plain
 from p2pcards.core.cards import Card, pretty
 from p2pcards.core.tricks import trick_winner
 from p2pcards.core.view import SeatView
-from p2pcards.players.sampling import SkeletonError, WorldSampler, clone_state
+from p2pcards.players.sampling import SkeletonError, WorldSampler
 from p2pcards.players.search import SearchPlayer
 
 __all__ = [
@@ -60,9 +60,9 @@ class Hint:
     (``reason``, a key, with its ``fields``), and ``code``: the suggestion in the
     transcript's words (card codes such as ``7H``) for the history."""
 
-    choice: Choice
+    choice: Plain
     reason: str
-    fields: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, object] = field(default_factory=dict)
     code: str = ""
 
 
@@ -70,7 +70,7 @@ def frozen_view(view: SeatView) -> SeatView:
     """A copy of ``view`` that the table's replica can no longer change (a worker thread
     reads it while the table goes on)."""
     state = view._state  # noqa: SLF001 -- the view's own state, copied: nothing beyond the view is read
-    return SeatView(clone_state(state), view.seat, view.match_totals, dummy=view.dummy)
+    return SeatView(state.copy(), view.seat, view.match_totals, dummy=view.dummy)
 
 
 def suggest(spec: GameSpec, view: SeatView, decision: Decision, *, rng: random.Random | None = None,
@@ -82,7 +82,7 @@ def suggest(spec: GameSpec, view: SeatView, decision: Decision, *, rng: random.R
     return Hint(choice, reason, fields, suggestion_code(view, choice))
 
 
-def suggestion_code(view: SeatView, choice: Choice) -> str:
+def suggestion_code(view: SeatView, choice: Plain) -> str:
     """``choice`` in the transcript's words: a card code, card codes separated by spaces
     (a pick), ``swap 2C`` (an exchange for the trump card), ``decline``, or the choice itself."""
     hand = dict(view.hand)
@@ -91,7 +91,7 @@ def suggestion_code(view: SeatView, choice: Choice) -> str:
     if isinstance(choice, int) and choice in hand:
         return hand[choice]
     if isinstance(choice, tuple) and all(isinstance(p, int) for p in choice):
-        return " ".join(hand.get(p, "?") for p in choice)
+        return " ".join(hand.get(p, "?") if isinstance(p, int) else "?" for p in choice)
     if isinstance(choice, tuple) and len(choice) == 2 and choice[1] in hand:
         return f"{choice[0]} {hand[choice[1]]}"
     return str(choice)
@@ -108,7 +108,7 @@ def _rules(spec: GameSpec, view: SeatView) -> tuple[Mapping[str, int], Mapping[s
     return dict(getattr(deal, "strength", None) or {}), dict(getattr(deal, "points", None) or {})
 
 
-def _margin(scores: Sequence[tuple[Choice, float]], choice: Choice) -> float | None:
+def _margin(scores: Sequence[tuple[Plain, float]], choice: Plain) -> float | None:
     """How much better ``choice`` scored than the best other candidate (None: not searched)."""
     mine = [v for c, v in scores if c == choice]
     others = [v for c, v in scores if c != choice]
@@ -117,14 +117,14 @@ def _margin(scores: Sequence[tuple[Choice, float]], choice: Choice) -> float | N
     return mine[0] - max(others)
 
 
-def explain(spec: GameSpec, view: SeatView, decision: Decision, choice: Choice,
-            scores: Sequence[tuple[Choice, float]] = (), worlds: int = 0) -> tuple[str, dict[str, Any]]:
+def explain(spec: GameSpec, view: SeatView, decision: Decision, choice: Plain,
+            scores: Sequence[tuple[Plain, float]] = (), worlds: int = 0) -> tuple[str, dict[str, object]]:
     """Why ``choice`` (module docstring): a reason key and its fields."""
     legal = view.legal
     if decision.pick is None and len(legal) == 1:
         return "only", {}
     margin = _margin(scores, choice)
-    measured: tuple[str, dict[str, Any]] = (
+    measured: tuple[str, dict[str, object]] = (
         ("value", {"margin": round(max(margin, 0.0), 1), "worlds": worlds}) if margin is not None
         else ("usual", {}))
     hand = dict(view.hand)
@@ -134,7 +134,8 @@ def explain(spec: GameSpec, view: SeatView, decision: Decision, choice: Choice,
     return fact if fact is not None else measured
 
 
-def _play_fact(spec: GameSpec, view: SeatView, card: Card, playable: list[Card]) -> tuple[str, dict[str, Any]] | None:
+def _play_fact(spec: GameSpec, view: SeatView, card: Card,
+               playable: list[Card]) -> tuple[str, dict[str, object]] | None:
     """A public fact that bears on playing ``card`` (module docstring), or None."""
     strength, points = _rules(spec, view)
     if not strength or any(c[0] not in strength for c in [card, *playable]):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import random
 
-from p2pcards.core import Choice, DealState, Decision, GameSpec
+from p2pcards.core import DealState, Decision, GameSpec, Plain
 from p2pcards.core.view import SeatView
 from p2pcards.players.base import Player, RandomPlayer
 
@@ -64,7 +64,7 @@ def dummy_rng(seed: bytes) -> random.Random:
     return random.Random(int.from_bytes(hashlib.sha256(DUMMY_DOMAIN + bytes(seed)).digest(), "big"))
 
 
-def dummy_choice(spec: GameSpec, state: DealState, seat: int, decision: Decision, seed: bytes) -> Choice:
+def dummy_choice(spec: GameSpec, state: DealState, seat: int, decision: Decision, seed: bytes) -> Plain:
     """The choice of the *dummy* in ``seat`` for the pending ``decision``.
 
     A seat voted out of a network table becomes a dummy, like bridge's: its cards are open

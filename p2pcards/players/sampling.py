@@ -50,7 +50,6 @@ choices make sense.
 from __future__ import annotations
 
 import random
-from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Final
 
@@ -63,16 +62,22 @@ from p2pcards.core import (
     Decision,
     End,
     GameSpec,
+    GoIn,
     IllegalChoice,
     Locate,
     Match,
+    PassCards,
+    Plain,
+    Play,
     Reveal,
+    Swap,
+    from_wire,
 )
 from p2pcards.core.cards import Card
-from p2pcards.core.deck import STOCK, Deck
+from p2pcards.core.deck import STOCK
 from p2pcards.core.view import SeatView
 
-__all__ = ["WorldSampler", "World", "SkeletonError", "clone_state", "INFER_PLAYS", "MISMATCH"]
+__all__ = ["WorldSampler", "World", "SkeletonError", "INFER_PLAYS", "MISMATCH"]
 
 #: How many of the latest plays of the other seats the inference looks at.
 INFER_PLAYS: Final = 8
@@ -84,32 +89,10 @@ REDRAWS: Final = 12
 #: Draws of the hidden cards tried before a world is given up.
 ASSIGN_TRIES: Final = 30
 
-_CONTAINERS = (list, set)
 
 
 class SkeletonError(Exception):
     """The view's history could not be replayed (a game this sampler does not follow)."""
-
-
-def clone_state(state: DealState) -> DealState:
-    """An independent copy of ``state`` for simulation (much cheaper than deepcopy).
-
-    Containers are copied one level deep (lists of lists or sets twice); values inside
-    them (cards, tuples, steps, event dicts) are never changed in place by a deal, so
-    they are shared.
-    """
-    new = object.__new__(type(state))
-    d = new.__dict__
-    for k, v in state.__dict__.items():
-        t = type(v)
-        if t is list:
-            v = [x.copy() if type(x) in _CONTAINERS else x for x in v]
-        elif t is set or t is dict or t is deque:
-            v = v.copy()
-        elif t is Deck:
-            v = v.copy()
-        d[k] = v
-    return new
 
 
 class World:
@@ -122,7 +105,7 @@ class World:
         self.weight = weight
 
 
-Model = Callable[[SeatView, Decision], Choice]
+Model = Callable[[SeatView, Decision], Plain]
 
 
 class WorldSampler:
@@ -140,6 +123,7 @@ class WorldSampler:
         self.me = view.seat
         self.events = view.events
         self.match = self._match()
+        #: every decision of the history: the seat and its choice
         self.actions: list[tuple[int, Choice]] = []
         self.deal = self.match.new_deal()
         try:
@@ -181,10 +165,10 @@ class WorldSampler:
         view = self.view
         match = self.spec.new_match(view.options, view.dealer)
         scores = view.extra("scores")
-        if scores is not None and len(getattr(match, "totals", ())) == len(scores):
+        if isinstance(scores, (list, tuple)) and len(getattr(match, "totals", ())) == len(scores):
             match.totals = list(scores)
         sat_out = view.extra("sat_out")
-        if sat_out is not None and hasattr(match, "sat_out"):
+        if isinstance(sat_out, (list, tuple)) and hasattr(match, "sat_out"):
             match.sat_out = list(sat_out)
         direction = view.extra("pass_direction")
         if direction is not None:
@@ -301,16 +285,16 @@ class WorldSampler:
         kinds = (step.kind, SWAP) if step.kind == PLAY else (step.kind,)
         ev = next(e for e in self.events[at:] if e.get("seat") == seat and e["type"] in kinds)
         if ev["type"] == SWAP:
-            return (SWAP, self._holding(seat, ev["card"]))
+            return Swap(self._holding(seat, ev["card"]))
         if step.kind == PLAY:
-            return self._holding(seat, ev["card"])
+            return Play(self._holding(seat, ev["card"]))
         if step.pick is None:
-            return ev.get("choice")
+            return from_wire(step.kind, ev.get("choice"))
         if ev.get("plays") is False:
-            return None
+            return from_wire(step.kind, None)
         cards = ev.get("cards")
         if cards is not None:
-            return tuple(self._holding(seat, c) for c in cards)
+            return from_wire(step.kind, tuple(self._holding(seat, c) for c in cards))
         count = ev.get("exchange", len(cards or ()))
         if step.pick[0] == step.pick[1]:
             count = step.pick[0]
@@ -321,7 +305,7 @@ class WorldSampler:
         picked = (gone + free)[:count]
         if len(picked) != count:
             raise SkeletonError(f"seat {seat} cannot give {count} cards")
-        return tuple(picked)
+        return from_wire(step.kind, tuple(picked))
 
     # ------------------------------------------------------------------ checks
     def _check(self, deal: DealState, skeleton: bool = False) -> bool:
@@ -395,12 +379,12 @@ class WorldSampler:
                         break
                     seat, choice = actions[k]
                     if k in infer and model is not None and (step.pick is not None or len(deal.legal(seat)) > 1):
-                        said = model(SeatView(deal, seat), step)
+                        said = from_wire(step.kind, model(SeatView(deal, seat), step))
                         if step.kind != PLAY and rng is not None:
                             for _ in range(REDRAWS):
                                 if alike(said, choice, step) or not self._redraw(deal, seat, said, choice, told, rng):
                                     break
-                                said = model(SeatView(deal, seat), step)
+                                said = from_wire(step.kind, model(SeatView(deal, seat), step))
                             told.add(seat)
                         if not alike(said, choice, step) or not self._follow(deal, said, choice):
                             weight *= MISMATCH
@@ -429,8 +413,9 @@ class WorldSampler:
         deck = deal.deck
         known = self.known
         hand = deck.hands[seat]
-        if isinstance(said, tuple) and isinstance(real, tuple) and len(said) != len(real):
-            hand = list(said) if len(said) > len(real) else [p for p in hand if p not in said]
+        model, really = _picked(said), _picked(real)
+        if model is not None and really is not None and len(model) != len(really):
+            hand = list(model) if len(model) > len(really) else [p for p in hand if p not in model]
         mine = [p for p in hand if known[p] is None]
         pool = [
             p for p in range(len(known))
@@ -453,10 +438,11 @@ class WorldSampler:
         hidden cards at the positions the model picks change places with those at the
         positions really picked (all in that seat's hand, so what it holds is unchanged
         until the pick).  False when a known card would have to move (nothing changes)."""
-        if not isinstance(said, tuple) or not isinstance(real, tuple):
+        model, really = _picked(said), _picked(real)
+        if model is None or really is None:
             return True
-        out = [p for p in said if p not in real]
-        into = [p for p in real if p not in said]
+        out = [p for p in model if p not in really]
+        into = [p for p in really if p not in model]
         known = self.known
         if any(known[p] is not None for p in (*out, *into)):
             return False
@@ -489,14 +475,20 @@ def telling(step: Decision) -> bool:
     return step.may_decline or step.pick[0] != step.pick[1]
 
 
+def _picked(choice: Choice) -> tuple[int, ...] | None:
+    """The positions of a pick (None: not a pick, or declined)."""
+    return choice.positions if isinstance(choice, (PassCards, GoIn)) else None
+
+
 def alike(model: Choice, real: Choice, step: Decision) -> bool:
     """Whether the model's choice says what the real one says publicly: the same card or
     named choice; for a pick, both declined, or as many positions (which ones are hidden)."""
     if step.pick is None:
-        return bool(model == real)
-    if not isinstance(model, tuple) or not isinstance(real, tuple):
-        return model is None and real is None
-    return len(model) == len(real)
+        return model == real
+    said, really = _picked(model), _picked(real)
+    if said is None or really is None:
+        return said is None and really is None
+    return len(said) == len(really)
 
 
 def me_undecided(deal: DealState, seat: int) -> bool:

@@ -59,11 +59,12 @@ from typing import Any, Final
 
 import numpy as np
 
-from p2pcards.core import PLAY, Choice, DealState, Decision, End, GameSpec
+from p2pcards.core import PLAY, DealResult, DealState, Decision, End, GameSpec, Legal, Plain
 from p2pcards.core.cards import Card, Suit
 from p2pcards.core.view import SeatView
+from p2pcards.players.base import Player
 from p2pcards.players.fastsim import GREEDY, I64, Positions
-from p2pcards.players.sampling import SkeletonError, World, WorldSampler, clone_state
+from p2pcards.players.sampling import SkeletonError, World, WorldSampler
 from p2pcards.players.simulators import TrickSimulator, simulator_for
 
 __all__ = [
@@ -107,7 +108,7 @@ CLEAR_WORLDS: Final = 8
 EPSILON: Final = 0.0
 
 
-def deal_score(spec: GameSpec, result: Mapping[str, Any], seat: int) -> float:
+def deal_score(spec: GameSpec, result: DealResult, seat: int) -> float:
     """The deal's ``result`` from ``seat``'s side, higher is better: the game's own deal
     value (:meth:`Match.deal_value <p2pcards.core.spec.Match.deal_value>`), negated for a
     game where lower is better.  ValueError for a game that gives none."""
@@ -124,7 +125,7 @@ def searchable(spec: GameSpec) -> bool:
     return spec.match_class.gives_deal_value()
 
 
-def rollout(state: DealState, players: Sequence[Any], match_totals: Sequence[int] = ()) -> dict[str, Any]:
+def rollout(state: DealState, players: Sequence[Player], match_totals: Sequence[int] = ()) -> DealResult:
     """Play ``state`` (full information) to its end with ``players``; its result."""
     views = [SeatView(state, s, match_totals) for s in range(state.seats)]
     while True:
@@ -252,8 +253,8 @@ class TrickSolver:
 
 
 def minimax_values(
-    state: DealState, seat: int, score: Callable[[Mapping[str, Any]], float], sides: Sequence[int]
-) -> dict[Choice, float]:
+    state: DealState, seat: int, score: Callable[[DealResult], float], sides: Sequence[int]
+) -> dict[Plain, float]:
     """Plain minimax through the plugin's own rules (slow; a reference for small
     positions): per legal choice of ``seat``, ``score`` of the end result when ``seat``'s
     side (``sides``) maximizes it and the other side minimizes it."""
@@ -269,14 +270,14 @@ def minimax_values(
         s = st.undecided()[0]
         vals = []
         for choice in st.legal(s):
-            child = clone_state(st)
+            child = st.copy()
             child.apply(s, choice)
             vals.append(value(child))
         return max(vals) if sides[s] == sides[seat] else min(vals)
 
-    out: dict[Choice, float] = {}
+    out: dict[Plain, float] = {}
     for choice in state.legal(seat):
-        child = clone_state(state)
+        child = state.copy()
         child.apply(seat, choice)
         out[choice] = value(child)
     return out
@@ -334,17 +335,18 @@ class SearchPlayer:
         self.last_worlds = 0
         #: the last decision's candidates with their weighted mean score (:func:`deal_score`,
         #: from the seat's side), the heuristic's choice first; empty when nothing was searched
-        self.last_scores: list[tuple[Choice, float]] = []
+        self.last_scores: list[tuple[Plain, float]] = []
 
-    def _base(self, rng: random.Random) -> Any:
+    def _base(self, rng: random.Random) -> Player:
         make = self.spec.heuristic
         if make is None:
             from p2pcards.players.base import RandomPlayer
 
             return RandomPlayer(rng)
-        return make(rng)
+        player: Player = make(rng)
+        return player
 
-    def choose(self, view: SeatView, decision: Decision) -> Choice:
+    def choose(self, view: SeatView, decision: Decision) -> Plain:
         legal = view.legal
         self.last_worlds = 0
         self.last_scores = []
@@ -363,8 +365,8 @@ class SearchPlayer:
                           decision.kind, view.seat)
             return default
 
-    def _search(self, view: SeatView, decision: Decision, legal: list[Choice], default: Choice, model: Any,
-                rng: random.Random, start: float) -> Choice:
+    def _search(self, view: SeatView, decision: Decision, legal: list[Legal], default: Plain, model: Player,
+                rng: random.Random, start: float) -> Plain:
         """The searched choice (module docstring); ``default`` is the heuristic's."""
         cands = self._candidates(view, decision, legal, default, model)
         if len(cands) <= 1:
@@ -421,8 +423,8 @@ class SearchPlayer:
 
     # ------------------------------------------------------------------ candidates
     def _candidates(
-        self, view: SeatView, decision: Decision, legal: list[Choice], default: Choice, model: Any,
-    ) -> list[Choice]:
+        self, view: SeatView, decision: Decision, legal: list[Legal], default: Plain, model: Player,
+    ) -> list[Plain]:
         """The choices to compare, the heuristic's first (module docstring): every legal
         play; every choice of a decision that names one of a few (:data:`NAMED_CHOICES`:
         Sobe e Desce's trumps); for a decision that may be declined, declining and the
@@ -442,9 +444,9 @@ class SearchPlayer:
 
     # ------------------------------------------------------------------ batched evaluation
     def _batched(
-        self, view: SeatView, cands: list[Choice], sampler: WorldSampler, rng: random.Random, start: float,
-        default: Choice,
-    ) -> Choice:
+        self, view: SeatView, cands: list[Plain], sampler: WorldSampler, rng: random.Random, start: float,
+        default: Plain,
+    ) -> Plain:
         """PIMC with the batch simulator: worlds are sampled in batches, and each batch's
         (world x candidate) rows are played out at once by the greedy players.  Measured
         (``p2pcards duel GAME --a search --b heuristic --think 250``): Sueca 91 % of 200
@@ -500,7 +502,7 @@ class SearchPlayer:
         return cands[best]
 
     def _playouts(
-        self, sim: TrickSimulator, worlds: list[World], me: int, cands: list[Choice], first: list[int],
+        self, sim: TrickSimulator, worlds: list[World], me: int, cands: list[Plain], first: list[int],
         nrng: np.random.Generator,
     ) -> Any:
         """(worlds x candidates) mean final card points of ``me``'s side, from the greedy
@@ -515,7 +517,7 @@ class SearchPlayer:
             else:  # not a card (Bisca's swap): the plugin applies it, the seat then plays
                 states = []
                 for w in worlds:
-                    st = clone_state(w.state)
+                    st = w.state.copy()
                     st.apply(me, choice)
                     while type(st.step()) not in (Decision, End):
                         st.complete()
@@ -535,7 +537,7 @@ class SearchPlayer:
         return sum(view.hand_size(s) for s in range(view.seats)) <= SOLVE_PLAYS
 
     def _evaluate(
-        self, state: DealState, view: SeatView, cands: list[Choice], players: Sequence[Any],
+        self, state: DealState, view: SeatView, cands: list[Plain], players: Sequence[Player],
         solve: bool, deadline: float | None,
     ) -> list[float] | None:
         """The score of each candidate in one world (None: past the deadline)."""
@@ -551,7 +553,7 @@ class SearchPlayer:
         for choice in cands:
             if deadline is not None and time.perf_counter() > deadline:
                 return None
-            st = clone_state(state)
+            st = state.copy()
             st.apply(me, choice)
             result = rollout(st, players, view.match_totals)
             out.append(deal_score(self.spec, result, me))

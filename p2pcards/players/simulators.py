@@ -9,11 +9,10 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
-from p2pcards.core import PLAY, DealState, Decision, GameSpec
+from p2pcards.core import PLAY, DealState, Decision, GameSpec, Options, OptionValue
 from p2pcards.players.fastsim import I64, RANDOM, U64, CardTable, Outcome, Positions, legal_masks, playout
 
 __all__ = ["TrickSimulator", "simulator_for", "cross_check"]
@@ -29,7 +28,7 @@ class TrickSimulator:
     """
 
     game: str = ""
-    variants: Mapping[str, tuple[Any, ...]] = {}
+    variants: Mapping[str, tuple[OptionValue, ...]] = {}
 
     def __init__(self, table: CardTable, team_of: Sequence[int]) -> None:
         self.table = table
@@ -38,7 +37,7 @@ class TrickSimulator:
         self.teams = max(self.team_of) + 1
 
     # ------------------------------------------------------------------ for subclasses
-    def deal_decks(self, decks: I64, dealer: I64, options: Mapping[str, Any]) -> Positions:
+    def deal_decks(self, decks: I64, dealer: I64, options: Options) -> Positions:
         """Positions at the first play of deals dealt from ``decks`` (B, N) by ``dealer``."""
         raise NotImplementedError
 
@@ -48,7 +47,7 @@ class TrickSimulator:
 
     # ------------------------------------------------------------------ the interface
     def new_deals(
-        self, n: int, rng: np.random.Generator, dealer: int | I64 = 0, options: Mapping[str, Any] | None = None
+        self, n: int, rng: np.random.Generator, dealer: int | I64 = 0, options: Options | None = None
     ) -> Positions:
         """``n`` deals from decks shuffled with ``rng``, at their first play."""
         decks = rng.permuted(np.tile(np.arange(len(self.table.deck), dtype=np.int64), (n, 1)), axis=1)
@@ -57,7 +56,7 @@ class TrickSimulator:
 
     def play_deals(
         self, n: int, rng: np.random.Generator, dealer: int | I64 = 0,
-        options: Mapping[str, Any] | None = None, record: bool = False,
+        options: Options | None = None, record: bool = False,
     ) -> Outcome:
         """Play ``n`` whole deals from shuffled decks with random players."""
         return playout(self.table, self.new_deals(n, rng, dealer, options), self.team_of, rng=rng, record=record)
@@ -123,7 +122,7 @@ class TrickSimulator:
             tricks[self.team_of[seat]] += counts[seat]
         return points, tricks
 
-    def _options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    def _options(self, options: Options | None) -> dict[str, OptionValue]:
         out = {k: v[0] for k, v in self.variants.items()}
         out.update(options or {})
         for k, v in out.items():
@@ -152,7 +151,7 @@ class _Sample:
     tricks: list[list[int]] = field(default_factory=list)
 
 
-def _plugin_deal(spec: GameSpec, sim: TrickSimulator, rng: random.Random) -> tuple[DealState, dict[str, Any]]:
+def _plugin_deal(spec: GameSpec, sim: TrickSimulator, rng: random.Random) -> tuple[DealState, dict[str, OptionValue]]:
     """A plugin deal with a random dealer, deck and variant, at its first step."""
     options = spec.resolve_options()
     for name, values in sim.variants.items():
@@ -192,9 +191,16 @@ def _sample_deal(spec: GameSpec, sim: TrickSimulator, rng: random.Random, out: _
         done = out.winners[k][0]
         out.winners[k] = winners[done:]
         out.rest.append(played[k - first :])
-        out.points.append(list(result["points"]))
-        out.tricks.append(list(result["tricks"]))
+        out.points.append(_numbers(result["points"]))
+        out.tricks.append(_numbers(result["tricks"]))
     return len(out.states) - first
+
+
+def _numbers(value: object) -> list[int]:
+    """A number per side of a deal's result (the ``points`` or ``tricks`` of a trick game)."""
+    if not isinstance(value, list) or not all(type(x) is int for x in value):
+        raise ValueError(f"not a number per side: {value!r}")
+    return list(value)
 
 
 def _check_sample(sim: TrickSimulator, sample: _Sample) -> dict[str, int]:
@@ -262,14 +268,15 @@ def _replayed_alike(deal: DealState, sim: TrickSimulator, plays: list[int], poin
     result = deal.result
     return (
         result is not None and k == len(plays) and result.get("renuncia") is None
-        and list(result["points"]) == [int(x) for x in points] and list(result["tricks"]) == [int(x) for x in tricks]
+        and _numbers(result["points"]) == [int(x) for x in points]
+        and _numbers(result["tricks"]) == [int(x) for x in tricks]
     )
 
 
 def cross_check(
     spec: GameSpec, sim: TrickSimulator, positions: int, seed: int = 1, replays: int | None = None,
     chunk: int = 50_000,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Compare ``sim`` with ``spec``'s own rules (the authority) on random positions.
 
     Random deals (random dealer, deck and simulated variant) are played through the plugin

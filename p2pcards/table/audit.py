@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from p2pcards.core import GameRegistry, GameSpec
 from p2pcards.mental import Group
@@ -48,7 +47,7 @@ class Replayed:
     events: list[DealClosed] = field(default_factory=list)
     finished: bool = False
     #: The first message that breaks the transcript: ``{seq, seat or None, reason}``.
-    error: dict[str, Any] | None = None
+    error: dict[str, object] | None = None
 
 
 def replay_transcript(
@@ -107,7 +106,8 @@ def replay_transcript(
     return out
 
 
-def audit_transcript(messages: Sequence[bytes], registry: GameRegistry, group: Group | None = None) -> dict[str, Any]:
+def audit_transcript(messages: Sequence[bytes], registry: GameRegistry,
+                     group: Group | None = None) -> dict[str, object]:
     """Verify a saved transcript: what every seated replica checks (:func:`replay_transcript`).
 
     Returns ``{"ok", "game", "table", "deals": [{"deal", "verdict", "seat", "kind", "reason",
@@ -126,7 +126,7 @@ def audit_transcript(messages: Sequence[bytes], registry: GameRegistry, group: G
         deals.append({"deal": table.deal_no, "verdict": "incomplete", "seat": None, "kind": None,
                       "reason": "the transcript stops before this deal closes", "result": None})
     match = table.match if table is not None else None
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "ok": False,
         "game": rep.genesis.game if rep.genesis else None,
         "table": rep.genesis.table_id.hex() if rep.genesis else None,

@@ -16,7 +16,6 @@ through the same check.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from p2pcards.table.common import MIN_VOTERS, Rejected
 from p2pcards.table.transcript import (
@@ -54,7 +53,7 @@ def proof_message(raw: bytes, keys: Sequence[bytes], table_id: bytes) -> Envelop
 
 
 def check_close(env: Envelope, keys: Sequence[bytes], table_id: bytes, closers: tuple[int, ...],
-                seed_ok: Callable[[int, Any], bool]) -> dict[int, bytes | None]:
+                seed_ok: Callable[[int, object], bool]) -> dict[int, bytes | None]:
     """A ``close``: every one of ``closers``' seed for its place, each the seed of its
     commitment (``seed_ok``).  Returns the seeds by seat."""
     body = env.body

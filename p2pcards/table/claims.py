@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Final, Literal, TypedDict
 
-from p2pcards.core import DealState, Decision, End, IllegalChoice, Match
-from p2pcards.mental import DealSetup, DeckFault, RemoteError, audit, verify_evidence
+from p2pcards.core import Choice, DealState, Decision, End, IllegalChoice, Match
+from p2pcards.mental import DealSetup, DeckFault, RemoteError, Wire, audit, verify_evidence
 from p2pcards.mental.party_state import LiveRecord
 from p2pcards.table.common import MAX_REASON, Cause, Rejected
 from p2pcards.table.dealrun import DealRun
@@ -27,7 +27,19 @@ __all__ = [
 ]
 
 
-Verdict = dict[str, Any]
+class Verdict(TypedDict):
+    """A closed deal's verdict (protocol/PROTOCOL.md, "Verdicts"): ``clean``; ``renuncia``
+    or ``fault`` against ``seat`` (a game seat; None: nobody to blame); ``void`` (nobody to
+    blame, the deal does not count); ``vote-out`` (``seat`` was voted out).  ``kind`` says
+    which fault (a deck fault's kind, ``renuncia``, ``replay``, ``locate``...), ``reason`` in
+    words."""
+
+    verdict: Literal["clean", "renuncia", "fault", "void", "vote-out"]
+    seat: int | None
+    kind: str | None
+    reason: str | None
+
+
 CLEAN: Verdict = {"verdict": "clean", "seat": None, "kind": None, "reason": None}
 
 
@@ -55,7 +67,7 @@ def seeds_draw(table_id: bytes, seeds: Mapping[int, bytes | None]) -> bytes:
     return table_id + b"".join(seeds[s] or b"" for s in sorted(seeds))
 
 
-def replay_deal(match: Match, cards: Sequence[str], choices: Sequence[tuple[int, Any]]) -> DealState:
+def replay_deal(match: Match, cards: Sequence[str], choices: Sequence[tuple[int, Choice]]) -> DealState:
     """Replay the recorded choices over the known deck; raise ``IllegalChoice`` if they
     do not fit (a choice the rules refuse, or too few or too many choices)."""
     deal = match.new_deal(list(cards))
@@ -79,10 +91,10 @@ def replay_deal(match: Match, cards: Sequence[str], choices: Sequence[tuple[int,
 
 def audit_deal(
     setup: DealSetup,
-    deck_msgs: Sequence[dict[str, Any]],
+    deck_msgs: Sequence[Wire],
     seeds: dict[int, bytes],
     match: Match,
-    choices: Sequence[tuple[int, Any]],
+    choices: Sequence[tuple[int, Choice]],
     trusted: int | None = None,
     *,
     live: LiveRecord | None = None,
@@ -114,10 +126,10 @@ def audit_deal(
             "kind": "renuncia",
             "reason": f"seat {replay.renuncia} broke a must-follow or must-trump rule",
         }
-    return replay, dict(CLEAN)
+    return replay, CLEAN.copy()
 
 
-def check_dispute(body: Mapping[str, Any], author: int, live: list[bool]) -> tuple[int | None, bytes | None, str]:
+def check_dispute(body: Mapping[str, object], author: int, live: list[bool]) -> tuple[int | None, bytes | None, str]:
     """A dispute's ``(against, evidence, reason)``; :class:`Rejected` if it is malformed."""
     if set(body) != {"against", "reason", "evidence"} or type(body["reason"]) is not str or len(
         body["reason"]
@@ -141,7 +153,7 @@ def dispute_cause(run: DealRun, accuser: int, against: int | None, evidence: byt
     return Cause("dispute", accuser, reason, False)
 
 
-def dispute_body(fault: RemoteError, pi: Mapping[int, int]) -> dict[str, Any]:
+def dispute_body(fault: RemoteError, pi: Mapping[int, int]) -> dict[str, object]:
     """The body of this seat's dispute of a fault only it saw."""
     parties = {i: s for s, i in pi.items()}
     against = parties.get(fault.seat) if isinstance(fault, DeckFault) else None

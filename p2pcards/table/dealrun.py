@@ -13,13 +13,26 @@ knows nothing of the chain, signatures, votes or clocks: the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
-from typing import Any, Final
+from typing import Final
 
-from p2pcards.core import Deal, DealState, Decision, End, GameSpec, IllegalChoice, Locate, Reveal
+from p2pcards.core import (
+    Choice,
+    Deal,
+    DealState,
+    Decision,
+    End,
+    GameSpec,
+    IllegalChoice,
+    Locate,
+    Plain,
+    Reveal,
+    Step,
+    from_wire,
+)
 from p2pcards.identity import Identity
-from p2pcards.mental import DealSetup, Party, Phase, RemoteError
+from p2pcards.mental import DealSetup, Party, Phase, RemoteError, Wire
 from p2pcards.mental.kdf import commitment
 from p2pcards.players import dummy_choice
 from p2pcards.table.common import Cause, Rejected, public_cause
@@ -69,11 +82,12 @@ class DealRun:
         self.stage = Stage.SETUP
         self.game: DealState | None = None
         #: every deck message of the transcript, in order
-        self.deck_msgs: list[dict[str, Any]] = []
-        #: every decision taken, ``(seat, choice)``, in order
-        self.choices: list[tuple[int, Any]] = []
+        self.deck_msgs: list[Wire] = []
+        #: every decision taken, ``(seat, choice)``, in order (the transcript carries each
+        #: choice's plain form, :meth:`~p2pcards.core.Play.to_wire`)
+        self.choices: list[tuple[int, Choice]] = []
         #: this seat's deck messages not written yet
-        self.outbox: list[dict[str, Any]] = [] if seat is None else list(self.party.start())
+        self.outbox: list[Wire] = [] if seat is None else list(self.party.start())
         #: the first fault only this seat saw (it disputes it in its turn)
         self.private: RemoteError | None = None
         #: why the deal went to its seed round before its end (None: its end)
@@ -125,7 +139,7 @@ class DealRun:
                 return value if type(value) is bytes else None
         return None
 
-    def seed_ok(self, seat: int, seed: Any) -> bool:
+    def seed_ok(self, seat: int, seed: object) -> bool:
         """Whether ``seed`` is what ``seat`` must reveal: the seed of its commitment, or nil
         when it never committed in this deal."""
         committed = self.committed(seat)
@@ -143,7 +157,8 @@ class DealRun:
         """The deck as the last seat locked it (empty before the lock round is over)."""
         for m in reversed(self.deck_msgs):
             if m.get("kind") == "lock":
-                return tuple(m.get("deck") or ())
+                deck = m.get("deck")  # a list of bytes: the party checked the lock
+                return tuple(deck) if isinstance(deck, list) else ()
         return ()
 
     def waiting_kind(self) -> TableKind:
@@ -157,7 +172,7 @@ class DealRun:
         return TableKind.DECK
 
     # ------------------------------------------------------------------ entries
-    def take(self, kind: str, author: int, body: dict[str, Any], head: bytes) -> list[Any]:
+    def take(self, kind: str, author: int, body: Mapping[str, object], head: bytes) -> list[object]:
         """Check a ``deck``, ``choice`` or ``locate`` entry in turn and apply its decision
         (:class:`Rejected`, with nothing changed, if it does not fit; ``head``: the chain
         head before it).  Returns its deck messages, for :meth:`deck_messages` once the
@@ -171,11 +186,13 @@ class DealRun:
         if kind == TableKind.CHOICE:
             if set(body) != {"choice", "msgs"}:
                 raise Rejected("malformed choice", author)
+            game = self.playing
             try:
-                self.playing.apply(author, body["choice"])
+                choice = self._read(body["choice"])
+                game.apply(author, choice)
             except IllegalChoice as exc:
                 raise Rejected(f"illegal choice: {exc}", author) from None
-            self.choices.append((author, body["choice"]))
+            self.choices.append((author, choice))
             self.advance(head)
         elif kind == TableKind.LOCATE:
             self._take_locate(author, body, msgs)
@@ -183,7 +200,7 @@ class DealRun:
             raise Rejected("a deck message carries deck messages", author)
         return msgs
 
-    def _take_locate(self, author: int, body: dict[str, Any], msgs: list[Any]) -> None:
+    def _take_locate(self, author: int, body: Mapping[str, object], msgs: list[object]) -> None:
         if set(body) != {"position", "msgs"}:
             raise Rejected("malformed locate", author)
         pos = body["position"]
@@ -199,7 +216,7 @@ class DealRun:
         self._locate_claim = (author, pos)
         self.party.reveal([pos])
 
-    def deck_messages(self, author: int, msgs: list[Any], head: bytes) -> None:
+    def deck_messages(self, author: int, msgs: Sequence[object], head: bytes) -> None:
         """The deck messages of an entry that entered the transcript (``head``: its hash)."""
         party = self.pi[author]
         for m in msgs:
@@ -220,18 +237,26 @@ class DealRun:
             self.advance(head)
         self.advance(head)
 
-    def decide(self, choice: Any, head: bytes) -> tuple[Any, list[dict[str, Any]]]:
-        """This seat's ``choice`` (:class:`IllegalChoice` if the rules refuse it): the choice
-        as the wire carries it and the deck messages its entry carries."""
+    def _read(self, choice: object) -> Choice:
+        """``choice`` (a value, its plain form, or anything off the wire) for the pending
+        decision as a value (:class:`IllegalChoice` if malformed)."""
+        step = self.playing.step()
+        assert isinstance(step, Decision)
+        return from_wire(step.kind, choice)
+
+    def decide(self, choice: Choice | Plain, head: bytes) -> tuple[Plain, list[Wire]]:
+        """This seat's ``choice``, a value or its plain form (:class:`IllegalChoice` if the
+        rules refuse it): the choice as the wire carries it and the deck messages its entry
+        carries."""
         assert self.seat is not None
-        self.playing.apply(self.seat, choice)
-        plain = _plain(choice)
-        self.choices.append((self.seat, plain))
+        value = self._read(choice)
+        self.playing.apply(self.seat, value)
+        self.choices.append((self.seat, value))
         self.advance(head)
         msgs, self.outbox = self.outbox, []
-        return plain, msgs
+        return value.to_wire(), msgs
 
-    def own_entry(self) -> tuple[TableKind, dict[str, Any]] | None:
+    def own_entry(self) -> tuple[TableKind, dict[str, object]] | None:
         """The entry this seat writes now, in its turn, other than a choice or a dispute:
         its deck messages, or its answer to a card being located."""
         if self.stage == Stage.PLAY and isinstance(self.playing.step(), Locate) and not self._declared:
@@ -241,12 +266,14 @@ class DealRun:
             return TableKind.DECK, {"msgs": msgs}
         return None
 
-    def took_own(self, body: dict[str, Any], head: bytes) -> None:
+    def took_own(self, body: Mapping[str, object], head: bytes) -> None:
         """This seat's own entry (:meth:`decide`, :meth:`own_entry`) entered the transcript."""
-        self.deck_msgs.extend(body.get("msgs") or [])
+        msgs = body.get("msgs")
+        if isinstance(msgs, list):  # (this seat's own deck messages)
+            self.deck_msgs.extend(msgs)
         self.advance(head)
 
-    def _claim_locate(self) -> dict[str, Any]:
+    def _claim_locate(self) -> dict[str, object]:
         step = self.playing.step()
         assert isinstance(step, Locate) and self.seat is not None
         mine = [p for p, c in self.party.hand().items() if c == step.card]
@@ -318,7 +345,7 @@ class DealRun:
             if undecided and not self.live[undecided[0]]:  # a dummy: every replica plays it alike
                 dummy = undecided[0]
                 seed = head + len(self.choices).to_bytes(4, "big")
-                choice = _plain(dummy_choice(self.spec, game, dummy, step, seed))
+                choice = from_wire(step.kind, dummy_choice(self.spec, game, dummy, step, seed))
                 game.apply(dummy, choice)
                 self.choices.append((dummy, choice))
                 return True
@@ -378,7 +405,7 @@ class DealRun:
                     return s, pos
         return None
 
-    def _declare(self, step: Any) -> None:
+    def _declare(self, step: Step) -> None:
         """Declare the pending step to the party (positions of a dummy are dealt face up:
         a reveal instead of a deal, and a pass to a dummy is shown by its holder); a deal
         from the stock together with the deals queued after it that the game will carry out
@@ -408,9 +435,3 @@ class DealRun:
         owner = self.playing.deck.owner[pos]
         return owner if owner >= 0 else None
 
-
-def _plain(choice: Any) -> Any:
-    """A choice as msgpack gives it back (tuples become lists)."""
-    if isinstance(choice, tuple):
-        return [_plain(c) for c in choice]
-    return choice

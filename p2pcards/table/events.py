@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
-    from p2pcards.core import DealState
+    from p2pcards.core import Choice, DealResult, DealState
+    from p2pcards.table.claims import Verdict
 
 __all__ = [
     "Output",
@@ -60,15 +61,15 @@ class DealClosed(TableEvent):
     deal: int
     dealer: int
     trump: str | None
-    result: Mapping[str, Any] | None
-    audit: Mapping[str, Any]
+    result: DealResult | None
+    audit: Verdict
     totals: Sequence[int]
     match_over: bool
-    winner: Any
+    winner: int | None
     replay: DealState | None = field(default=None, compare=False, repr=False)
-    choices: Sequence[tuple[int, Any]] = field(default=(), compare=False, repr=False)
+    choices: Sequence[tuple[int, Choice]] = field(default=(), compare=False, repr=False)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"type": self.type, "deal": self.deal, "dealer": self.dealer, "trump": self.trump,
                 "result": self.result, "audit": dict(self.audit), "totals": list(self.totals),
                 "match_over": self.match_over, "winner": self.winner}
@@ -79,14 +80,14 @@ class Ended(TableEvent):
     """The table ended: by its rules (``abandoned`` None) or abandoned by a seat of two."""
 
     type: ClassVar[str] = "final"
-    winner: Any
+    winner: int | None
     totals: Sequence[int]
     deals: int
     transcript_hash: str
-    abandoned: Mapping[str, Any] | None
+    abandoned: Mapping[str, object] | None
     voted_out: bool
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"type": self.type, "winner": self.winner, "totals": list(self.totals), "deals": self.deals,
                 "transcript_hash": self.transcript_hash,
                 "abandoned": dict(self.abandoned) if self.abandoned is not None else None,
@@ -103,7 +104,7 @@ class VoteOut(TableEvent):
     seq: int
     voters: Sequence[int]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"type": self.type, "against": self.against, "deal": self.deal, "seq": self.seq,
                 "voters": list(self.voters)}
 
@@ -116,7 +117,7 @@ class VotedOut(TableEvent):
     deal: int
     seq: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"type": self.type, "deal": self.deal, "seq": self.seq}
 
 
@@ -129,7 +130,7 @@ class Fork(TableEvent):
     deal: int
     seq: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"type": self.type, "against": self.against, "deal": self.deal, "seq": self.seq}
 
 
@@ -143,7 +144,7 @@ class Dispute(TableEvent):
     against: int | None
     reason: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"type": self.type, "accuser": self.accuser, "deal": self.deal, "against": self.against,
                 "reason": self.reason}
 

@@ -15,9 +15,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Callable, Mapping
-from typing import Any
 
-from p2pcards.core import DealState, Decision, GameSpec, IllegalChoice, Match, OptionError, SeatView
+from p2pcards.core import Choice, DealState, Decision, GameSpec, IllegalChoice, Match, OptionError, Plain, SeatView
 from p2pcards.identity import Identity
 from p2pcards.mental import DealSetup, Group, LocalError, Party, Ristretto255
 from p2pcards.table import certificates as certs
@@ -114,11 +113,11 @@ class Replica:
         self.deals_done = 0
         self.finished = False
         #: how the table ended when it did not end by its rules: ``{"by": seat, "waiting_for": seats, "deal"}``
-        self.abandoned: dict[str, Any] | None = None
+        self.abandoned: dict[str, object] | None = None
         #: one :class:`DealClosed` per closed deal
         self.results: list[DealClosed] = []
         #: completed votes: ``{"seat", "deal", "seq", "voters"}``
-        self.outvotes: list[dict[str, Any]] = []
+        self.outvotes: list[dict[str, object]] = []
         self.silence = Silence()
         self.seeds = SeedRound()
         self._out = Output()
@@ -160,7 +159,7 @@ class Replica:
         return self.run.game
 
     @property
-    def choices(self) -> list[tuple[int, Any]]:
+    def choices(self) -> list[tuple[int, Choice]]:
         """The decisions of the current deal."""
         return self.run.choices
 
@@ -268,7 +267,7 @@ class Replica:
         self._out.signed.append(raw)
 
     # ------------------------------------------------------------------ driving
-    def _decide(self, choice: Any) -> list[bytes]:
+    def _decide(self, choice: Choice | Plain) -> list[bytes]:
         if self.decision() is None:
             raise LocalError("this seat has no decision to make now")
         try:
@@ -353,7 +352,7 @@ class Replica:
         self._append(env)
         self.run.took_own(dict(env.body), self.head)
 
-    def _sign(self, kind: str, body: dict[str, Any], k: int | None = None) -> bytes:
+    def _sign(self, kind: str, body: dict[str, object], k: int | None = None) -> bytes:
         assert self.me is not None and self.seat is not None
         k = self.seq if k is None else k
         return sign_message(self.me, table=self.table_id, deal=self.chain.deal_at(k, self.deal_no), seq=k,
@@ -535,7 +534,7 @@ class Replica:
             self.match = self.spec.new_match(self.options, first_dealer(seeds_draw(self.table_id, seeds), self.n))
         return self.match
 
-    def _finish_deal(self, replay: DealState | None, verdict: dict[str, Any]) -> None:
+    def _finish_deal(self, replay: DealState | None, verdict: claims.Verdict) -> None:
         match = self.match
         assert match is not None
         dealer = match.dealer

@@ -35,8 +35,9 @@ place) are handed back in :attr:`~p2pcards.table.events.Output.superseded`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import Final
 
+from p2pcards.core import Choice, Plain
 from p2pcards.mental import LocalError
 from p2pcards.table import certificates as certs
 from p2pcards.table.common import MIN_VOTERS, Rejected, SetupError, TableError
@@ -71,7 +72,7 @@ class Table(Replica):
         """What this peer can send right away (its commitment if it is first)."""
         return self._output(self._flush)
 
-    def decide(self, choice: Any) -> Output:
+    def decide(self, choice: Choice | Plain) -> Output:
         """Apply this seat's choice."""
         return self._output(lambda: self._decide(choice))
 
@@ -425,7 +426,7 @@ class Table(Replica):
             return []
         return [m for m in certs.close_seeds(close, self.keys, self.table_id) if m.author not in (self.seat, accused)]
 
-    def _supersede(self, env: Envelope, take: Callable[[Table], Any]) -> list[bytes]:
+    def _supersede(self, env: Envelope, take: Callable[[Table], object]) -> list[bytes]:
         """Go back to ``env.seq`` (within the current deal) and take the certificate there.
 
         A replica that has revealed its seed for this deal goes back only when another

@@ -30,10 +30,11 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 import msgpack  # type: ignore[import-untyped]
 
+from p2pcards.core import Options
 from p2pcards.identity import Identity, fingerprint, verify
 from p2pcards.table.wire import FrameError, pack, unpack
 
@@ -113,7 +114,7 @@ class VersionError(TranscriptError):
     """A message (or a saved transcript) of another protocol version."""
 
 
-def canonical(obj: Any) -> bytes:
+def canonical(obj: object) -> bytes:
     """The canonical msgpack of ``obj``: shortest forms, map keys sorted at every depth."""
     return pack(_sorted(obj))
 
@@ -121,14 +122,14 @@ def canonical(obj: Any) -> bytes:
 _CONTAINERS: Final = (dict, list, tuple)
 
 
-def _sorted(obj: Any) -> Any:
+def _sorted(obj: object) -> object:
     kind = type(obj)
-    if kind is dict:
+    if kind is dict and isinstance(obj, dict):
         for key in obj:
             if type(key) is not str:
                 raise TranscriptError("map keys are strings")
         return {k: _sorted(obj[k]) for k in sorted(obj, key=_key_order)}
-    if kind is list or kind is tuple:
+    if (kind is list or kind is tuple) and isinstance(obj, (list, tuple)):
         if any(type(v) in _CONTAINERS for v in obj):
             return [_sorted(v) for v in obj]
         return obj  # (msgpack packs a tuple as an array too)
@@ -147,7 +148,7 @@ def _sorted_pairs(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
     return dict(pairs)
 
 
-def _decode_canonical(data: bytes, what: str) -> Any:
+def _decode_canonical(data: bytes, what: str) -> object:
     try:
         obj = msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=True, ext_hook=_no_ext,
                               object_pairs_hook=_sorted_pairs)
@@ -160,7 +161,7 @@ def _decode_canonical(data: bytes, what: str) -> Any:
     return obj
 
 
-def _no_ext(code: int, data: bytes) -> Any:
+def _no_ext(code: int, data: bytes) -> NoReturn:
     raise TranscriptError(f"msgpack extension type {code} is not allowed")
 
 
@@ -210,12 +211,12 @@ class SeatInfo:
     def fingerprint(self) -> str:
         return fingerprint(self.signing)
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> dict[str, object]:
         return {"name": self.name, "signing": self.signing, "sealing": self.sealing,
                 "bot": self.bot, "runs_on": self.runs_on}
 
     @classmethod
-    def from_wire(cls, obj: Any) -> SeatInfo:
+    def from_wire(cls, obj: object) -> SeatInfo:
         if not isinstance(obj, dict) or set(obj) != {"name", "signing", "sealing", "bot", "runs_on"}:
             raise TranscriptError("a seat is {name, signing, sealing, bot, runs_on}")
         name, signing, sealing = obj["name"], obj["signing"], obj["sealing"]
@@ -245,7 +246,7 @@ class Genesis:
 
     game: str
     rules_version: str
-    options: Mapping[str, Any]
+    options: Options
     seats: tuple[SeatInfo, ...]
     deals: int | None
     host_signing: bytes
@@ -254,8 +255,8 @@ class Genesis:
     timeout: float
     hints: bool = True
 
-    def body(self) -> dict[str, Any]:
-        body: dict[str, Any] = {
+    def body(self) -> dict[str, object]:
+        body: dict[str, object] = {
             "game": self.game,
             "rules_version": self.rules_version,
             "options": dict(self.options),
@@ -274,7 +275,7 @@ class Genesis:
         return hashlib.sha256(TABLE_ID_DOMAIN + canonical(self.body())).digest()
 
     @classmethod
-    def from_body(cls, body: Any) -> Genesis:
+    def from_body(cls, body: object) -> Genesis:
         if not isinstance(body, dict) or set(body) not in (GENESIS_KEYS, GENESIS_KEYS | {"hints"}):
             raise TranscriptError("malformed genesis")
         if "hints" in body and body["hints"] is not False:  # one encoding: a table that allows hints omits the key
@@ -333,14 +334,14 @@ class Envelope:
 
 
 def _header(*, table: bytes, deal: int, seq: int, prev: bytes, author: int, kind: str,
-            body: Mapping[str, Any]) -> bytes:
+            body: Mapping[str, object]) -> bytes:
     return canonical({"v": VERSION, "table": table, "deal": deal, "seq": seq, "prev": prev,
                       "author": author, "kind": kind, "body": dict(body)})
 
 
 def sign_message(
     signer: Identity, *, table: bytes, deal: int, seq: int, prev: bytes, author: int, kind: str,
-    body: Mapping[str, Any],
+    body: Mapping[str, object],
 ) -> bytes:
     """The bytes of a signed table message (an entry or a side message)."""
     signed = _header(table=table, deal=deal, seq=seq, prev=prev, author=author, kind=kind, body=body)
@@ -348,7 +349,7 @@ def sign_message(
 
 
 def make_certificate(
-    *, table: bytes, deal: int, seq: int, prev: bytes, kind: str, body: Mapping[str, Any],
+    *, table: bytes, deal: int, seq: int, prev: bytes, kind: str, body: Mapping[str, object],
     proof: Sequence[bytes],
 ) -> bytes:
     """The bytes of a certificate (author :data:`TABLE`) with its proof."""
@@ -382,7 +383,7 @@ class Decoded:
 
     raw: bytes
     first: bytes
-    second: Any
+    second: object
     header: dict[str, Any]
 
     @property
@@ -394,7 +395,7 @@ class Decoded:
         return int(self.header["seq"])
 
 
-def decode(raw: bytes, outer: Any = None) -> Decoded:
+def decode(raw: bytes, outer: object = None) -> Decoded:
     """Decode ``raw`` (``outer``: its msgpack, when the caller has it already) and check its
     encoding and fields; the signature is :func:`parse_message`'s.  Raises
     :class:`TranscriptError` (:class:`VersionError` for another protocol version)."""

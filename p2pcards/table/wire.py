@@ -8,7 +8,7 @@ of the sender: the connection is then dead (as after any h11 error).
 from __future__ import annotations
 
 import struct
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 import msgpack  # type: ignore[import-untyped]
 
@@ -24,7 +24,7 @@ class FrameError(Exception):
     """The byte stream broke the framing rules (the peer's fault)."""
 
 
-def pack(obj: Any) -> bytes:
+def pack(obj: object) -> bytes:
     """Canonical msgpack: the same object always gives the same bytes (bin type for bytes)."""
     packed: bytes = msgpack.packb(obj, use_bin_type=True)
     return packed
@@ -49,7 +49,7 @@ def unpack(data: bytes) -> Any:
         raise FrameError(f"not valid msgpack: {exc.__class__.__name__}: {exc}") from None
 
 
-def _no_ext(code: int, data: bytes) -> Any:
+def _no_ext(code: int, data: bytes) -> NoReturn:
     raise FrameError(f"msgpack extension type {code} is not allowed")
 
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from p2pcards.players import Player
 from p2pcards.table.events import Output, TableEvent
 from p2pcards.table.table import Rejected, Table
 from p2pcards.table.transcript import peek
@@ -49,7 +49,7 @@ class LocalMesh:
     """Replicas by seat (a seat may be missing: nobody plays it here) and their players."""
 
     tables: dict[int, Table]
-    players: dict[int, Any]
+    players: dict[int, Player]
     observer: Table | None = None
     route: Route | None = None
     silent: set[int] = field(default_factory=set)
@@ -204,7 +204,7 @@ class LocalMesh:
 
 def run_local(
     tables: Sequence[Table],
-    players: Sequence[Any],
+    players: Sequence[Player],
     tamper: Tamper | None = None,
     max_messages: int = 100_000,
     on_rejected: Callable[[int, Rejected], None] | None = None,

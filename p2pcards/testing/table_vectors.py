@@ -29,20 +29,20 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from p2pcards.core import GameSpec, load_games
+from p2pcards.core import Choice, GameSpec, Plain, load_games
 from p2pcards.identity import Identity
+from p2pcards.mental import Kind, Wire
 from p2pcards.mental.seal import KeyEntry
 from p2pcards.players import RandomPlayer
 from p2pcards.table.audit import audit_transcript
 from p2pcards.table.events import Output
 from p2pcards.table.table import Table
 from p2pcards.table.transcript import Genesis, SeatInfo, TableKind, make_genesis, message_hash, parse_message, peek
-from p2pcards.testing.table_mesh import LocalMesh
+from p2pcards.testing.table_mesh import LocalMesh, Route
 from p2pcards.vectorfiles import vectors_main, write_files
 
 __all__ = ["generate", "write", "main", "fixed_identity", "WrongKeySender", "TwoPlays", "VOTE_SILENT", "FAULT_KEY"]
@@ -95,7 +95,7 @@ class _Setup:
     def players(self) -> list[RandomPlayer]:
         return [RandomPlayer(random.Random(s)) for s in range(self.spec.seats)]
 
-    def inputs(self, **extra: Any) -> dict[str, Any]:
+    def inputs(self, **extra: object) -> dict[str, object]:
         return {
             "host": {"ed25519_seed": _seed("host/ed25519").hex()},
             "seats": [_keys(f"seat{s}", f"secret{s}") for s in range(self.spec.seats)],
@@ -104,11 +104,11 @@ class _Setup:
             **extra,
         }
 
-    def deals(self) -> list[dict[str, Any]]:
+    def deals(self) -> list[dict[str, object]]:
         """The deals seat 0's replica closed, as their ``deal`` events say."""
         return [e.to_json() for e in self.tables[0].results]
 
-    def vector(self, description: str, inputs: dict[str, Any], log: Sequence[bytes], **outcome: Any) -> str:
+    def vector(self, description: str, inputs: dict[str, object], log: Sequence[bytes], **outcome: object) -> str:
         """The JSON text of a vector: inputs, messages, ``outcome`` and the chain head."""
         data = {
             "description": description,
@@ -133,12 +133,12 @@ def _setup(game: str, deals: int, nonce: str, options: dict[str, str] | None = N
     return _Setup(spec, genesis, make_genesis(host, genesis), ids)
 
 
-def _audit(log: Sequence[bytes]) -> dict[str, Any]:
+def _audit(log: Sequence[bytes]) -> dict[str, object]:
     return audit_transcript(log, load_games())
 
 
 def _run(t: _Setup, tables: Sequence[Table], silent_at_decision: int | None = None,
-         route: Any = None) -> LocalMesh:
+         route: Route | None = None) -> LocalMesh:
     """Run the table in memory; seat ``silent_at_decision`` says nothing from its first
     decision on."""
     mesh = LocalMesh(dict(enumerate(tables)), dict(enumerate(t.players())), route=route)
@@ -178,7 +178,7 @@ def _vote() -> str:
     vote = {**tables[0].outvotes[0], "certificate": cert_seq}
     # the dummy's decisions are no entries: every replica computes them with the game's rule for a
     # dummy (part of its rules version), so they are written here, where a change of that rule shows
-    dummy = [{"choice": choice} for seat, choice in tables[0].results[-1].choices if seat == x]
+    dummy = [{"choice": choice.to_wire()} for seat, choice in tables[0].results[-1].choices if seat == x]
     return t.vector(f"a two-deal Sueca table to 8: seat {x} falls silent and is voted out, it loses deal 0 and "
                     "is a dummy in deal 1", inputs, log, vote=vote, dummy=dummy, deals=t.deals(), audit=_audit(log))
 
@@ -196,7 +196,7 @@ class WrongKeySender(Table):
         party = self.party
         honest = party._sealed
 
-        def corrupt(step: int, kind: Any, to: int, positions: Any, entries: tuple[KeyEntry, ...]) -> Any:
+        def corrupt(step: int, kind: Kind, to: int, positions: tuple[int, ...], entries: tuple[KeyEntry, ...]) -> Wire:
             if self.deal_no == 0 and self.cheated is None:
                 first = entries[0]
                 self.cheated = {"to": to, "position": first.position}
@@ -238,7 +238,7 @@ class TwoPlays(Table):
 
     second: bytes | None = None
 
-    def decide(self, choice: Any) -> Output:
+    def decide(self, choice: Choice | Plain) -> Output:
         view, decision = self.view(), self.decision()
         if self.second is None and view is not None and decision is not None and decision.kind == "play":
             others = [p for p in view.legal if p != choice]

@@ -8,10 +8,9 @@ distributed runtime drives, fulfilling every deck step at once.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
 
-from p2pcards.core import DealState, Decision, End, GameSpec
+from p2pcards.core import DealResult, DealState, Decision, End, GameSpec, Options
 from p2pcards.core.records import deal_record
 from p2pcards.core.view import SeatView
 from p2pcards.players import Player, make_player
@@ -26,7 +25,7 @@ def seat_rng(seed: int, seat: int) -> random.Random:
 
 def play_deal(
     deal: DealState, players: Sequence[Player], match_totals: Sequence[int] = ()
-) -> dict[str, Any]:
+) -> DealResult:
     """Drive ``deal`` to its end with full information; return its result."""
     views = [SeatView(deal, s, match_totals) for s in range(deal.seats)]
     while True:
@@ -42,11 +41,11 @@ def play_deal(
 
 def run_arena(
     spec: GameSpec,
-    options: Mapping[str, Any],
+    options: Options,
     deals: int,
     seed: int,
     levels: Sequence[str],
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[dict[str, object]]:
     """Play ``deals`` deals (new matches as matches end); yield each deal's record, then
     a summary object."""
     if len(levels) != spec.seats:

@@ -16,12 +16,15 @@ import json as json_module
 import random
 import time
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from p2pcards.core import GameSpec
 from p2pcards.core.cards import PORTUGUESE_40, PT_POINTS, PT_RANK_ORDER, strength_table
 from p2pcards.players import RandomPlayer
 from p2pcards.tools.arena import play_deal
+
+if TYPE_CHECKING:
+    from p2pcards.players.simulators import TrickSimulator
 
 __all__ = [
     "bench_game", "bench_baseline", "run_rules_bench", "AIM_SUECA",
@@ -129,7 +132,7 @@ def run_rules_bench(games: dict[str, GameSpec], seconds: float) -> dict[str, Any
     return out
 
 
-def bench_sim(sim: Any, seconds: float, seed: int = 1, batch: int = SIM_BATCH) -> tuple[float, int]:
+def bench_sim(sim: TrickSimulator, seconds: float, seed: int = 1, batch: int = SIM_BATCH) -> tuple[float, int]:
     """Deals per second of the batch simulator ``sim`` (a
     :class:`~p2pcards.players.simulators.TrickSimulator`): whole deals from shuffled decks with
     random players, ``batch`` at a time, every dealer in turn, default options."""

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import multiprocessing.context
 import os
 import random
 import signal
@@ -54,7 +55,7 @@ from fractions import Fraction
 from statistics import NormalDist
 from typing import Any
 
-from p2pcards.core import Choice, Decision, GameSpec
+from p2pcards.core import DealResult, Decision, GameSpec, Options, OptionValue, Plain
 from p2pcards.core.view import SeatView
 from p2pcards.lifeline import die_with
 from p2pcards.players import PLAYER_LEVELS, Player, make_player
@@ -86,7 +87,7 @@ class Measure:
 
     name: str
     lower_is_better: bool
-    values: Callable[[Mapping[str, Any]], list[float]]
+    values: Callable[[DealResult], list[float]]
 
 
 def measure_for(spec: GameSpec) -> Measure:
@@ -96,7 +97,7 @@ def measure_for(spec: GameSpec) -> Measure:
     if not cls.gives_deal_value():
         raise ValueError(f"duel cannot score {spec.name}: its plugin gives no deal value (Match.deal_value)")
 
-    def values(result: Mapping[str, Any]) -> list[float]:
+    def values(result: DealResult) -> list[float]:
         out = []
         for seat in range(spec.seats):
             value = cls.deal_value(spec, result, seat)
@@ -133,7 +134,7 @@ class _Timed:
         self.player = player
         self.times = times
 
-    def choose(self, view: SeatView, decision: Decision) -> Choice:
+    def choose(self, view: SeatView, decision: Decision) -> Plain:
         start = time.perf_counter()
         choice = self.player.choose(view, decision)
         self.times.append((time.perf_counter() - start) * 1000.0)
@@ -155,13 +156,13 @@ class PairResult:
     b: list[float]
     outcome: float
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"pair": self.pair, "dealer": self.dealer, "a": self.a, "b": self.b, "outcome": self.outcome}
 
 
 def play_pair(
     spec: GameSpec,
-    options: Mapping[str, Any],
+    options: Options,
     a: str,
     b: str,
     seed: int,
@@ -225,7 +226,7 @@ class _Task:
     """A worker's share: pairs ``start`` to ``stop - 1`` of a duel of ``game``."""
 
     game: str
-    options: dict[str, Any]
+    options: dict[str, OptionValue]
     a: str
     b: str
     seed: int
@@ -268,7 +269,7 @@ def _work(task: _Task) -> _Share:
     return _play_share(load_games().get(task.game), task)
 
 
-def _context() -> Any:
+def _context() -> multiprocessing.context.BaseContext:
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
@@ -295,7 +296,7 @@ def wilson_interval(rate: float, n: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def _timing(times: Sequence[float]) -> dict[str, Any]:
+def _timing(times: Sequence[float]) -> dict[str, float]:
     return {
         "mean": round(sum(times) / len(times), 4) if times else 0.0,
         "p50": round(percentile(times, 50), 4),
@@ -364,7 +365,7 @@ def check_duel(
 
 def run_duel(
     spec: GameSpec,
-    options: Mapping[str, Any],
+    options: Options,
     a: str,
     b: str,
     pairs: int,
@@ -393,7 +394,7 @@ def run_duel(
     seconds = time.perf_counter() - started
     results = [r for share in shares for r in share.results]
     times = {side: [t for share in shares for t in share.times[side]] for side in ("a", "b")}
-    report: dict[str, Any] = {
+    report: dict[str, object] = {
         "game": spec.name,
         "options": dict(options),
         "a": a,

@@ -24,9 +24,9 @@ import json
 import math
 import random
 from collections.abc import Mapping
-from typing import Any, BinaryIO, Final, TextIO
+from typing import BinaryIO, Final, NoReturn, TextIO
 
-from p2pcards.core import PLAY, SWAP, DealState, Decision
+from p2pcards.core import SWAP, DealState, Decision, GoIn, PassCards, Plain, Play, Swap, from_wire
 from p2pcards.core.plugins import GameRegistry, load_games
 from p2pcards.core.view import SeatView
 from p2pcards.tools.engine_replay import EngineError, _int, is_legal, replay
@@ -43,19 +43,20 @@ MAX_ITERATIONS: Final = 10_000_000
 
 
 # ---------------------------------------------------------------------- answers
-def _choice_out(deal: DealState, decision: Decision, choice: Any) -> Any:
-    """A choice in positions as the protocol says it: cards, a suit, lists, null."""
+def _choice_out(deal: DealState, decision: Decision, choice: Plain) -> object:
+    """A choice in positions (a legal one) as the protocol says it: cards, a suit, lists, null."""
     cards = deal.deck.cards
-    if decision.kind == PLAY:
-        if isinstance(choice, (tuple, list)):
-            return [SWAP, cards[choice[1]]]
-        return cards[choice]
-    if decision.pick is not None:
-        return None if choice is None else [cards[p] for p in choice]
-    return choice
+    value = from_wire(decision.kind, choice)
+    if isinstance(value, Swap):
+        return [SWAP, cards[value.position]]
+    if isinstance(value, Play):
+        return cards[value.position]
+    if isinstance(value, (PassCards, GoIn)):
+        return None if value.positions is None else [cards[p] for p in value.positions]
+    return value.to_wire()
 
 
-def _choose(request: Mapping[str, Any], registry: GameRegistry) -> dict[str, Any]:
+def _choose(request: Mapping[str, object], registry: GameRegistry) -> dict[str, object]:
     from p2pcards import players
 
     bot = request.get("bot", "heuristic")
@@ -79,7 +80,7 @@ def _choose(request: Mapping[str, Any], registry: GameRegistry) -> dict[str, Any
     return {"kind": decision.kind, "choice": _choice_out(deal, decision, choice)}
 
 
-def _command(request: Mapping[str, Any], registry: GameRegistry) -> dict[str, Any]:
+def _command(request: Mapping[str, object], registry: GameRegistry) -> dict[str, object]:
     from p2pcards import players
 
     cmd = request["cmd"]
@@ -96,14 +97,14 @@ def _command(request: Mapping[str, Any], registry: GameRegistry) -> dict[str, An
     raise EngineError(f"unknown cmd {json.dumps(cmd)[:40]} (commands: {', '.join(COMMANDS)})")
 
 
-def _good_id(value: Any) -> bool:
+def _good_id(value: object) -> bool:
     """Whether ``value`` may be a request's ``id``: a string, a finite number or null."""
     if value is None or type(value) in (str, int):
         return True
     return type(value) is float and math.isfinite(value)
 
 
-def answer(request: Any, registry: GameRegistry) -> dict[str, Any]:
+def answer(request: object, registry: GameRegistry) -> dict[str, object]:
     """The answer to one decoded request: a choice, a command's answer or an error.  Never
     raises for bad input (an unexpected failure is answered as an internal error)."""
     if not isinstance(request, dict):
@@ -120,11 +121,11 @@ def answer(request: Any, registry: GameRegistry) -> dict[str, Any]:
     return {"id": ident, **body}
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
 
-def answer_line(line: bytes, registry: GameRegistry) -> dict[str, Any]:
+def answer_line(line: bytes, registry: GameRegistry) -> dict[str, object]:
     """The answer to one request line (bytes, without its newline or with it)."""
     if len(line.rstrip(b"\r\n")) > MAX_LINE:
         return {"id": None, "error": f"line longer than {MAX_LINE} bytes"}
@@ -154,7 +155,7 @@ def serve(stdin: BinaryIO, stdout: TextIO, registry: GameRegistry | None = None)
                 line = stdin.readline(1 << 16)
                 if not line:
                     break
-            reply: dict[str, Any] = {"id": None, "error": f"line longer than {MAX_LINE} bytes"}
+            reply: dict[str, object] = {"id": None, "error": f"line longer than {MAX_LINE} bytes"}
         elif not line.strip():
             continue
         else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from p2pcards.core import (
     GO_IN,
@@ -24,8 +24,10 @@ from p2pcards.core import (
     End,
     GameSpec,
     IllegalChoice,
+    Legal,
     Locate,
     OptionError,
+    Plain,
     Reveal,
 )
 from p2pcards.core.deck import DISCARD, PLAYED, STOCK, DeckError
@@ -47,7 +49,7 @@ class EngineError(Exception):
 
 
 # ---------------------------------------------------------------------- requests
-def _int(value: Any, name: str, lo: int, hi: int) -> int:
+def _int(value: object, name: str, lo: int, hi: int) -> int:
     if type(value) is not int:
         raise EngineError(f"{name} must be a whole number, not {json.dumps(value)[:40]}")
     if not lo <= value <= hi:
@@ -55,17 +57,17 @@ def _int(value: Any, name: str, lo: int, hi: int) -> int:
     return value
 
 
-def _seat(value: Any, name: str, seats: int) -> int:
+def _seat(value: object, name: str, seats: int) -> int:
     return _int(value, name, 0, seats - 1)
 
 
-def _card(value: Any, name: str, deck: frozenset[str]) -> str:
+def _card(value: object, name: str, deck: frozenset[str]) -> str:
     if not isinstance(value, str) or value not in deck:
         raise EngineError(f"{name} must be a card of this game's deck such as \"7H\", not {json.dumps(value)[:40]}")
     return value
 
 
-def _cards(value: Any, name: str, deck: frozenset[str]) -> list[str]:
+def _cards(value: object, name: str, deck: frozenset[str]) -> list[str]:
     if not isinstance(value, list):
         raise EngineError(f"{name} must be a list of cards, not {json.dumps(value)[:40]}")
     out = [_card(c, f"{name}[{i}]", deck) for i, c in enumerate(value)]
@@ -74,13 +76,13 @@ def _cards(value: Any, name: str, deck: frozenset[str]) -> list[str]:
     return out
 
 
-def _ints(value: Any, name: str, length: int) -> list[int]:
+def _ints(value: object, name: str, length: int) -> list[int]:
     if not isinstance(value, list) or len(value) != length or any(type(v) is not int for v in value):
         raise EngineError(f"{name} must be a list of {length} whole numbers")
     return list(value)
 
 
-def _public(ev: Mapping[str, Any], seat: int) -> dict[str, Any]:
+def _public(ev: Mapping[str, object], seat: int) -> dict[str, object]:
     """An event as ``seat`` knows it (the rule of :attr:`SeatView.events`), for comparing:
     private cards of other seats dropped, and so are null fields and empty card lists."""
     out = dict(ev)
@@ -91,14 +93,14 @@ def _public(ev: Mapping[str, Any], seat: int) -> dict[str, Any]:
     return out
 
 
-def _show(ev: Mapping[str, Any]) -> str:
+def _show(ev: object) -> str:
     return json.dumps(ev, sort_keys=True)[:200]
 
 
 class _Replay:
     """The deal as ``seat`` sees it, rebuilt from its starting cards and the events."""
 
-    def __init__(self, spec: GameSpec, deal: DealState, seat: int, hand: list[str], events: list[Any]) -> None:
+    def __init__(self, spec: GameSpec, deal: DealState, seat: int, hand: list[str], events: list[object]) -> None:
         self.spec = spec
         self.deal = deal
         self.seat = seat
@@ -110,7 +112,7 @@ class _Replay:
         self.deck_cards = frozenset(spec.deck)
 
     # -- events given
-    def event(self, offset: int, needed: str) -> tuple[str, dict[str, Any]]:
+    def event(self, offset: int, needed: str) -> tuple[str, Mapping[str, object]]:
         """The given event the deal will record ``offset`` events from now."""
         k = len(self.deal.events) + offset
         if k >= len(self.given):
@@ -122,7 +124,7 @@ class _Replay:
         _seat(ev.get("seat"), f"{where}.seat", self.deal.seats)
         return where, ev
 
-    def expect(self, offset: int, kinds: Sequence[str], seat: int, needed: str) -> tuple[str, dict[str, Any]]:
+    def expect(self, offset: int, kinds: Sequence[str], seat: int, needed: str) -> tuple[str, Mapping[str, object]]:
         where, ev = self.event(offset, needed)
         if ev["type"] not in kinds:
             raise EngineError(f"{where}: the deal needs {needed} here, not a {ev['type']!r} event")
@@ -138,7 +140,8 @@ class _Replay:
             mine = _public(made[k], self.seat)
             if k >= len(self.given):
                 raise EngineError(f"the events stop too early: the deal goes on with {_show(mine)}")
-            theirs = _public(self.given[k], self.seat) if isinstance(self.given[k], dict) else self.given[k]
+            given = self.given[k]
+            theirs = _public(given, self.seat) if isinstance(given, dict) else given
             if json.dumps(mine, sort_keys=True) != json.dumps(theirs, sort_keys=True):
                 raise EngineError(f"events[{k}] does not follow from the history: the deal records "
                                   f"{_show(mine)} here, not {_show(theirs)}")
@@ -298,7 +301,7 @@ class _Replay:
             where, ev = self.event(0, f"the lead of {step.card}")
             if ev["type"] != "play" or ev.get("card") != step.card:
                 raise EngineError(f"{where}: the holder of {step.card} must lead it here")
-            self.position_for(ev["seat"], step.card, where)
+            self.position_for(_seat(ev["seat"], f"{where}.seat", self.deal.seats), step.card, where)
         self.complete()
 
     def complete(self) -> None:
@@ -307,7 +310,7 @@ class _Replay:
         except (IllegalChoice, DeckError) as exc:
             raise EngineError(f"the history cannot be replayed: {exc}") from None
 
-    def apply(self, seat: int, choice: Any, where: str) -> None:
+    def apply(self, seat: int, choice: Plain, where: str) -> None:
         try:
             self.deal.apply(seat, choice)
         except (IllegalChoice, DeckError) as exc:
@@ -335,14 +338,14 @@ class _Replay:
         where, ev = self.expect(0, ("play", SWAP), seat, f"seat {seat}'s play")
         card = _card(ev.get("card"), f"{where}.card", self.deck_cards)
         pos = self.position_for(seat, card, where)
-        choice: Any = pos if ev["type"] == "play" else (SWAP, pos)
+        choice: Legal = pos if ev["type"] == "play" else (SWAP, pos)
         if seat == self.seat and choice not in self.deal.legal(seat):
             what = "swap" if ev["type"] == SWAP else "play"
             raise EngineError(f"{where}: seat {seat} may not {what} {card} here (the rules do not allow it "
                               f"from its hand)")
         self.apply(seat, choice, where)
 
-    def pick(self, step: Decision, offset: int, seat: int) -> tuple[Any, str]:
+    def pick(self, step: Decision, offset: int, seat: int) -> tuple[tuple[int, ...] | None, str]:
         """The choice of ``seat`` in a pass or going-in decision, from its event."""
         kind = "pass" if step.kind == PASS else "go_in"
         where, ev = self.expect(offset, (kind,), seat, f"seat {seat}'s {kind}")
@@ -381,7 +384,7 @@ class _Replay:
             raise EngineError(f"{where}: seat {seat} cannot give {count} cards")
         return tuple(chosen), where
 
-    def check_tricks(self, tricks: Any) -> None:
+    def check_tricks(self, tricks: object) -> None:
         cards = self.deal.deck.cards
         mine = [
             {"leader": t.leader, "seats": [s for s, _ in t.plays], "cards": [cards[p] for _, p in t.plays],
@@ -397,7 +400,7 @@ _VERB: Final = {PLAY: "play", SWAP: "play", TRUMP: "choose trumps", PASS: "pass 
                 GO_IN: "say whether it goes in", "draw": "draw"}
 
 
-def is_legal(pos: Position, choice: Any) -> bool:
+def is_legal(pos: Position, choice: Plain) -> bool:
     """Whether ``choice`` (in positions, as players give it) is legal in ``pos``."""
     deal, seat, decision = pos.deal, pos.seat, pos.decision
     legal = deal.legal(seat)
@@ -423,7 +426,7 @@ class Position:
     match_totals: list[int]
 
 
-def replay(request: Mapping[str, Any], registry: GameRegistry) -> Position:
+def replay(request: Mapping[str, object], registry: GameRegistry) -> Position:
     """Rebuild the position of a request (its game, seat, hand and events); raise
     :class:`EngineError` naming the problem when the request is malformed or the history
     cannot have happened.  Only the position's fields are read (not the bot's)."""

@@ -109,27 +109,45 @@ async def run_with_trio(
 class ExitStatus(int):
     """A table screen's exit status that also says whether the person left the table on
     purpose before its end, so that it can be taken up again (``left``; ``p2pcards`` then
-    says how).  It is an ``int``: callers that only want the status use it as one."""
+    says how, with the table's id in ``table``), and why a table failed (``error``: the
+    screen showed it; ``p2pcards`` prints it again once the screen is gone).  It is an
+    ``int``: callers that only want the status use it as one."""
 
     left: bool = False
+    table: str = ""
+    error: str = ""
 
 
-def exit_status(outcome: str, *, resumable: bool = True) -> ExitStatus:
-    """The exit status for a table screen's ``outcome``: 0 when the table is over or the
-    person left it (``q``, confirmed: leaving on purpose is no failure), 1 when it failed
-    or could not be played to its end.  ``left`` is set when the person left a table that
-    ``resumable`` says started (it has a transcript to take up again).  An interrupt (SIGINT
-    outside the screen) never gets here: ``p2pcards`` exits 130 for it."""
-    status = ExitStatus(0 if outcome in ("over", "left") else 1)
-    status.left = outcome == "left" and resumable
+#: The exit status of an interrupt (Ctrl-C), as a shell gives a process that SIGINT ended.
+INTERRUPTED = 130
+
+
+def exit_status(outcome: str, *, resumable: bool = True, interrupted: bool = False, error: str | None = None,
+                table: str = "") -> ExitStatus:
+    """The exit status for a table screen's ``outcome``, by the one rule of every way of
+    playing (``p2pcards --help``): 0 when the table is over or the person left it (``q``,
+    confirmed: leaving on purpose is no failure), 130 when the person ``interrupted`` it
+    (Ctrl-C on the screen, as outside it), 1 when it failed or could not be played to its
+    end.  ``left`` is set when the person left (or interrupted) a table that ``resumable``
+    says started (it has a transcript to take up again: ``table``, its id in hex); a table
+    that failed carries its ``error``."""
+    if interrupted and outcome in ("left", "running"):
+        status = ExitStatus(INTERRUPTED)
+        status.left = resumable
+    else:
+        status = ExitStatus(0 if outcome in ("over", "left") else 1)
+        status.left = outcome == "left" and resumable
+    status.table = table
+    if status == 1:
+        status.error = error or ""
     return status
 
 
 def run_local_table(table: LocalTable, *, input: Input | None = None, output: Output | None = None) -> int:
     """Run ``table`` on screen to its end or until the person leaves.
 
-    Exit status (:func:`exit_status`): 0 when the table is over or the person left it, 1
-    when it failed.
+    Exit status (:func:`exit_status`): 0 when the table is over or the person left it,
+    130 when the person interrupted it (Ctrl-C), 1 when it failed.
     """
     app = build_app(table.model, input=input, output=output)
 
@@ -138,7 +156,8 @@ def run_local_table(table: LocalTable, *, input: Input | None = None, output: Ou
 
     with screen_logging(table.data_dir, on_refused=table.refused):
         asyncio.run(run_with_trio(app, table.run, table.cancel, trio_failed))
-    return exit_status(table.outcome)
+    return exit_status(table.outcome, interrupted=table.model.interrupted, error=table.model.error,
+                       table=table.table_id.hex())
 
 
 def play_local(

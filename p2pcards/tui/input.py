@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import Any
 
 from p2pcards.core import PLAY, Card, Decision
-from p2pcards.tui.cards import card_label
 from p2pcards.tui.snapshot import Snapshot
 from p2pcards.words import Text
 
@@ -50,6 +49,10 @@ class TableKeys:
     on_choice: Callable[[Choice], None]
     on_continue: Callable[[], None]
     on_exit: Callable[[], None]
+    #: Ctrl-C left the screen (set by :meth:`TableKeys.interrupt`)
+    interrupted: bool
+    #: why a card may not be played now (the windows' words: TableWindows.refused_card)
+    refused_card: Callable[[int, Card], str]
     # hints and finishing a forced deal (set by the model; see TableModel)
     hints_allowed: bool
     hint_busy: bool
@@ -219,7 +222,7 @@ class TableKeys:
             return
         pos, card = hand[index]
         if pos not in self._legal_positions():
-            self.message = self.text("not_allowed", card=card_label(card))
+            self.message = self.refused_card(pos, card)
             return
         self._submit(pos)
 
@@ -325,6 +328,7 @@ class TableKeys:
         return True
 
     def interrupt(self) -> None:
-        """Ctrl-C: leave at once."""
+        """Ctrl-C: leave at once, interrupted (the command then exits 130, not 0)."""
+        self.interrupted = True
         self.on_exit()
 

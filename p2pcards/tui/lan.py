@@ -145,11 +145,13 @@ class LanTable(ScreenTable):
         mine = [s["seat"] for s in info["seats"]
                 if s["seat"] in info["local_seats"] and s["bot"] is None and s["fingerprint"] == self.me.fingerprint]
         seat = mine[0]
-        labels = [SeatLabel(s["seat"], s["name"], s["bot"], s["runs_on"]) for s in info["seats"]]
+        labels = [SeatLabel(s["seat"], s["name"], s["bot"], s["runs_on"], s["fingerprint"]) for s in info["seats"]]
         self.table_id = info["table"]
         path = str(log_path(self.data_dir, bytes.fromhex(info["table"]), seat))
-        self._attach(TableModel(GameInfo.of(spec, info["options"]), labels, seat, self.text, speed=self.speed,
-                                here=self.me.fingerprint, log_path=path))
+        model = TableModel(GameInfo.of(spec, info["options"]), labels, seat, self.text, speed=self.speed,
+                           here=self.me.fingerprint, log_path=path)
+        model.catching_up = isinstance(self.plan, ResumePlan)  # until the person's replica is rebuilt from its log
+        self._attach(model)
         self.seat = seat
         self.lobby.started()
 
@@ -200,7 +202,7 @@ class LanTable(ScreenTable):
                 self.address = (address, port)
                 lan.listening(port)
                 if address in ("0.0.0.0", "::"):
-                    shown = local_addresses()[:3] or ["ADDRESS"]
+                    shown = local_addresses()[:3] or ["127.0.0.1"]  # no network: this machine only
                     where = " · ".join(f"{a}:{port}" for a in shown)
                 else:
                     where = f"{address}:{port}"
@@ -284,7 +286,11 @@ async def run_lan_async(table: LanTable, screens: Callable[[], Awaitable[None]],
         table.failed(f"{type(error).__name__}: {error}")
 
     await run_with_trio(screens, trio_main or table.run, table.cancel, trio_failed)
-    return exit_status(table.outcome, resumable=table.model is not None)  # left in the lobby: nothing to take up
+    interrupted = table.lobby.interrupted or (table.model is not None and table.model.interrupted)
+    error = table.model.error if table.model is not None else table.lobby.error
+    # left in the lobby: nothing to take up
+    return exit_status(table.outcome, resumable=table.model is not None, interrupted=interrupted, error=error,
+                       table=table.table_id or "")
 
 
 def net_failure(exc: NetError, text: Text) -> str:
@@ -298,7 +304,8 @@ def net_failure(exc: NetError, text: Text) -> str:
 def run_lan_table(table: LanTable, *, input: Input | None = None, output: Output | None = None) -> int:
     """The lobby screen, then the table screen, until the table ends or the person leaves.
 
-    Exit status: 0 when the table is over or the person left it, 1 when it failed.
+    Exit status: 0 when the table is over or the person left it, 130 when the person
+    interrupted it (Ctrl-C), 1 when it failed.
     """
     with screen_logging(table.data_dir, on_refused=table.refused):
         return asyncio.run(run_lan_async(table, lan_screens(table, input=input, output=output)))

@@ -261,8 +261,21 @@ def hand_fragments(model: TableModel, columns: int | None = None) -> StyleAndTex
     return out
 
 
-def prompt_fragments(model: TableModel) -> StyleAndTextTuples:
-    out: StyleAndTextTuples = suited("class:prompt", f" {model.prompt()}")
+def wrapped(text: str, width: int | None, indent: str = "") -> list[str]:
+    """``text`` in lines of at most ``width`` columns, broken between words (a line that
+    goes on starts with ``indent``); as it is when the width is not known yet."""
+    if width is None or width < 12:
+        return [text]
+    return textwrap.wrap(text, width, subsequent_indent=indent) or [""]
+
+
+def prompt_fragments(model: TableModel, width: int | None = None) -> StyleAndTextTuples:
+    """What the keys do now, or a hint: wrapped to ``width`` (a long hint is read whole)."""
+    out: StyleAndTextTuples = []
+    for i, line in enumerate(wrapped(f" {model.prompt()}", width - 1 if width else None, "   ")):
+        if i:
+            out.append(("class:prompt", "\n"))
+        out += suited("class:prompt", line)
     swap = model.swap_prompt()
     if swap is not None and model.mode is not None:
         out.append(("class:prompt", "   "))
@@ -271,10 +284,17 @@ def prompt_fragments(model: TableModel) -> StyleAndTextTuples:
     return out
 
 
-def status_fragments(model: TableModel) -> StyleAndTextTuples:
-    status = model.status()
+def status_fragments(model: TableModel, width: int | None = None) -> StyleAndTextTuples:
+    """What happens now, then the help key; a status longer than ``width`` wraps."""
+    keys = "? " + model.text("help_title")
+    lines = wrapped(f" {model.status()} ", width - len(keys) - 2 if width else None, "   ")
     style = "class:status class:status.turn" if model.decision is not None else "class:status"
-    return [(style, f" {status} "), ("class:status", "  "), ("class:status.keys", "? " + model.text("help_title"))]
+    out: StyleAndTextTuples = []
+    for i, line in enumerate(lines):
+        if i:
+            out.append(("class:status", "\n"))
+        out.append((style, f"{line} " if i == 0 and len(lines) == 1 else line))
+    return out + [("class:status", "  "), ("class:status.keys", keys)]
 
 
 # ---------------------------------------------------------------------- dialogs and windows
@@ -341,7 +361,7 @@ def overlay_fragments(model: TableModel) -> StyleAndTextTuples:
         out.append(("class:window", " " + t("won_by", name=model.who(winner)) + " "))
         return out
     elif kind == "quit":
-        lines = [t("quit_text", path=model.log_path or "-")]
+        lines = [t("quit_text", path=model.log_path or "-", command=model.resume_command())]
         keys = t("quit_keys")
     elif kind == "summary":
         lines = model.summary_lines()
@@ -374,10 +394,10 @@ def overlay_fragments(model: TableModel) -> StyleAndTextTuples:
     return out
 
 
-def too_small_fragments(model: TableModel) -> StyleAndTextTuples:
+def too_small_fragments(model: TableModel, width: int | None = None) -> StyleAndTextTuples:
     cols, rows = terminal_size()
-    return [("class:too-small", model.text("too_small", cols=cols, rows=rows, need_cols=MIN_COLS,
-                                           need_rows=MIN_ROWS))]
+    said = model.text("too_small", cols=cols, rows=rows, need_cols=MIN_COLS, need_rows=MIN_ROWS)
+    return [("class:too-small", "\n".join(wrapped(said, width)))]
 
 
 # ---------------------------------------------------------------------- the whole screen
@@ -409,9 +429,10 @@ def build_layout(model: TableModel) -> Layout:
     panel = _fit_window(lambda w: panel_fragments(model, w), width=D(min=25, preferred=27, max=32),
                         style="class:panel")
     body = VSplit([table, Window(width=1, char="│", style="class:rule"), panel])
-    prompt = _text_window(lambda: prompt_fragments(model), height=1, style="class:prompt")
+    # a long prompt or hint ("hint: play A♥ — your partner is winning the trick: ...") wraps, never cut
+    prompt = _fit_window(lambda w: prompt_fragments(model, w), height=D(min=1, max=3), style="class:prompt")
     hand = _text_window(lambda: hand_fragments(model), height=4, align=WindowAlign.CENTER, style="class:hand")
-    status = _text_window(lambda: status_fragments(model), height=1, style="class:status")
+    status = _fit_window(lambda w: status_fragments(model, w), height=D(min=1, max=2), style="class:status")
     screen = HSplit([header, body, prompt, hand, status])
 
     dialog = Frame(_text_window(lambda: dialog_fragments(model), dont_extend_width=True, style="class:dialog"),
@@ -430,7 +451,7 @@ def build_layout(model: TableModel) -> Layout:
     small = Condition(lambda: too_small(*terminal_size()))
     return Layout(HSplit([
         ConditionalContainer(root, filter=~small),
-        ConditionalContainer(_text_window(lambda: too_small_fragments(model), align=WindowAlign.CENTER),
+        ConditionalContainer(_fit_window(lambda w: too_small_fragments(model, w), align=WindowAlign.CENTER),
                              filter=small),
     ]))
 

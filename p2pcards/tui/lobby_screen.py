@@ -9,10 +9,11 @@ its prompt-toolkit application.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from prompt_toolkit.application import Application
+from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -48,6 +49,8 @@ class LobbyModel:
         #: how the screen ended, once it did ("table" or None); None while it runs
         self.result: str | None = None
         self.ended = False
+        #: the person left with Ctrl-C (an interrupt: exit status 130)
+        self.interrupted = False
         self.on_exit: Callable[[str | None], None] = lambda result: None
         self.listeners: list[Callable[[], None]] = []
 
@@ -85,6 +88,11 @@ class LobbyModel:
     def leave(self) -> None:
         self._end(None)
 
+    def interrupt(self) -> None:
+        """Ctrl-C: leave, interrupted (the command exits 130)."""
+        self.interrupted = True
+        self._end(None)
+
     def key(self) -> None:
         """Any other key: leaves once an error is shown."""
         if self.error is not None:
@@ -98,16 +106,25 @@ class LobbyModel:
         self.on_exit(result)
 
     # ------------------------------------------------------------------ drawing
-    def fragments(self) -> StyleAndTextTuples:
+    def fragments(self, width: int | None = None) -> StyleAndTextTuples:
+        """The screen's body, each line wrapped to ``width`` columns (None: as it is), a
+        wrapped line going on further indented: an error is read whole, never cut."""
         t = self.text
         out: StyleAndTextTuples = []
+
+        def put(style: str, text: str) -> None:
+            for part in text.split("\n"):  # a line of several rows keeps its indent
+                rows = textwrap.wrap(part, width - 2, subsequent_indent="  ") if width and width > 12 else [part]
+                out.extend(piece for row in rows or [""] for piece in ((style, f"  {row}"), ("", "\n")))
+
         for line in self.lines.values():
-            for part in line.split("\n"):  # a line of several rows keeps its indent
-                out += [("class:info", f"  {part}"), ("", "\n")]
+            put("class:info", line)
         if self.status:
-            out += [("", "\n"), ("class:status", f"  {self.status}"), ("", "\n")]
+            out.append(("", "\n"))
+            put("class:status", self.status)
         if self.error is not None:
-            out += [("", "\n"), ("class:error", "  " + t("lobby_failed", reason=self.error)), ("", "\n")]
+            out.append(("", "\n"))
+            put("class:error", t("lobby_failed", reason=self.error))
         return out
 
     def keys_line(self) -> str:
@@ -121,9 +138,12 @@ def build_lobby_app(model: LobbyModel, *, input: Input | None = None,
 
     @kb.add("q")
     @kb.add("escape", eager=True)
-    @kb.add("c-c")
     def _leave(event: KeyPressEvent) -> None:
         model.leave()
+
+    @kb.add("c-c")
+    def _interrupt(event: KeyPressEvent) -> None:
+        model.interrupt()
 
     @kb.add("<any>")
     def _other(event: KeyPressEvent) -> None:
@@ -131,7 +151,7 @@ def build_lobby_app(model: LobbyModel, *, input: Input | None = None,
 
     title = Window(FormattedTextControl(lambda: [("class:title", f" {model.text('lobby_title')} ")]), height=1,
                    style="class:title")
-    body = Window(FormattedTextControl(model.fragments))
+    body = Window(FormattedTextControl(lambda: model.fragments(get_app().output.get_size().columns)))
     keys = Window(FormattedTextControl(lambda: [("class:keys", model.keys_line())]), height=1, style="class:keys")
     app: Application[Any] = Application(
         layout=Layout(HSplit([title, Window(height=1), body, keys])),

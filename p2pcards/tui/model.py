@@ -26,15 +26,16 @@ screens"), and its words from the game's own texts.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from p2pcards.core import PLAY, Card, Decision, Line, pretty
+from p2pcards.identity import told_apart
 from p2pcards.players.hints import Hint
 from p2pcards.tui.cards import SUIT_ORDER, card_label, is_red, sort_hand
 from p2pcards.tui.input import CARD_KEYS, TableKeys
-from p2pcards.tui.snapshot import GameInfo, SeatLabel, Snapshot, snapshot_of
+from p2pcards.tui.snapshot import GameInfo, HandCard, SeatLabel, SeatPanel, Snapshot, snapshot_of
 from p2pcards.tui.windows import TableWindows
 from p2pcards.words import Text, line_text, summary_text
 
@@ -70,42 +71,6 @@ def too_small(cols: int, rows: int) -> bool:
     return cols < MIN_COLS or rows < MIN_ROWS
 
 
-@dataclass(frozen=True)
-class HandCard:
-    """One card of the person's hand as drawn: place, label, colour and state."""
-
-    index: int
-    position: int
-    card: Card
-    label: str
-    red: bool
-    #: True legal, False illegal (dimmed), None: nothing to play now (drawn plainly)
-    legal: bool | None
-    cursor: bool
-    picked: bool
-    #: the key that plays or marks it (:data:`CARD_KEYS`), or "" beyond the last key
-    key: str
-    #: passed to the person this deal
-    received: bool = False
-
-
-@dataclass(frozen=True)
-class SeatPanel:
-    """One seat as drawn around the table."""
-
-    seat: int
-    where: str  # bottom, right, top, left
-    name: str
-    marker: str
-    runs: str
-    cards: str
-    detail: str
-    turn: bool
-    dealer: bool
-    you: bool
-    active: bool
-
-
 class TableModel(TableKeys, TableWindows):
     """Everything on the table screen (module docstring)."""
 
@@ -123,7 +88,10 @@ class TableModel(TableKeys, TableWindows):
         if len(seats) != game.seats:
             raise ValueError(f"{game.name} has {game.seats} seats, not {len(seats)}")
         self.game = game
-        self.seats = list(seats)
+        # two seats of one name ("root" and "root") are told apart by their keys' fingerprints
+        names = told_apart([(label.name, label.fingerprint or "") for label in seats])
+        self.seats = [label if name == label.name else dataclasses.replace(label, name=name)
+                      for label, name in zip(seats, names)]
         self.me = me
         self.text = text
         #: seconds a computer player waits before each decision
@@ -156,6 +124,11 @@ class TableModel(TableKeys, TableWindows):
         self.on_choice: Callable[[Choice], None] = lambda choice: None
         self.on_continue: Callable[[], None] = lambda: None
         self.on_exit: Callable[[], None] = lambda: None
+        #: the person left with Ctrl-C (an interrupt: exit status 130)
+        self.interrupted = False
+        #: a table taken up again, until its replica is rebuilt from its log (the first
+        #: snapshot): the screen says so instead of a table that has not started
+        self.catching_up = False
         #: whether the table's host allows hints (the genesis says; ``h`` says so when not)
         self.hints_allowed = True
         #: a hint being computed; the hint's line (or "thinking…") for the pending decision
@@ -179,6 +152,14 @@ class TableModel(TableKeys, TableWindows):
         self.snap = snap
         self._clamp()
         self._changed()
+
+    def caught_up(self, deals: list[dict[str, Any]]) -> None:
+        """The replica is rebuilt (the first snapshot of a table taken up again): the deals
+        that closed before, as the ``deal`` events they were, keep their place in the
+        deals panel."""
+        if self.catching_up:
+            self.catching_up = False
+            self.history = list(deals) + self.history
 
     def ask(self, decision: Decision, legal: Sequence[Choice]) -> None:
         """The table asks the person to decide; the answer goes to ``on_choice``."""
@@ -503,7 +484,7 @@ class TableModel(TableKeys, TableWindows):
         """(left part, trump part) of the top line."""
         t = self.text
         snap = self.snap
-        left = [self.game.title_in(t.lang), t("deal", n=snap.deal + 1)]
+        left = [self.game.title_in(t.lang)] + ([] if self.catching_up else [t("deal", n=snap.deal + 1)])
         if snap.stock is not None and snap.in_deal:
             left.append(t("stock", n=snap.stock))
         if not snap.in_deal:
@@ -529,6 +510,8 @@ class TableModel(TableKeys, TableWindows):
             return t("stopped", reason=self.error)
         if snap.stage == "over" or self.finished:
             return t("table_over")
+        if self.catching_up:
+            return t("catching_up")
         if snap.voted_out:
             return t("watching")
         if self.decision is not None:

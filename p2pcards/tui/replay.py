@@ -33,7 +33,7 @@ from prompt_toolkit.output import Output
 from p2pcards.core import PLAY, GameRegistry, pretty
 from p2pcards.history.charts import points_chart
 from p2pcards.history.replay import DealSteps, MatchSteps, follow_log
-from p2pcards.tui.app import build_app
+from p2pcards.tui.app import INTERRUPTED, build_app
 from p2pcards.tui.cards import card_label
 from p2pcards.tui.model import SeatPanel, TableModel
 from p2pcards.tui.snapshot import GameInfo, SeatLabel, Snapshot, replay_snapshot
@@ -53,7 +53,7 @@ class ReplayModel(TableModel):
 
     def __init__(self, match: MatchSteps, text: Text, *, seat: int = 0, here: str | None = None) -> None:
         spec = match.spec
-        labels = [SeatLabel(i, s.name, s.bot, s.runs_on) for i, s in enumerate(match.seats)]
+        labels = [SeatLabel(i, s.name, s.bot, s.runs_on, s.fingerprint) for i, s in enumerate(match.seats)]
         super().__init__(GameInfo.of(spec, match.genesis.options), labels, seat % spec.seats, text, here=here)
         self.match = match
         self.fingerprints = [s.fingerprint for s in match.seats]
@@ -370,10 +370,9 @@ class ReplayModel(TableModel):
             out.append(t("replay_stops"))
         return out[:2]
 
-    def score_lines(self) -> list[str]:
+    def score_lines(self, pace: bool = False) -> list[str]:
         """The score panel without the computer players' pace (a replay has none)."""
-        lines = super().score_lines()
-        return lines[:-2] if lines[-1] == self.text("speed", s=self.speed) else lines
+        return super().score_lines(pace=False)
 
     def prompt(self) -> str:
         return self.text("replay_prompt")
@@ -421,11 +420,16 @@ def create_replay_key_bindings(model: ReplayModel) -> KeyBindings:
     def leave() -> None:
         model.on_exit()
 
+    def interrupt() -> None:
+        model.interrupted = True
+        model.on_exit()
+
     def escape() -> None:
         if not model.close():
             leave()
 
-    bind(("q", "c-c"), leave)
+    bind(("q",), leave)
+    bind(("c-c",), interrupt)
     bind(("escape",), escape, eager=True)
     return kb
 
@@ -439,8 +443,9 @@ def build_replay_app(model: ReplayModel, *, input: Input | None = None,
 def run_replay(path: Path, *, lang: str, seat: int | None = None, registry: GameRegistry | None = None,
                here: str | None = None, input: Input | None = None, output: Output | None = None) -> int:
     """Replay the transcript log at ``path`` on the full-screen table until the person
-    leaves (exit status 0).  ``seat`` is the seat at the bottom (None: the seat whose log
-    it is when the file is named ``seatN.log``, else the first).  Raises
+    leaves (exit status 0; 130 when interrupted with Ctrl-C).  ``seat`` is the seat at the
+    bottom (None: the seat whose log it is when the file is named ``seatN.log``, else the
+    first).  Raises
     :class:`~p2pcards.history.HistoryError` for a file that is not a transcript or a game
     not installed here.  A replay reads the log and writes nothing."""
     match = follow_log(path, registry)
@@ -455,7 +460,7 @@ def replay_match(match: MatchSteps, *, lang: str, seat: int | None = None, here:
     bottom = seat if seat is not None and 0 <= seat < match.spec.seats else 0
     model = ReplayModel(match, Text(lang), seat=bottom, here=here)
     build_replay_app(model, input=input, output=output).run()
-    return 0
+    return INTERRUPTED if model.interrupted else 0
 
 
 def seat_of_log(path: Path) -> int | None:

@@ -61,7 +61,7 @@ from p2pcards.table.transcript import Genesis, SeatInfo, parse_message
 from p2pcards.tui.model import GameInfo, SeatLabel, TableModel, snapshot_of
 from p2pcards.words import Text
 
-__all__ = ["BOT_NAMES", "Gate", "LocalTable", "PacedBot", "PersonPlayer", "ScreenTable"]
+__all__ = ["BOT_NAMES", "Gate", "LocalTable", "PacedBot", "PersonPlayer", "ScreenTable", "throw_away"]
 
 log = logging.getLogger("p2pcards.tui")
 
@@ -122,6 +122,7 @@ class PersonPlayer:
         """Called by the node after every change of the person's replica."""
         if self.model is not None:
             self.model.hints_allowed = bool(getattr(getattr(table, "genesis", None), "hints", True))
+            self.model.caught_up([r.to_json() for r in getattr(table, "results", ())])
             self.model.update(snapshot_of(table))
 
     async def achoose(self, view: SeatView, decision: Decision) -> Any:
@@ -391,6 +392,32 @@ class ScreenTable:
             self.model.table_over(event.to_json())
 
 
+def throw_away(path: Path) -> Manifest:
+    """Throw away the unfinished table against the computer whose manifest is ``path``: it
+    ends abandoned, with no winner, in its manifest (so that it is no longer taken up, nor
+    listed among "Your tables") and in the history; its transcripts stay for ``p2pcards
+    audit`` and replays.  Returns the manifest as saved; raises
+    :class:`~p2pcards.net.store.StoreError` when it is not such a table, or when a process
+    is playing it now."""
+    import dataclasses
+
+    from p2pcards.history.db import History, db_path
+    from p2pcards.net.store import in_use, save_manifest
+
+    manifest = load_manifest(path)
+    if manifest.role != "local" or manifest.finished:
+        raise StoreError("it is not an unfinished table against the computer")
+    if any(in_use(path.parent / f"{peer.stem}.log") for peer in manifest.peers):
+        raise StoreError("a process is playing that table right now")
+    data_dir = path.parent.parent.parent
+    ended = dataclasses.replace(manifest, finished=True, ended="abandoned")
+    save_manifest(data_dir, ended)
+    if db_path(data_dir).is_file():
+        with History(db_path(data_dir)) as history:
+            history.abandon(manifest.table_hex)
+    return ended
+
+
 class LocalTable(ScreenTable):
     """A match against the computer (``p2pcards play``): the person in seat 0, computer
     players of ``bots`` level in the other seats, each a peer of its own.
@@ -399,6 +426,8 @@ class LocalTable(ScreenTable):
     nonce reproducible (with the same person's identity and a fresh data directory the
     deals repeat).  ``data_dir`` (None: no files) keeps every local peer's transcript and
     secret, as ``p2pcards host`` does.  ``deals`` stops the table after that many deals.
+    ``think_ms`` is how long a searching computer player thinks per decision (default: the
+    pace, :func:`think_budget`; line mode has no pace).
     """
 
     model: TableModel  # known from the start (set by _setup), unlike a LAN table's
@@ -417,6 +446,7 @@ class LocalTable(ScreenTable):
         deals: int | None = None,
         speed: float = 0.8,
         data_dir: Path | None = None,
+        think_ms: int | None = None,
     ) -> None:
         n = spec.seats
         names = [me.name] + [BOT_NAMES[s] if s < len(BOT_NAMES) else f"bot{s}" for s in range(1, n)]
@@ -441,7 +471,7 @@ class LocalTable(ScreenTable):
                                      nonce=_derive(seed, "nonce", bump)[:16])
         ScreenTable.__init__(self)
         seats = [LocalSeat(me, self.person, secrets[0])]
-        budget = bot_budget(seed, think_budget(speed))
+        budget = bot_budget(seed, think_budget(speed) if think_ms is None else think_ms)
         seats += [LocalSeat(bot_ids[s - 1], self._pace(make_player(bots, spec, rngs[s], **budget)), secrets[s])
                   for s in range(1, n)]
         self._setup(spec, genesis, seats, me=me, text=text, speed=speed, data_dir=data_dir)
@@ -472,6 +502,7 @@ class LocalTable(ScreenTable):
                 local.player = self._pace(local.player)
         self._setup(spec, genesis, seats, me=me, text=text, speed=speed, data_dir=path.parent.parent.parent)
         self.manifest = manifest
+        self.model.catching_up = True  # until the replicas are rebuilt from their logs
         return self
 
     def _pace(self, player: Player) -> PacedBot:
@@ -486,7 +517,7 @@ class LocalTable(ScreenTable):
         self.genesis = genesis
         self.table_id = self._table_id(genesis)
         info = Genesis.from_body(parse_message(genesis, None).body)
-        labels = [SeatLabel(s, i.name, i.bot, i.runs_on) for s, i in enumerate(info.seats)]
+        labels = [SeatLabel(s, i.name, i.bot, i.runs_on, i.fingerprint) for s, i in enumerate(info.seats)]
         path = str(log_path(data_dir, self.table_id, self.seat)) if data_dir is not None else None
         self.model = TableModel(GameInfo.of(spec, info.options), labels, self.seat, text, speed=speed,
                                 here=me.fingerprint, log_path=path)

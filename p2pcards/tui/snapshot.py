@@ -1,6 +1,8 @@
 """What the table screen shows of a table: the game (:class:`GameInfo`), who sits where
 (:class:`SeatLabel`) and an immutable :class:`Snapshot` of the person's replica, copied out
-of the live :class:`~p2pcards.table.table.Table` by :func:`snapshot_of` whenever it changes."""
+of the live :class:`~p2pcards.table.table.Table` by :func:`snapshot_of` whenever it changes;
+and what the screen draws of it, a card of the hand (:class:`HandCard`) and a seat
+(:class:`SeatPanel`)."""
 
 from __future__ import annotations
 
@@ -8,11 +10,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from p2pcards.core import Card, DealState, Decision, GameSpec, Line
+from p2pcards.core import PLAY, Card, DealState, Decision, GameSpec, Line
 from p2pcards.core.view import SeatView
 from p2pcards.words import game_word
 
-__all__ = ["GameInfo", "SeatLabel", "Snapshot", "replay_snapshot", "snapshot_of"]
+__all__ = ["GameInfo", "HandCard", "SeatLabel", "SeatPanel", "Snapshot", "replay_snapshot", "snapshot_of"]
 
 
 @dataclass(frozen=True)
@@ -51,12 +53,14 @@ class GameInfo:
 
 @dataclass(frozen=True)
 class SeatLabel:
-    """Who sits in a seat: name, bot level (None: a person), fingerprint of who runs it."""
+    """Who sits in a seat: name, bot level (None: a person), fingerprint of who runs it,
+    and the seat's own key's fingerprint (two seats of one name are told apart by it)."""
 
     seat: int
     name: str
     bot: str | None = None
     runs_on: str | None = None
+    fingerprint: str | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,9 @@ class Snapshot:
     notes: tuple[Line, ...] = ()
     dialog: tuple[Line, ...] = ()
     choices: tuple[tuple[Any, Line | None], ...] = ()
+    #: why each card of the person's hand that may not be played now is refused, in the
+    #: game's words (:meth:`~p2pcards.core.deal.DealState.refusal`), while the person plays
+    refusals: Mapping[int, Line] = field(default_factory=dict)
 
 
 def snapshot_of(table: Any) -> Snapshot:
@@ -178,9 +185,13 @@ def _in_deal(game: DealState, view: SeatView, base: dict[str, Any], *, ask: bool
     me = view.seat
     dialog: tuple[Line, ...] = ()
     choices: tuple[tuple[Any, Line | None], ...] = ()
+    refusals: dict[int, Line] = {}
     if ask and me in deciding:
         dialog = tuple(game.decision_lines(me))
-        choices = tuple((c, game.choice_line(me, c)) for c in view.legal if not isinstance(c, int))
+        legal = view.legal
+        choices = tuple((c, game.choice_line(me, c)) for c in legal if not isinstance(c, int))
+        if kind == PLAY:
+            refusals = {p: line for p, _ in view.hand if p not in legal and (line := game.refusal(me, p)) is not None}
     return Snapshot(
         **base,
         deciding=deciding,
@@ -207,6 +218,41 @@ def _in_deal(game: DealState, view: SeatView, base: dict[str, Any], *, ask: bool
         notes=tuple(game.notes(me)),
         dialog=dialog,
         choices=choices,
+        refusals=refusals,
     )
 
 
+@dataclass(frozen=True)
+class HandCard:
+    """One card of the person's hand as drawn: place, label, colour and state."""
+
+    index: int
+    position: int
+    card: Card
+    label: str
+    red: bool
+    #: True legal, False illegal (dimmed), None: nothing to play now (drawn plainly)
+    legal: bool | None
+    cursor: bool
+    picked: bool
+    #: the key that plays or marks it (:data:`CARD_KEYS`), or "" beyond the last key
+    key: str
+    #: passed to the person this deal
+    received: bool = False
+
+
+@dataclass(frozen=True)
+class SeatPanel:
+    """One seat as drawn around the table."""
+
+    seat: int
+    where: str  # bottom, right, top, left
+    name: str
+    marker: str
+    runs: str
+    cards: str
+    detail: str
+    turn: bool
+    dealer: bool
+    you: bool
+    active: bool

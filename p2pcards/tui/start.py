@@ -13,7 +13,9 @@ here when it ends; a past game chosen from "Past games" is replayed
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+import textwrap
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -34,7 +36,7 @@ from prompt_toolkit.styles import Style
 from p2pcards.core import GameRegistry
 from p2pcards.identity import Identity
 from p2pcards.net.handshake import SeatSpec
-from p2pcards.tui.app import play_local, run_with_trio
+from p2pcards.tui.app import INTERRUPTED, play_local, run_with_trio
 from p2pcards.tui.lan import HostPlan, JoinPlan, ResumePlan, hosting_announcer, net_failure, play_lan
 from p2pcards.tui.logfile import screen_logging
 from p2pcards.tui.start_model import MENU, MENU_KEYS, LanEntry, SavedEntry, StartChoice, StartModel
@@ -145,12 +147,13 @@ def start_fragments(model: StartModel, rows: int | None = None, columns: int | N
                 value = t(f"start_hints_{value}")
             out.append((style, f"  {label:<18}", _click(bump)))
             out.append(("class:value", f" ◀ {value} ▶", _click(bump)))
+            out.append(("", "\n"))
             helps = [spec.text(t.lang, f"option.{o.name}.help") for o in spec.options if o.name == row]
             if row == "game":
                 helps = [spec.text(t.lang, "description")]
-            if helps and helps[0]:
-                out.append(("class:help", f"  {helps[0]}"))
-            out.append(("", "\n"))
+            if helps and helps[0]:  # under its row, wrapped: read whole whatever the width
+                for part in textwrap.wrap(helps[0], max(model.width - 6, 20)):
+                    line("class:help", f"      {part}")
     elif view == "lan":
         if not model.discovery:
             line("class:placeholder", "  " + t("lan_placeholder"))
@@ -165,18 +168,17 @@ def start_fragments(model: StartModel, rows: int | None = None, columns: int | N
                      free=t.plural("free_seats", e.free))
             line(style, f"  {e.name}: {text}" + (f" ({e.reason})" if e.reason else ""))
     elif view == "saved":
-        if not model.saved:
-            line("class:help", "  " + t("saved_none"))
+        line("class:help", "  " + (t("saved_help") if model.saved else t("saved_none")))
         for i, sv in enumerate(model.saved):
             style = "class:item.cursor" if i == model.saved_cursor else "class:item"
-            kind = {"local": "saved_local", "join": "saved_joined"}.get(sv.role, "saved_hosted")
-            where = t(kind, where=t("saved_port", port=sv.where) if sv.where.isdigit() else sv.where)
 
             def pick(i: int = i) -> None:
                 model.saved_cursor = i
                 model.enter()
 
-            line(style, f"  {model.game_title(sv.game)} {sv.table[:8]} ({where}): {t('saved_' + sv.state)}", pick)
+            for k, part in enumerate(textwrap.wrap(model.saved_line(sv), max(model.width - 2, 20),
+                                                   subsequent_indent="    ")):
+                line(style if k == 0 else "class:item", f"  {part}", pick)
     elif view == "past":
         shown = model.past_window()
         if not model.past:
@@ -202,6 +204,12 @@ def start_fragments(model: StartModel, rows: int | None = None, columns: int | N
     elif view == "join":
         line("", f"  {t('start_address')}: ")
         line("class:value", f"  {model.address}█")
+    elif view == "name":
+        line("", f"  {t('start_name')}: ")
+        line("class:value", f"  {model.name}█")
+        line("", "")
+        for part in textwrap.wrap(t("start_name_help"), max(model.width - 2, 20)):
+            line("class:help", f"  {part}")
     elif view == "message":
         for para in model.message.split("\n"):
             line("class:placeholder", f"  {para}")
@@ -214,7 +222,7 @@ def start_fragments(model: StartModel, rows: int | None = None, columns: int | N
 def create_start_key_bindings(model: StartModel) -> KeyBindings:
     """Keys of the start screen: arrows, Enter, Esc, q, digits in the menu, typing an address."""
     kb = KeyBindings()
-    typing = Condition(lambda: model.view == "join")
+    typing = Condition(lambda: model.typing)
 
     @kb.add("<any>", filter=typing)
     def _type(event: KeyPressEvent) -> None:
@@ -231,7 +239,11 @@ def create_start_key_bindings(model: StartModel) -> KeyBindings:
 
     @kb.add("c-c")
     def _quit(event: KeyPressEvent) -> None:
-        model.on_exit(None)
+        model.interrupt()
+
+    @kb.add("x", filter=Condition(lambda: model.view == "saved"))
+    def _throw(event: KeyPressEvent) -> None:
+        model.throw_away()
 
     for item, digit in MENU_KEYS.items():
         @kb.add(digit, filter=Condition(lambda: model.view == "menu"))
@@ -252,10 +264,17 @@ def build_start_app(model: StartModel, *, input: Input | None = None,
                     output: Output | None = None) -> Application[StartChoice | None]:
     """The start screen application; its result is the person's :class:`StartChoice` (None: quit)."""
     t = model.text
-    title = Window(FormattedTextControl(lambda: [("class:title", f" {t('start_title')} ")]), height=1,
-                   style="class:title")
+    def title_line() -> StyleAndTextTuples:
+        said = t("start_title_you", title=t("start_title"), name=model.name) if model.name else t("start_title")
+        return [("class:title", f" {said} ")]
+
+    title = Window(FormattedTextControl(title_line), height=1, style="class:title")
     body = Window(FormattedTextControl(lambda: start_fragments(model, *_size())), style="class:body")
-    keys = Window(FormattedTextControl(lambda: [("class:keys", f" {t('start_keys')} ")]), height=1, style="class:keys")
+    def keys_line() -> StyleAndTextTuples:
+        said = {"play": "start_keys_form", "host": "start_keys_host"}.get(model.view, "start_keys")
+        return [("class:keys", f" {t(said)} ")]
+
+    keys = Window(FormattedTextControl(keys_line), height=1, style="class:keys")
     app: Application[StartChoice | None] = Application(
         layout=Layout(HSplit([title, Window(height=1), body, keys])),
         key_bindings=create_start_key_bindings(model),
@@ -339,25 +358,66 @@ def _discovery() -> tuple[OpenDiscovery | None, Callable[[GameRegistry, Text], C
 
 def saved_tables(data_dir: Path | None, me: Identity) -> list[SavedEntry]:
     """The tables of ``me`` saved under ``data_dir``, unfinished ones first, the most
-    recently played first within each (as ``p2pcards resume --list`` finds them)."""
+    recently played first within each (as ``p2pcards resume --list`` finds them), but for
+    the tables against the computer the person threw away; each with when it was last
+    played, who else sat at it and the score so far (from the history, when it has the
+    match)."""
     if data_dir is None:
         return []
     from p2pcards.net import unfinished_tables
     from p2pcards.net.store import PERSON
 
+    scores = _scores(data_dir)
     out = []
     for found in unfinished_tables(data_dir, me, ended=True):
         m = found.manifest
+        if m.role == "local" and m.ended == "abandoned":
+            continue  # thrown away
         where = f"{m.dial[0]}:{m.dial[1]}" if m.role == "join" and m.dial else (
             str(m.listen[1]) if m.listen else "")  # a port alone: the screen says "port N" in its language
         try:
             played = max(p.stat().st_mtime for p in found.path.parent.iterdir())
         except (OSError, ValueError):
             played = 0.0
+        totals, deals = scores.get(m.table_hex, ((), 0))
         entry = SavedEntry(m.table_hex, m.game, m.role, where, found.state, found.path,
-                           any(p.level == PERSON for p in m.peers))
+                           any(p.level == PERSON for p in m.peers), played, _others(found.path, m), totals, deals)
         out.append((entry.state != "unfinished", -played, entry))
     return [e for *_, e in sorted(out, key=lambda x: (x[0], x[1], x[2].table))]
+
+
+def _scores(data_dir: Path) -> dict[str, tuple[tuple[int, ...], int]]:
+    """Each recorded match's totals and deals, by table id (none when there is no history)."""
+    from p2pcards.history import HistoryError
+    from p2pcards.history.db import History, db_path
+
+    if not db_path(data_dir).is_file():
+        return {}
+    try:
+        with History(db_path(data_dir)) as history:
+            return {m["table_id"]: (tuple(m["totals"]), int(m["deals"])) for m in history.matches()}
+    except (HistoryError, OSError):
+        return {}
+
+
+def _others(path: Path, manifest: Any) -> tuple[str, ...]:
+    """The names of the other seats (all but the person's own; at a table with no person's
+    seat, all but this process's), from the table's genesis (the first message of one of
+    its logs); () when it cannot be read."""
+    from p2pcards.identity import told_apart
+    from p2pcards.net.store import PERSON, read_log
+    from p2pcards.table.transcript import Genesis, parse_message
+
+    own = {p.seat for p in manifest.peers if p.level == PERSON} or set(manifest.seats)
+    for peer in manifest.peers:
+        try:
+            messages, _ = read_log(path.parent / f"{peer.stem}.log")
+            genesis = Genesis.from_body(parse_message(messages[0], None).body)
+        except Exception:  # noqa: BLE001 -- a label of the list: left out when unreadable
+            continue
+        names = told_apart([(s.name, s.fingerprint) for s in genesis.seats])
+        return tuple(name for seat, name in enumerate(names) if seat not in own)
+    return ()
 
 
 def _joined_before(data_dir: Path | None, me: Identity, host: str, port: int) -> Path | None:
@@ -370,9 +430,9 @@ def _joined_before(data_dir: Path | None, me: Identity, host: str, port: int) ->
 
 
 def _resume_chosen(registry: GameRegistry, choice: StartChoice, *, me: Identity, lang: str, speed: float,
-                   data_dir: Path | None, input: Input | None, output: Output | None) -> str:
+                   data_dir: Path | None, input: Input | None, output: Output | None) -> tuple[str, int]:
     """Take up the saved table ``choice.path`` on the screen; returns a message for the
-    start screen when it cannot be ('' otherwise)."""
+    start screen when it cannot be ('' otherwise) and the table's exit status."""
     from p2pcards.net import ResumeError
     from p2pcards.net.store import StoreError, load_manifest
     from p2pcards.tui.app import run_local_table
@@ -383,30 +443,47 @@ def _resume_chosen(registry: GameRegistry, choice: StartChoice, *, me: Identity,
     try:
         if load_manifest(choice.path).role == "local":
             table = LocalTable.resume(choice.path, registry, me=me, text=text, speed=speed)
-            run_local_table(table, input=input, output=output)
-        else:
-            play_lan(registry, ResumePlan(choice.path), me=me, lang=lang, speed=speed, data_dir=data_dir,
-                     input=input, output=output)
+            return "", run_local_table(table, input=input, output=output)
+        return "", play_lan(registry, ResumePlan(choice.path), me=me, lang=lang, speed=speed, data_dir=data_dir,
+                            input=input, output=output)
     except ResumeError as exc:
-        return text("saved_failed", error=net_failure(exc, text))
+        return text("saved_failed", error=net_failure(exc, text)), 1
+    except StoreError as exc:
+        return text("saved_failed", error=str(exc)), 1
+
+
+def _throw_away_chosen(choice: StartChoice, text: Text) -> str:
+    """Throw away the table against the computer ``choice.path`` (:func:`throw_away`);
+    what "Your tables" then says."""
+    from p2pcards.net.store import StoreError
+    from p2pcards.tui.runtime import throw_away
+
+    assert choice.path is not None
+    try:
+        manifest = throw_away(choice.path)
     except StoreError as exc:
         return text("saved_failed", error=str(exc))
-    return ""
+    return text("saved_thrown", table=manifest.table_hex[:8])
 
 
 def _replay_chosen(registry: GameRegistry, choice: StartChoice, *, lang: str, input: Input | None,
-                   output: Output | None) -> str:
+                   output: Output | None) -> tuple[str, int]:
     """Replay the past game whose transcript is ``choice.path`` (read-only); returns a
-    message for the start screen when it cannot be ('' otherwise)."""
+    message for the start screen when it cannot be ('' otherwise) and the replay's exit
+    status."""
     from p2pcards.history import HistoryError
     from p2pcards.tui.replay import run_replay  # here: a screen of its own, loaded when used
 
     assert choice.path is not None
     try:
-        run_replay(choice.path, lang=lang, registry=registry, input=input, output=output)
+        return "", run_replay(choice.path, lang=lang, registry=registry, input=input, output=output)
     except HistoryError as exc:
-        return Text(lang)("past_failed", error=str(exc))
-    return ""
+        return Text(lang)("past_failed", error=str(exc)), 1
+
+
+def _keep_name(named: list[Identity], me: Identity, rename: Callable[[str], Identity] | None, name: str) -> None:
+    """The name typed on the start screen: kept (``rename``), the identity with it in ``named``."""
+    named.append(rename(name) if rename is not None else Identity(me.signing_key, me.sealing_key, name, True))
 
 
 def run_start_screen(
@@ -420,14 +497,21 @@ def run_start_screen(
     open_disco: OpenDiscovery | None = None,
     lan: bool = True,
     speed: float = 0.8,
-    open_web: Callable[[], object] | None = None,
+    open_web: Callable[[], int] | None = None,
+    rename: Callable[[str], Identity] | None = None,
 ) -> int:
     """The start screen; plays the tables chosen from it and comes back, until quit.
 
     ``open_disco`` opens LAN discovery (default: multicast DNS when
-    :mod:`p2pcards.discovery` is installed); ``lan=False`` lists no tables.  ``open_web``
+:mod:`p2pcards.discovery` is installed); ``lan=False`` lists no tables.  ``open_web``
     runs the browser table (``p2pcards web``) when the person chooses it, until the person
-    quits it there; the start screen then comes back.
+    quits it there; the start screen then comes back.  ``rename``
+    keeps the name the person types when ``me``'s was never chosen (the first view asks
+    it) and returns the identity with it; None: the name is used for this run only.
+
+    Exit status: 0 when the person quits; 130 when the person interrupts (Ctrl-C) the start
+    screen or a table opened from it (the table's own status, which says whether a table
+    was left to take up again).
     """
     text = Text(lang)
     default_open, make_judge = _discovery()
@@ -435,8 +519,12 @@ def run_start_screen(
     judge = make_judge(registry, text)
     pending = ""
     past_at: int | None = None  # back from a replay: the past games again, at that row
+    saved_again: str | None = None  # back from throwing a table away: "Your tables", saying so
     while True:
-        model = StartModel(list(registry.games.values()), text, discovery=opener is not None)
+        model = StartModel(list(registry.games.values()), text, discovery=opener is not None, name=me.name,
+                           ask_name=not me.named)
+        named: list[Identity] = []
+        model.on_name = functools.partial(_keep_name, named, me, rename)
         model.saved = saved_tables(data_dir, me)
         model.history_from(data_dir)
         if pending:
@@ -444,18 +532,23 @@ def run_start_screen(
             pending = ""
         elif past_at is not None:
             model.reopen_past(past_at)
-        past_at = None
+        elif saved_again is not None:
+            model.reopen_saved(saved_again)
+        past_at = saved_again = None
         app = build_start_app(model, input=input, output=output)
         browser = _Browser(model, opener, judge)
         with screen_logging(data_dir):
             choice = asyncio.run(run_with_trio(app, browser.run, browser.cancel, browser.failed))
+        if named:
+            me = named[-1]
         if choice is None:
-            return 0
+            return INTERRUPTED if model.interrupted else 0
+        status = 0
         if choice.kind == "play":
             spec = registry.get(choice.game)
             options = spec.resolve_options({k: str(v) for k, v in choice.options.items()})
-            play_local(spec, options, me=me, lang=lang, bots=choice.level, speed=speed, data_dir=data_dir,
-                       input=input, output=output)
+            status = play_local(spec, options, me=me, lang=lang, bots=choice.level, speed=speed, data_dir=data_dir,
+                                input=input, output=output)
         elif choice.kind == "host":
             spec = registry.get(choice.game)
             options = spec.resolve_options({k: str(v) for k, v in choice.options.items()})
@@ -463,21 +556,27 @@ def run_start_screen(
             seats += [SeatSpec("bot", choice.level)] * (spec.seats - len(seats))
             plan = HostPlan(spec, options, seats, announce=hosting_announcer(spec, options, seats, me),
                             hints=choice.hints)
-            play_lan(registry, plan, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input, output=output)
+            status = play_lan(registry, plan, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input,
+                              output=output)
         elif choice.kind == "join" and (back := _joined_before(data_dir, me, choice.host, choice.port)):
-            pending = _resume_chosen(registry, StartChoice("resume", path=back), me=me, lang=lang, speed=speed,
-                                     data_dir=data_dir, input=input, output=output)
+            pending, status = _resume_chosen(registry, StartChoice("resume", path=back), me=me, lang=lang,
+                                             speed=speed, data_dir=data_dir, input=input, output=output)
         elif choice.kind == "join":
             join = JoinPlan(choice.host, choice.port, expect_host=choice.fingerprint)
-            play_lan(registry, join, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input, output=output)
+            status = play_lan(registry, join, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input,
+                              output=output)
         elif choice.kind == "resume":
-            pending = _resume_chosen(registry, choice, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input,
-                                     output=output)
+            pending, status = _resume_chosen(registry, choice, me=me, lang=lang, speed=speed, data_dir=data_dir,
+                                             input=input, output=output)
         elif choice.kind == "replay":
-            pending = _replay_chosen(registry, choice, lang=lang, input=input, output=output)
+            pending, status = _replay_chosen(registry, choice, lang=lang, input=input, output=output)
             past_at = model.past_cursor
         elif choice.kind == "web":
             if open_web is None:
                 pending = text("start_web_none")
-            else:
-                open_web()
+            else:  # Ctrl-C in the browser table's terminal stops the command, as at a table
+                status = open_web()
+        elif choice.kind == "abandon":
+            saved_again = _throw_away_chosen(choice, text)
+        if status == INTERRUPTED:  # Ctrl-C at a table: the command stops, as everywhere
+            return status

@@ -10,7 +10,9 @@ played here, as ``p2pcards resume --list`` lists them: an unfinished one is take
 again, an ended one says how it ended), ``past`` (the matches this machine knows, newest
 first, from the history database or else from the transcripts: Enter replays one),
 ``stats`` (what ``p2pcards stats`` says, scrolled a page at a time), ``message`` (a
-paragraph and a key to go back).  Keys arrive as method calls; the screen ends through
+paragraph and a key to go back), ``name`` (the person's name at the tables, typed in: the
+first view when the identity's name was never chosen; Enter keeps it through ``on_name``).
+Keys arrive as method calls; the screen ends through
 ``on_exit(result)`` with a :class:`StartChoice` (or None to quit).  The lists of ``past``
 and ``stats`` are read when their view opens (:meth:`StartModel.history_from` says from
 where).
@@ -187,17 +189,27 @@ class SavedEntry:
     state: str
     path: Path
     person: bool = True
+    #: when it was last played (seconds since the epoch; 0: not known), the other seats'
+    #: names, and the match's totals and deals so far (from the history; () and 0: none)
+    played: float = 0.0
+    others: tuple[str, ...] = ()
+    totals: tuple[int, ...] = ()
+    deals: int = 0
 
 
 class StartModel:
     """Everything on the start screen (module docstring)."""
 
-    def __init__(self, games: Sequence[GameSpec], text: Text, *, discovery: bool = True) -> None:
+    def __init__(self, games: Sequence[GameSpec], text: Text, *, discovery: bool = True, name: str = "",
+                 ask_name: bool = False) -> None:
         if not games:
             raise ValueError("no game is installed")
         ordered = sorted(games, key=lambda s: (s.order, s.name))  # as the games ask (GameSpec.order)
         self.text = text
-        self.view = "menu"
+        #: the person's name at the tables; ``ask_name``: never chosen, so asked first
+        self.name = name
+        self.view = "name" if ask_name else "menu"
+        self.on_name: Callable[[str], None] = lambda name: None
         self.cursor = 0
         self.form = PlayForm(list(ordered))
         self.host_form = PlayForm(list(ordered), hosting=True)
@@ -211,6 +223,8 @@ class StartModel:
         #: the saved tables (set by the runner from the data directory)
         self.saved: list[SavedEntry] = []
         self.saved_cursor = 0
+        #: the saved table ``x`` was pressed on once (a second ``x`` throws it away)
+        self.throwing: int | None = None
         #: the past matches and the statistics' lines, read when their view opens
         self.past: list[PastEntry] = []
         self.past_cursor = 0
@@ -225,6 +239,8 @@ class StartModel:
         self.error = ""
         self.message = ""
         self.on_exit: Callable[[StartChoice | None], None] = lambda choice: None
+        #: the person left with Ctrl-C (an interrupt: exit status 130)
+        self.interrupted = False
         self.listeners: list[Callable[[], None]] = []
 
     # ------------------------------------------------------------------ from discovery
@@ -262,6 +278,42 @@ class StartModel:
         :func:`stats_lines`) when their views open."""
         self.past_source = lambda: past_games(data_dir)
         self.stats_source = lambda: stats_lines(data_dir, self.form.games, self.text, self.game_title)
+
+    def saved_line(self, entry: SavedEntry) -> str:
+        """A saved table in one line: when it was last played, the game and table, where and
+        with whom, the score so far, and its state."""
+        t = self.text
+        kind = {"local": "saved_local", "join": "saved_joined"}.get(entry.role, "saved_hosted")
+        where = t(kind, where=t("saved_port", port=entry.where) if entry.where.isdigit() else entry.where)
+        if entry.others:
+            where += t("saved_names", names=", ".join(entry.others))
+        score = t("saved_score", totals="–".join(map(str, entry.totals)), deals=t.plural("stats_deals", entry.deals)) \
+            if entry.totals else ""
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.played)) if entry.played else "????-??-?? ??:??"
+        return t("saved_row", when=when, game=self.game_title(entry.game), table=entry.table[:8], where=where,
+                 score=score, state=t("saved_" + entry.state))
+
+    def throw_away(self) -> None:
+        """``x`` on "Your tables": once, say what a second ``x`` does; twice on the same
+        unfinished table against the computer, throw it away (``on_exit`` with an
+        ``abandon`` choice)."""
+        if self.view != "saved" or not self.saved:
+            return
+        saved = self.saved[self.saved_cursor]
+        if saved.role != "local" or saved.state != "unfinished":
+            self.error = self.text("saved_throw_local" if saved.role != "local" else "saved_is_over")
+            self.throwing = None
+        elif self.throwing == self.saved_cursor:
+            self.throwing = None
+            self.on_exit(StartChoice("abandon", game=saved.game, path=saved.path))
+        else:
+            self.throwing = self.saved_cursor
+            self.error = self.text("saved_throw_confirm")
+
+    def reopen_saved(self, message: str) -> None:
+        """Back from throwing a table away: "Your tables" again, saying what happened."""
+        self.view = "saved"
+        self.error = message
 
     def fit(self, rows: int, columns: int) -> None:
         """The screen is ``rows`` by ``columns``: a list shows what fits under its header line
@@ -340,6 +392,7 @@ class StartModel:
         self._move(+1)
 
     def _move(self, step: int) -> None:
+        self.throwing = None
         if self.view == "menu":
             self.cursor = (self.cursor + step) % len(MENU)
         elif self.view in ("play", "host"):
@@ -385,6 +438,7 @@ class StartModel:
                 self.row = min(self.row, len(form.rows()) - 1)
 
     def enter(self) -> None:
+        self.throwing = None
         view = self.view
         if view == "menu":
             item = MENU[self.cursor]
@@ -402,16 +456,11 @@ class StartModel:
                 self.view = item
                 self.error = ""
                 self.row = 0
-        elif view in ("play", "host"):
+        elif view in ("play", "host"):  # from any row, as the keys line says: the table as the form stands
             form = self.active_form
-            rows = form.rows()
-            if rows[self.row] == "start":
-                self.on_exit(StartChoice(view, form.spec.name, form.options(), form.value("level"),
-                                         remote=form.remotes if view == "host" else 0,
-                                         hints=form.hints or view != "host"))
-            else:
-                form.change(rows[self.row], +1)
-                self.row = min(self.row, len(form.rows()) - 1)
+            self.on_exit(StartChoice(view, form.spec.name, form.options(), form.value("level"),
+                                     remote=form.remotes if view == "host" else 0,
+                                     hints=form.hints or view != "host"))
         elif view == "lan":
             tables = self.tables()
             if tables:
@@ -441,6 +490,22 @@ class StartModel:
                 self.on_exit(StartChoice("replay", game=past.game, path=past.path))
         elif view == "message":
             self.view = "menu"
+        elif view == "name":
+            self._named()
+
+    def _named(self) -> None:
+        """Enter on the name: kept (``on_name``) if it can be one, else why not."""
+        from p2pcards.identity import check_name
+
+        name = self.name.strip()
+        problem = check_name(name)
+        if problem is not None:
+            self.error = problem
+            return
+        self.name = name
+        self.on_name(name)
+        self.view = "menu"
+        self.error = ""
 
     def _join(self, text: str, fingerprint: str | None = None) -> None:
         where = parse_address(text)
@@ -456,27 +521,46 @@ class StartModel:
 
     def back(self) -> None:
         """Esc: back to the menu."""
+        self.throwing = None
         self.view = "menu"
         self.error = ""
 
+    @property
+    def typing(self) -> bool:
+        """Whether keys type text (an address, a name) rather than move."""
+        return self.view in ("join", "name")
+
     def type(self, text: str) -> None:
-        """Characters typed (the address, in the join view)."""
+        """Characters typed (the address in the join view, the name in the name view)."""
+        typed = "".join(c for c in text if c.isprintable())
         if self.view == "join":
-            self.address += "".join(c for c in text if c.isprintable())
+            self.address += typed
+            self.error = ""
+        elif self.view == "name":
+            from p2pcards.identity import MAX_NAME
+
+            self.name = (self.name + typed)[:MAX_NAME]
             self.error = ""
 
     def backspace(self) -> None:
         if self.view == "join":
             self.address = self.address[:-1]
+        elif self.view == "name":
+            self.name = self.name[:-1]
 
     def quit(self) -> None:
-        """q: leave from the menu, back from elsewhere (not while typing an address)."""
+        """q: leave from the menu, back from elsewhere (not while typing an address or a name)."""
         if self.view == "menu":
             self.on_exit(None)
-        elif self.view == "join":
+        elif self.typing:
             self.type("q")
         else:
             self.back()
+
+    def interrupt(self) -> None:
+        """Ctrl-C: leave the start screen at once, interrupted."""
+        self.interrupted = True
+        self.on_exit(None)
 
     def show(self, message: str) -> None:
         """Show a paragraph (e.g. why joining is not possible yet) until a key."""

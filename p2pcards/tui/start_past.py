@@ -118,7 +118,7 @@ def stats_lines(data_dir: Path | None, games: Sequence[GameSpec], text: Text,
     game's name for people); a line saying none is recorded yet when there is no
     database.  Raises :class:`HistoryError` for a database that cannot be read."""
     from p2pcards.history.db import History, db_path
-    from p2pcards.history.stats import STATS_WORDS, compute_stats, describe_stats, side_names
+    from p2pcards.history.stats import compute_stats, describe_stats, side_names
 
     if data_dir is None or not db_path(data_dir).is_file():
         return [text("stats_none")]
@@ -127,11 +127,5 @@ def stats_lines(data_dir: Path | None, games: Sequence[GameSpec], text: Text,
     stats = compute_stats(matches)
     last = next((m for m in reversed(matches) if m["deal_list"]), None)
 
-    def word(prefix: str, name: str) -> str:
-        return text(prefix + name) if prefix + name in text else name
-
-    return describe_stats(stats, GameRegistry(games={s.name: s for s in games}),
-                          {k: text(f"stats_{k}") for k in STATS_WORDS}, game_name=title,
-                          level_name=lambda level: word("level_", level),
-                          measure_name=lambda label: word("stats_measure_", label),
+    return describe_stats(stats, GameRegistry(games={s.name: s for s in games}), text, game_name=title,
                           last_names=side_names(last, text("past_and")) if last is not None else None)

@@ -7,9 +7,10 @@ data from the model's state, in the table's words and the game's; no terminal, n
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-from p2pcards.core import PLAY, Decision, Line
+from p2pcards.core import PLAY, Card, Decision, Line
 from p2pcards.tui.cards import card_label
 from p2pcards.tui.snapshot import GameInfo, Snapshot
 from p2pcards.words import Text, summary_text
@@ -38,6 +39,7 @@ class TableWindows:
     summary: dict[str, Any] | None
     final: dict[str, Any] | None
     history: list[dict[str, Any]]
+    log_path: str | None
 
     # what the windows ask of the model (its answers)
     @property
@@ -78,8 +80,9 @@ class TableWindows:
             return out
         return [(self.name(s), (s,)) for s in range(self.game.seats)]
 
-    def score_lines(self) -> list[str]:
-        """The score panel: this deal so far, then the match."""
+    def score_lines(self, pace: bool = True) -> list[str]:
+        """The score panel: this deal so far, then the match (then, with ``pace``, the
+        computer players' pace)."""
         t = self.text
         snap = self.snap
         lines = [t("this_deal")]
@@ -107,8 +110,9 @@ class TableWindows:
             for ev in self.history[-4:]:
                 mark = {"clean": "✓", "renuncia": "R", "fault": "✗"}.get(ev["audit"]["verdict"], "?")
                 lines.append(f" {ev['deal'] + 1}: {'–'.join(str(x) for x in ev['totals'])} {mark}")
-        lines.append("")
-        lines.append(t("speed", s=self.speed))
+        if pace:
+            lines.append("")
+            lines.append(t("speed", s=self.speed))
         return lines
 
     def _last_totals(self) -> list[int]:
@@ -215,6 +219,22 @@ class TableWindows:
     def extra_window(self, kind: str | None) -> tuple[list[str], str] | None:
         """The lines and the keys line of such a window (None: no such window here)."""
         return None
+
+    def refused_card(self, pos: int, card: Card) -> str:
+        """Why the card ``card`` at ``pos`` may not be played now: the game's rule in its
+        words when it gives one (:meth:`~p2pcards.core.deal.DealState.refusal`), else only
+        that it is not allowed."""
+        line = self.snap.refusals.get(pos)
+        if line is not None and self.game.word(self.text.lang, line.key, ""):
+            return self.text("not_allowed_why", card=card_label(card), why=self.say(line))
+        return self.text("not_allowed", card=card_label(card))
+
+    def resume_command(self) -> str:
+        """What the leave window says takes this table up again: ``p2pcards resume`` and the
+        start of the table's id (its transcript's directory)."""
+        if not self.log_path:
+            return "p2pcards resume"
+        return f"p2pcards resume {Path(self.log_path).parent.name[:8]}"
 
     def help_lines(self) -> list[str]:
         """The help window: each key, then what it does, in one aligned column."""

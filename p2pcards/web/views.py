@@ -59,7 +59,7 @@ def _window(model: TableModel) -> dict[str, Any] | None:
             out["cards"] = [{"name": model.name(s), "card": c} for s, c in plays]
             out["lines"] = [t("won_by", name=model.who(winner))]
     elif kind == "quit":
-        out["lines"] = t("quit_text", path=model.log_path or "-").split("\n")
+        out["lines"] = t("quit_text", path=model.log_path or "-", command=model.resume_command()).split("\n")
     elif kind == "summary":
         out["lines"] = model.summary_lines()
         out["next"] = "result" if "final" in model.modal else "deal"

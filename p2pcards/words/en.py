@@ -33,6 +33,7 @@ EN: dict[str, str] = {
     "taken_short": "{n} pts",
     # status line
     "connecting": "setting up the table…",
+    "catching_up": "catching up: the table is rebuilt from its transcript, every message checked again…",
     "committing": "shuffling… committing {k}/{n}",
     "shuffling": "shuffling… {k}/{n}",
     "locking": "locking the deck… {k}/{n}",
@@ -79,6 +80,7 @@ EN: dict[str, str] = {
     "prompt_extra": "x or click: {choice}",
     "prompt_wait": "l last trick · s scores · ? help · q leave",
     "not_allowed": "{card} is not allowed now (follow the rules of the trick)",
+    "not_allowed_why": "{card} is not allowed now: {why}",
     "pick_full": "{n} cards are marked already: unmark one first (Space, its key or a click)",
     "pick_keys": "Space, {keys} or a click marks a card · Enter: {confirm} ({k}/{hi} marked)",
     "pick_need_one": "mark 1 card first",
@@ -162,10 +164,11 @@ EN: dict[str, str] = {
     "leave_key": "Enter or q: leave the table",
     # quit, help, errors
     "quit_title": "Leave the table?",
-    "quit_text": "The transcript stays in\n{path}",
+    "quit_text": "The table is kept: `{command}` takes your seat again.\nIts transcript: {path}",
     "quit_keys": "y leaves · n or Esc stays",
-    "left_note": "p2pcards: you left the table before its end; its transcript is kept: `p2pcards resume` "
+    "left_note": "p2pcards: you left the table before its end; its transcript is kept: `{command}` "
                  "takes your seat again",
+    "failed_note": "p2pcards: error: {reason}",
     "help_title": "Keys",
     "help": (  # each line: the key, a tab, what it does (the screen aligns the column)
         "←/→\tmove along your hand (↑/↓ too in the trump list)\n"
@@ -199,7 +202,14 @@ EN: dict[str, str] = {
     "start_go": "Start",
     "start_back": "Back",
     "start_keys": "↑/↓ move · ←/→ change · Enter choose · Esc back · q quit",
+    "start_keys_form": "↑/↓ move · ←/→ change the value · Enter start · Esc back",
+    "start_keys_host": "↑/↓ move · ←/→ change the value · Enter open the table · Esc back",
     "start_address": "Address (HOST:PORT)",
+    "start_title_you": "{title} · you are {name}",
+    "start_name": "Your name at the tables",
+    "start_name_help": "The other players see it next to your seat. Enter keeps it; "
+                       "`p2pcards play --name NAME` changes it later.",
+    "ask_name": "Your name at the tables (the other players see it; Enter keeps “{name}”): ",
     "start_bad_address": "expected HOST:PORT, e.g. 192.168.1.20:40123",
     "lan_placeholder": "LAN discovery is not installed yet: no live list. Use “Join by address”.",
     "lan_none": "No tables seen on the LAN yet (listening…).",
@@ -210,6 +220,15 @@ EN: dict[str, str] = {
     "start_open": "Open the table",
     "start_saved": "Your tables (resume)",
     "saved_none": "No table of yours is saved here.",
+    "saved_help": "Enter takes an unfinished table up again · x throws away a table against the computer",
+    "saved_row": "{when}  {game} {table}  {where}{score}: {state}",
+    "saved_names": " ({names})",
+    "saved_score": " · {totals} after {deals}",
+    "saved_throw_confirm": "x again throws this table away: it ends with no winner (its transcript stays); "
+                           "any other key keeps it",
+    "saved_throw_local": "Only a table against the computer can be thrown away here; at a LAN table the other "
+                         "players decide too (`p2pcards resume --abandon` ends a table of two).",
+    "saved_thrown": "Table {table} was thrown away: it ended with no winner.",
     "saved_local": "against the computer",
     "saved_joined": "joined at {where}",
     "saved_hosted": "hosted on {where}",
@@ -243,22 +262,53 @@ EN: dict[str, str] = {
     "past_cannot": "The transcript of that game cannot be read here: it cannot be replayed.",
     "past_failed": "Could not replay the game: {error}",
     "stats_failed": "Could not read the statistics: {error}",
+    # history (p2pcards history)
+    "history_none": "no matches recorded",
+    "history_none_fit": "no matches recorded that fit",
+    "history_rebuilt": "rebuilt from the transcripts: {tables}, {deals}",
+    "history_tables_one": "1 table",
+    "history_tables_other": "{n} tables",
+    "history_skipped": "  table {table} left out: {reason}",
+    "history_row": "{when}  {game:<12} {table}  {ended:<10} {outcome}{totals}{deals}; seats {seats}",
+    "history_won_by": "won by {names}",
+    "history_no_winner": "no winner",
+    "history_no_winner_yet": "no winner yet",
+    "history_ended_finished": "finished",
+    "history_ended_abandoned": "abandoned",
+    "history_ended_voided": "voided",
+    "history_ended_unfinished": "unfinished",
     "stats_none": "No games are recorded yet. Every table played here (against the computer or on the LAN) "
                   "is recorded as it is played; `p2pcards history --rebuild` reads the ones played before.",
     "stats_player": "{name} ({fingerprint})",
-    "stats_game": "  {game}: {matches} match(es), {won} won; {deals_won} of {deals} deals won; {average}; "
-                  "{capotes} capote(s), {renuncias} renúncia(s), {cheating} cheating verdict(s){hints}",
-    "stats_hints": "; {n} hint(s) asked",
+    "stats_game": "  {game}: {matches}{unfinished}, {won} won; {deals_won} of {deals} won; {average}; "
+                  "{capotes}, {renuncias}, {cheating}{hints}",
+    "stats_matches_one": "1 match",
+    "stats_matches_other": "{n} matches",
+    "stats_unfinished": " ({n} unfinished)",
+    "stats_deals_one": "1 deal",
+    "stats_deals_other": "{n} deals",
+    "stats_capotes_one": "1 capote",
+    "stats_capotes_other": "{n} capotes",
+    "stats_renuncias_one": "1 renúncia",
+    "stats_renuncias_other": "{n} renúncias",
+    "stats_cheating_one": "1 cheating verdict",
+    "stats_cheating_other": "{n} cheating verdicts",
+    "stats_hints_one": "; 1 hint asked",
+    "stats_hints_other": "; {n} hints asked",
+    "stats_level_random": "random",
+    "stats_level_heuristic": "heuristic",
+    "stats_level_search": "search",
     "stats_decimal": ".",
     "stats_average": "{value} {label} a deal{lower}",
     "stats_no_average": "no {label} yet",
     "stats_lower": " (lower is better)",
     "stats_form": "    form {form}  (last {n}, oldest first: █ won, ▁ lost)",
     "stats_partners": "Partners:",
-    "stats_pair": "  {game}: {a} with {b}: {won} of {matches} match(es) won",
+    "stats_pair": "  {game}: {a} with {b}: {won} of {matches} won{unfinished}",
+    "stats_pair_bots": "  {game}: two computer players ({level}): {won} of {matches} won{unfinished}",
     "stats_computer": "the computer ({level})",
     "stats_bots": "Computer players, by level:",
-    "stats_bot": "  {game} {level}: {won} of {matches} match(es) won; {deals_won} of {deals} deals won{average}",
+    "stats_bot": "  {game} {level}: {won} of {matches} won{unfinished}; {deals_won} of {deals} won{average}",
     "stats_bot_average": "; {value} {label} a deal",
     "stats_last": "Last match ({game}, table {table}): {label} per deal{lower}",
     "stats_points": "points",
@@ -311,10 +361,11 @@ EN: dict[str, str] = {
     "lobby_keys": " q or Esc: leave ",
     "lobby_keys_failed": " any key: back ",
     # text mode
-    "text_intro_one": "{title}: you are seat {me}; the computer player ({level}) sits in seat {last}. "
-                      "q leaves the table.",
-    "text_intro_other": "{title}: you are seat {me}; computer players ({level}) sit in seats {first} to {last}. "
-                        "q leaves the table.",
+    "text_intro_one": "{title}: you{name} are seat {me}; the computer player ({level}) sits in seat {last}. "
+                      "? lists the keys; q leaves the table.",
+    "text_intro_other": "{title}: you{name} are seat {me}; computer players ({level}) sit in seats {first} to "
+                        "{last}. ? lists the keys; q leaves the table.",
+    "text_intro_name": " ({name})",
     "text_level_random": "random",
     "text_level_heuristic": "heuristic",
     "text_level_search": "search (strongest)",
@@ -342,6 +393,7 @@ EN: dict[str, str] = {
     "text_cards_other": "{n} cards",
     "text_err_number": "type a number from 1 to {n}",
     "text_err_not_allowed": "{card} is not allowed now (follow the rules of the trick)",
+    "text_err_not_allowed_why": "{card} is not allowed now: {why}",
     "text_err_numbers": "type the numbers shown before the cards",
     "text_err_exactly_one": "choose 1 card",
     "text_err_exactly_other": "choose {n} different cards",
@@ -374,6 +426,17 @@ EN: dict[str, str] = {
     "text_no_winner_one": "The table stops here after 1 deal, before the match's end: no winner.",
     "text_no_winner_other": "The table stops here after {n} deals, before the match's end: no winner.",
     "text_left": "You left the table.",
+    "text_left_kept": "You left the table. Its transcript is kept: `{command}` takes your seat again.",
+    "text_help": (  # each line: what to type, a tab, what it does (text mode aligns the column)
+        "1, 2, 3…\tthe card (or the choice) with that number; several numbers, spaces between, to pick cards\n"
+        "x\tthe other choice of a play, when the game offers one (the question says it)\n"
+        "n\tdecline, when the game lets you (e.g. sit a deal out)\n"
+        "h\ta hint: what the computer would choose here, and why\n"
+        "l\tthe last trick\n"
+        "s\tthe scores\n"
+        "?\tthis help\n"
+        "q\tleave the table (it is kept: `p2pcards resume` takes your seat again)"
+    ),
     # text mode: plugin events
     "text_facts": "At the table: {facts}",
     "text_event": "{who}: {kind} {choice}",

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from p2pcards.core import GameSpec, Line, Summary
+from p2pcards.words.text import STRINGS
 
 __all__ = ["game_word", "line_text", "summary_text"]
 
@@ -26,12 +27,15 @@ def line_text(spec: GameSpec | None, lang: str, line: Line, seat_name: Callable[
               **extra: object) -> str:
     """A game's :class:`~p2pcards.core.summary.Line` in ``lang``: its words with the fields
     filled in; a seat is named by ``seat_name(seat, first)`` (``first``: it opens the
-    sentence).  ``extra`` are fields the screen fills (``k``...).  Words the game lacks
+    sentence), a suit by its name in ``lang``.  ``extra`` are fields the screen fills (``k``...).  Words the game lacks
     show their key; a field the words do not use is ignored."""
     template = game_word(spec, lang, line.key) or line.key
     fields: dict[str, object] = {**extra, **line.fields}
     for name, seat in line.seats.items():
         fields[name] = seat_name(seat, template.startswith("{" + name + "}"))
+    words = STRINGS.get(lang, STRINGS["en"])
+    for name, suit in line.suits.items():
+        fields[name] = words.get(f"suit_{suit}", suit)
     try:
         return template.format(**fields)
     except (KeyError, IndexError, ValueError):

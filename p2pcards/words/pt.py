@@ -30,6 +30,7 @@ PT: dict[str, str] = {
     "plays": "joga",
     "score_short": "pontos {n}",
     "taken_short": "{n} pts",
+    "catching_up": "a pôr a mesa em dia: refaz-se a partir da transcrição, verificando de novo cada mensagem…",
     "connecting": "a preparar a mesa…",
     "committing": "a baralhar… compromissos {k}/{n}",
     "shuffling": "a baralhar… {k}/{n}",
@@ -76,6 +77,7 @@ PT: dict[str, str] = {
     "prompt_extra": "x ou clique: {choice}",
     "prompt_wait": "l última vaza · s pontuação · ? ajuda · q sair",
     "not_allowed": "{card} não pode ser jogada agora (siga as regras da vaza)",
+    "not_allowed_why": "{card} não pode ser jogada agora: {why}",
     "pick_full": "Já tem {n} cartas marcadas: desmarque uma primeiro (Espaço, a tecla dela ou um clique)",
     "pick_keys": "Espaço, {keys} ou um clique marca uma carta · Enter: {confirm} ({k}/{hi} marcadas)",
     "pick_need_one": "marque 1 carta primeiro",
@@ -154,10 +156,11 @@ PT: dict[str, str] = {
     "tally": "Contas finais",
     "leave_key": "Enter ou q: sair da mesa",
     "quit_title": "Sair da mesa?",
-    "quit_text": "A transcrição fica em\n{path}",
+    "quit_text": "A mesa fica guardada: `{command}` devolve-lhe o lugar.\nA transcrição: {path}",
     "quit_keys": "s (sim) sai · n (não) ou Esc fica",
-    "left_note": "p2pcards: saiu da mesa antes do fim; a transcrição fica guardada: `p2pcards resume` "
+    "left_note": "p2pcards: saiu da mesa antes do fim; a transcrição fica guardada: `{command}` "
                  "devolve-lhe o lugar",
+    "failed_note": "p2pcards: erro: {reason}",
     "help_title": "Teclas",
     "help": (  # cada linha: a tecla, um tab, o que faz (o ecrã alinha a coluna)
         "←/→\tpercorrer a mão (também ↑/↓ na lista do trunfo)\n"
@@ -190,7 +193,14 @@ PT: dict[str, str] = {
     "start_go": "Começar",
     "start_back": "Voltar",
     "start_keys": "↑/↓ mover · ←/→ mudar · Enter escolher · Esc voltar · q sair",
+    "start_keys_form": "↑/↓ mover · ←/→ mudar o valor · Enter começar · Esc voltar",
+    "start_keys_host": "↑/↓ mover · ←/→ mudar o valor · Enter abrir a mesa · Esc voltar",
     "start_address": "Endereço (HOST:PORTA)",
+    "start_title_you": "{title} · é {name}",
+    "start_name": "O seu nome nas mesas",
+    "start_name_help": "Os outros jogadores veem-no ao lado do seu lugar. Enter guarda-o; "
+                       "`p2pcards play --name NOME` muda-o mais tarde.",
+    "ask_name": "O seu nome nas mesas (os outros jogadores veem-no; Enter guarda “{name}”): ",
     "start_bad_address": "esperava HOST:PORTA, por ex. 192.168.1.20:40123",
     "lan_placeholder": "A descoberta na rede local ainda não está instalada: sem lista. Use “Entrar por endereço”.",
     "lan_none": "Ainda não se vê nenhuma mesa na rede local (a escutar…).",
@@ -201,6 +211,15 @@ PT: dict[str, str] = {
     "start_open": "Abrir a mesa",
     "start_saved": "As suas mesas (retomar)",
     "saved_none": "Não há aqui nenhuma mesa sua guardada.",
+    "saved_help": "Enter retoma uma mesa por acabar · x deita fora uma mesa contra o computador",
+    "saved_row": "{when}  {game} {table}  {where}{score}: {state}",
+    "saved_names": " ({names})",
+    "saved_score": " · {totals} ao fim de {deals}",
+    "saved_throw_confirm": "x outra vez deita esta mesa fora: acaba sem vencedor (a transcrição fica); "
+                           "qualquer outra tecla guarda-a",
+    "saved_throw_local": "Aqui só se deita fora uma mesa contra o computador; numa mesa da rede local os outros "
+                         "jogadores também decidem (`p2pcards resume --abandon` acaba uma mesa de dois).",
+    "saved_thrown": "A mesa {table} foi deitada fora: acabou sem vencedor.",
     "saved_local": "contra o computador",
     "saved_joined": "entrou em {where}",
     "saved_hosted": "aberta em {where}",
@@ -234,23 +253,53 @@ PT: dict[str, str] = {
     "past_cannot": "A transcrição desse jogo não se consegue ler aqui: não pode ser revista.",
     "past_failed": "Não foi possível rever o jogo: {error}",
     "stats_failed": "Não foi possível ler as estatísticas: {error}",
+    # histórico (p2pcards history)
+    "history_none": "nenhuma partida registada",
+    "history_none_fit": "nenhuma partida registada que corresponda",
+    "history_rebuilt": "refeito a partir das transcrições: {tables}, {deals}",
+    "history_tables_one": "1 mesa",
+    "history_tables_other": "{n} mesas",
+    "history_skipped": "  mesa {table} deixada de fora: {reason}",
+    "history_row": "{when}  {game:<12} {table}  {ended:<10} {outcome}{totals}{deals}; lugares {seats}",
+    "history_won_by": "ganha por {names}",
+    "history_no_winner": "sem vencedor",
+    "history_no_winner_yet": "ainda sem vencedor",
+    "history_ended_finished": "acabada",
+    "history_ended_abandoned": "abandonada",
+    "history_ended_voided": "anulada",
+    "history_ended_unfinished": "por acabar",
     "stats_none": "Ainda não há jogos registados. Cada mesa jogada aqui (contra o computador ou na rede local) "
                   "fica registada à medida que se joga; `p2pcards history --rebuild` lê as que se jogaram antes.",
     "stats_player": "{name} ({fingerprint})",
-    "stats_game": "  {game}: {matches} partida(s), {won} ganha(s); {deals_won} de {deals} mãos ganhas; {average}; "
-                  "{capotes} capote(s), {renuncias} renúncia(s), {cheating} veredicto(s) de batota{hints}",
-    "stats_hints": "; {n} dica(s) pedida(s)",
+    "stats_game": "  {game}: {matches}{unfinished}, ganhou {won}; ganhou {deals_won} de {deals}; {average}; "
+                  "{capotes}, {renuncias}, {cheating}{hints}",
+    "stats_matches_one": "1 partida",
+    "stats_matches_other": "{n} partidas",
+    "stats_unfinished": " ({n} por acabar)",
+    "stats_deals_one": "1 mão",
+    "stats_deals_other": "{n} mãos",
+    "stats_capotes_one": "1 capote",
+    "stats_capotes_other": "{n} capotes",
+    "stats_renuncias_one": "1 renúncia",
+    "stats_renuncias_other": "{n} renúncias",
+    "stats_cheating_one": "1 veredicto de batota",
+    "stats_cheating_other": "{n} veredictos de batota",
+    "stats_hints_one": "; 1 dica pedida",
+    "stats_hints_other": "; {n} dicas pedidas",
+    "stats_level_random": "aleatório",
+    "stats_level_heuristic": "heurístico",
+    "stats_level_search": "pesquisa",
     "stats_decimal": ",",
     "stats_average": "{value} {label} por mão{lower}",
     "stats_no_average": "ainda sem {label}",
     "stats_lower": " (menos é melhor)",
     "stats_form": "    forma {form}  (últimas {n}, da mais antiga: █ ganha, ▁ perdida)",
     "stats_partners": "Parceiros:",
-    "stats_pair": "  {game}: {a} com {b}: {won} de {matches} partida(s) ganha(s)",
+    "stats_pair": "  {game}: {a} com {b}: ganharam {won} de {matches}{unfinished}",
+    "stats_pair_bots": "  {game}: dois jogadores do computador ({level}): ganharam {won} de {matches}{unfinished}",
     "stats_computer": "o computador ({level})",
     "stats_bots": "Jogadores do computador, por nível:",
-    "stats_bot": "  {game} {level}: {won} de {matches} partida(s) ganha(s); {deals_won} de {deals} mãos ganhas"
-                 "{average}",
+    "stats_bot": "  {game} {level}: ganhou {won} de {matches}{unfinished}; ganhou {deals_won} de {deals}{average}",
     "stats_bot_average": "; {value} {label} por mão",
     "stats_last": "Última partida ({game}, mesa {table}): {label} por mão{lower}",
     "stats_points": "pontos",
@@ -303,10 +352,11 @@ PT: dict[str, str] = {
     "lobby_keys": " q ou Esc: sair ",
     "lobby_keys_failed": " qualquer tecla: voltar ",
     # text mode
-    "text_intro_one": "{title}: está no lugar {me}; o jogador do computador ({level}) está no lugar {last}. "
-                      "q sai da mesa.",
-    "text_intro_other": "{title}: está no lugar {me}; os jogadores do computador ({level}) estão nos lugares "
-                        "{first} a {last}. q sai da mesa.",
+    "text_intro_one": "{title}: está no lugar {me}{name}; o jogador do computador ({level}) está no lugar {last}. "
+                      "? mostra as teclas; q sai da mesa.",
+    "text_intro_other": "{title}: está no lugar {me}{name}; os jogadores do computador ({level}) estão nos lugares "
+                        "{first} a {last}. ? mostra as teclas; q sai da mesa.",
+    "text_intro_name": ", como {name}",
     "text_level_random": "ao acaso",
     "text_level_heuristic": "heurístico",
     "text_level_search": "pesquisa (o mais forte)",
@@ -334,6 +384,7 @@ PT: dict[str, str] = {
     "text_cards_other": "{n} cartas",
     "text_err_number": "escreva um número de 1 a {n}",
     "text_err_not_allowed": "{card} não pode ser jogada agora (siga as regras da vaza)",
+    "text_err_not_allowed_why": "{card} não pode ser jogada agora: {why}",
     "text_err_numbers": "escreva os números que aparecem antes das cartas",
     "text_err_exactly_one": "escolha 1 carta",
     "text_err_exactly_other": "escolha {n} cartas diferentes",
@@ -366,6 +417,18 @@ PT: dict[str, str] = {
     "text_no_winner_one": "A mesa acaba aqui, ao fim de 1 mão, antes do fim da partida: sem vencedor.",
     "text_no_winner_other": "A mesa acaba aqui, ao fim de {n} mãos, antes do fim da partida: sem vencedor.",
     "text_left": "Saiu da mesa.",
+    "text_left_kept": "Saiu da mesa. A transcrição fica guardada: `{command}` devolve-lhe o lugar.",
+    "text_help": (  # cada linha: o que escrever, um tab, o que faz (o modo de texto alinha a coluna)
+        "1, 2, 3…\ta carta (ou a escolha) com esse número; para escolher cartas, vários números separados por "
+        "espaços\n"
+        "x\ta outra escolha de uma jogada, quando o jogo a oferece (a pergunta di-lo)\n"
+        "n\trecusar, quando o jogo deixa (por exemplo, ficar de fora de uma mão)\n"
+        "h\tuma dica: o que o computador escolheria aqui, e porquê\n"
+        "l\ta última vaza\n"
+        "s\tos pontos\n"
+        "?\testa ajuda\n"
+        "q\tsair da mesa (fica guardada: `p2pcards resume` devolve-lhe o lugar)"
+    ),
     # text mode: plugin events
     "text_facts": "Na mesa: {facts}",
     "text_event": "{who}: {kind} {choice}",

@@ -10,12 +10,9 @@ authority; ``cross_check`` compares the two.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import numpy as np
 
-from p2pcards.core import PORTUGUESE_40, PT_POINTS, DealState
+from p2pcards.core import PORTUGUESE_40, PT_POINTS, DealState, Options
 from p2pcards.players.fastsim import I64, CardTable, Positions
 from p2pcards.players.simulators import TrickSimulator
 from p2pcards_bisca.game import OPTIONS, BiscaDeal
@@ -33,7 +30,7 @@ class BiscaSimulator(TrickSimulator):
     def __init__(self) -> None:
         super().__init__(CardTable(PORTUGUESE_40, BiscaDeal.strength, PT_POINTS), (0, 1))
 
-    def deal_decks(self, decks: I64, dealer: I64, options: Mapping[str, Any]) -> Positions:
+    def deal_decks(self, decks: I64, dealer: I64, options: Options) -> Positions:
         n = decks.shape[0]
         if decks.shape != (n, 40):
             raise ValueError("Bisca decks are rows of 40 cards")

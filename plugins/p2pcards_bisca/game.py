@@ -20,8 +20,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Sequence
+from typing import NotRequired, TypedDict, cast
 
 from p2pcards.core import (
     PORTUGUESE_40,
@@ -29,24 +29,31 @@ from p2pcards.core import (
     PT_RANK_ORDER,
     STOCK,
     SWAP,
-    Choice,
     Deal,
+    DealResult,
     DealState,
     Deck,
     GameSpec,
     IllegalChoice,
+    Legal,
     Line,
     Match,
     Option,
+    Options,
+    Plain,
+    Play,
     Reveal,
     Summary,
+    Swap,
+    SwapEvent,
+    TrumpEvent,
     bandeira_winner,
     game_points,
     pretty,
     strength_table,
 )
 
-__all__ = ["BiscaDeal", "BiscaMatch", "SPEC", "OPTIONS"]
+__all__ = ["BiscaDeal", "BiscaMatch", "BiscaResult", "SPEC", "OPTIONS"]
 
 OPTIONS = (
     Option("hand", (3, 5, 7, 9, 11), "cards in each hand"),
@@ -55,7 +62,22 @@ OPTIONS = (
 )
 
 
-def _is_swap(choice: Choice) -> bool:
+class BiscaResult(TypedDict):
+    """A deal's result, per player: card points, tricks, the game points earned;
+    ``renuncia`` (the seat blamed) once the deal is over."""
+
+    points: list[int]
+    tricks: list[int]
+    game_points: list[int]
+    renuncia: NotRequired[int | None]
+
+
+def _bisca(result: DealResult) -> BiscaResult:
+    """A result this game gave (live, or read back from JSON), as its type."""
+    return cast(BiscaResult, result)
+
+
+def _is_swap(choice: Plain) -> bool:
     return isinstance(choice, (tuple, list)) and len(choice) == 2 and choice[0] == SWAP
 
 
@@ -65,12 +87,12 @@ class BiscaDeal(DealState):
     strength = strength_table(PT_RANK_ORDER)
     points = PT_POINTS
 
-    def __init__(self, dealer: int, options: Mapping[str, Any], deck: Deck, number: int = 0) -> None:
+    def __init__(self, dealer: int, options: Options, deck: Deck, number: int = 0) -> None:
         self.stock: list[int] = []
         super().__init__(2, dealer, options, deck, number)
 
     def _setup(self) -> None:
-        h = self.options["hand"]
+        h = int(self.options["hand"])
         first = 1 - self.dealer
         self._push(Deal(first, tuple(range(h))))
         self._push(Deal(self.dealer, tuple(range(h, 2 * h))))
@@ -83,7 +105,7 @@ class BiscaDeal(DealState):
         assert card is not None
         self.trump = card[1]
         self.trump_card_pos = pos
-        self._event("trump", self.dealer, card=card)
+        self._record(TrumpEvent(type="trump", seat=self.dealer, card=card))
         self._snapshot_hands()
         self._start_trick(self.dealer)
 
@@ -91,13 +113,13 @@ class BiscaDeal(DealState):
         """Following suit is compulsory once the stock is empty."""
         return not self.stock
 
-    def legal_plays(self, seat: int) -> list[Choice]:
+    def legal_plays(self, seat: int) -> Sequence[Legal]:
         hand = self.deck.hands[seat]
         cards = self.deck.cards
-        plays: list[Choice] = list(hand)
+        plays: list[Legal] = list(hand)
         if self.trick and not self.stock:
             led = cards[self.trick[0][1]][1]  # type: ignore[index]
-            same = [p for p in hand if cards[p][1] == led]  # type: ignore[index]
+            same: list[Legal] = [p for p in hand if cards[p][1] == led]  # type: ignore[index]
             if same:
                 plays = same
         if self.stock and self.options["swap2"] == "on":
@@ -107,16 +129,16 @@ class BiscaDeal(DealState):
                     plays.append((SWAP, p))
         return plays
 
-    def _on_play(self, seat: int, choice: Choice) -> None:
-        if not _is_swap(choice):
+    def _on_play(self, seat: int, choice: Play | Swap) -> None:
+        if not isinstance(choice, Swap):
             super()._on_play(seat, choice)
             return
-        pos = choice[1]
+        pos = choice.position
         if self.options["swap2"] != "on":
             raise IllegalChoice("the 2-of-trumps swap is not played at this table (swap2=off)")
         if not self.stock:
             raise IllegalChoice("the swap is only allowed while the stock lasts")
-        if type(pos) is not int or pos not in self.deck.hands[seat]:
+        if pos not in self.deck.hands[seat]:
             raise IllegalChoice(f"seat {seat} does not hold position {pos!r}")
         self._swapping = (seat, pos)
         self._push(Reveal((pos,), seat), "_on_swap_shown")
@@ -137,10 +159,14 @@ class BiscaDeal(DealState):
         self.deck.move(old, seat)
         self.stock[-1] = pos
         self.trump_card_pos = pos
-        self._event("swap", seat, card=card, took=took)
+        self._record(SwapEvent(type="swap", seat=seat, card=card, took=took))
         self._ask_play(seat)
 
-    def choice_line(self, seat: int, choice: Choice) -> Line | None:
+    def refusal(self, seat: int, choice: Plain) -> Line | None:
+        """A card refused: once the stock is empty, the suit led must be followed."""
+        return None if self.stock else self.follow_refusal(seat, choice, "refusal.follow_empty")
+
+    def choice_line(self, seat: int, choice: Plain) -> Line | None:
         """The swap's label: which 2 of trumps goes for which face-up card."""
         if not _is_swap(choice) or self.trump is None or self.trump_card_pos is None:
             return None
@@ -156,10 +182,10 @@ class BiscaDeal(DealState):
         else:
             self._end()
 
-    def public_info(self) -> dict[str, Any]:
+    def public_info(self) -> dict[str, object]:
         return {"stock": len(self.stock)}
 
-    def _result(self) -> dict[str, Any]:
+    def _result(self) -> BiscaResult:
         """Card points, tricks and game points per player; after a renúncia or forfeit the
         opponent of the offender scores 4.  Only won tricks are read: public cards."""
         pts = [self.taken_points(0), self.taken_points(1)]
@@ -180,27 +206,28 @@ class BiscaMatch(Match):
     value_label = "card points"
 
     @classmethod
-    def deal_value(cls, spec: GameSpec, result: Mapping[str, Any], seat: int) -> float | None:
+    def deal_value(cls, spec: GameSpec, result: DealResult, seat: int) -> float | None:
         """The card points ``seat`` took (more than 60 of the 120 wins the deal)."""
-        return float(result["points"][seat])
+        return float(_bisca(result)["points"][seat])
 
-    def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
+    def __init__(self, spec: GameSpec, options: Options, first_dealer: int) -> None:
         super().__init__(spec, options, first_dealer)
         self.totals = [0, 0]
 
     def _new_deal(self, deck: Deck) -> BiscaDeal:
         return BiscaDeal(self.dealer, self.options, deck, self.deal_number)
 
-    def _score(self, result: dict[str, Any]) -> None:
-        gp = result["game_points"]
+    def _score(self, result: DealResult) -> None:
+        gp = _bisca(result)["game_points"]
         self.totals = [self.totals[0] + gp[0], self.totals[1] + gp[1]]
-        self.winner = bandeira_winner(self.totals, self.options["target"])
+        self.winner = bandeira_winner(self.totals, int(self.options["target"]))
 
     @classmethod
-    def deal_summary(cls, result: Mapping[str, Any], sides: int) -> Summary:
+    def deal_summary(cls, result: DealResult, sides: int) -> Summary:
         """Per player: card points, tricks and the game points earned (highlighted when any)."""
-        gp = result["game_points"]
-        rows = tuple((s, (result["points"][s], result["tricks"][s], f"+{gp[s]}")) for s in range(sides))
+        res = _bisca(result)
+        gp = res["game_points"]
+        rows = tuple((s, (res["points"][s], res["tricks"][s], f"+{gp[s]}")) for s in range(sides))
         best = max(range(sides), key=lambda s: gp[s])
         return Summary(("points", "tricks", "game_points"), rows, best if gp[best] else None)
 
@@ -214,6 +241,19 @@ TEXTS = {
         "totals": "game points",
         "match_rule": "game points to {target}",
         "swap": "swap your {two} for the trump card {card}",
+        "refusal.follow_empty": "the stock is empty: you hold {suit}, the suit led, and must follow it",
+        "option.hand": "cards in hand",
+        "option.hand.3": "3 cards",
+        "option.hand.5": "5 cards",
+        "option.hand.7": "7 cards",
+        "option.hand.9": "9 cards",
+        "option.hand.11": "11 cards",
+        "option.swap2": "swap the 2",
+        "option.swap2.off": "no",
+        "option.swap2.on": "yes",
+        "option.target": "match",
+        "option.target.4": "4 game points",
+        "option.target.8": "8 game points",
     },
     "pt": {
         "points": "pontos",
@@ -222,6 +262,7 @@ TEXTS = {
         "totals": "jogos",
         "match_rule": "jogos até {target}",
         "swap": "trocar o seu {two} pelo trunfo {card}",
+        "refusal.follow_empty": "o monte acabou: tem {suit}, o naipe da vaza, e tem de assistir",
         "title": "Bisca",
         "description": "2 jogadores, 40 cartas, compra-se do monte depois de cada vaza",
         "option.hand": "cartas na mão",

@@ -10,9 +10,8 @@
 from __future__ import annotations
 
 import random
-from typing import Any
 
-from p2pcards.core import PORTUGUESE_40, PT_POINTS, PT_RANK_ORDER, Decision, SeatView, strength_table
+from p2pcards.core import PORTUGUESE_40, PT_POINTS, PT_RANK_ORDER, Decision, Plain, SeatView, strength_table
 from p2pcards.players.heuristics import beats, cheapest, is_top, lowest, outstanding
 
 STRENGTH = strength_table(PT_RANK_ORDER)
@@ -27,14 +26,14 @@ class BiscaHeuristic:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def choose(self, view: SeatView, decision: Decision) -> Any:
+    def choose(self, view: SeatView, decision: Decision) -> Plain:
         legal = view.legal
         for choice in legal:
             if isinstance(choice, tuple):  # the 2-of-trumps swap
                 return choice
         if len(legal) == 1:
             return legal[0]
-        by_card = {view.card(p): p for p in legal}
+        by_card = {view.card(p): p for p in legal if isinstance(p, int)}
         return by_card[self.pick(view, [c for c in by_card if c is not None])]
 
     def pick(self, view: SeatView, legal: list[str]) -> str:

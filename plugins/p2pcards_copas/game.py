@@ -42,21 +42,28 @@ the first trick the table tells who led the two of clubs (it is played for its h
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import NotRequired, TypedDict, cast
 
 from p2pcards.core import (
     FRENCH_52,
     PASS,
     Card,
     Deal,
+    DealResult,
     DealState,
     Decision,
     Deck,
     GameSpec,
+    Legal,
     Line,
     Locate,
     Match,
     Option,
+    Options,
+    PassCards,
+    PassEvent,
+    Plain,
+    Play,
     Summary,
     strength_table,
 )
@@ -64,6 +71,7 @@ from p2pcards.core import (
 __all__ = [
     "CopasDeal",
     "CopasMatch",
+    "CopasResult",
     "SPEC",
     "OPTIONS",
     "RANK_ORDERS",
@@ -104,6 +112,22 @@ TARGET = 100
 TWO_OF_CLUBS: Card = "2C"
 QUEEN_OF_SPADES: Card = "QS"
 _NON_POINT_SPADES = frozenset(c for c in FRENCH_52 if c[1] == "S" and c != QUEEN_OF_SPADES)
+
+
+class CopasResult(TypedDict):
+    """A deal's result, per player: the penalty ``points`` it scores (after the moon rule, or
+    a renúncia's penalty), the points it ``taken``, who shot the ``moon`` (None: nobody);
+    ``renuncia`` (the seat blamed) once the deal is over."""
+
+    points: list[int]
+    taken: list[int]
+    moon: int | None
+    renuncia: NotRequired[int | None]
+
+
+def _copas(result: DealResult) -> CopasResult:
+    """A result this game gave (live, or read back from JSON), as its type."""
+    return cast(CopasResult, result)
 
 
 def pass_direction(number: int) -> str:
@@ -163,9 +187,9 @@ class CopasDeal(DealState):
 
     points: Mapping[str, int] = {}
 
-    def __init__(self, dealer: int, options: Mapping[str, Any], deck: Deck, number: int = 0) -> None:
+    def __init__(self, dealer: int, options: Options, deck: Deck, number: int = 0) -> None:
         #: rank -> strength for this table's rank order (option ``ranks``)
-        self.strength = STRENGTHS[options["ranks"]]
+        self.strength = STRENGTHS[str(options["ranks"])]
         #: whether a heart or the queen of spades has been played (public)
         self.hearts_broken = False
         self.direction = pass_direction(number)
@@ -191,17 +215,17 @@ class CopasDeal(DealState):
         else:
             self._push(Decision((0, 1, 2, 3), PASS, (3, 3)), "_on_pass")
 
-    def _on_pass(self, choices: dict[int, tuple[int, ...]]) -> None:
+    def _on_pass(self, choices: dict[int, PassCards]) -> None:
         """Everyone has chosen: move the cards in seat order, then find the two of clubs."""
         for seat in sorted(choices):
             target = self.pass_target(seat)
             assert target is not None
-            self._push(Deal(target, tuple(choices[seat]), source=seat), "_on_passed")
+            self._push(Deal(target, choices[seat].positions, source=seat), "_on_passed")
         self._locate_two_of_clubs()
 
     def _on_passed(self, step: Deal) -> None:
         cards = self.deck.cards
-        self._event("pass", step.source, to=step.seat, cards=[cards[p] for p in step.positions])
+        self._record(PassEvent(type="pass", seat=step.source, to=step.seat, cards=[cards[p] for p in step.positions]))
 
     def _locate_two_of_clubs(self) -> None:
         self._push(Locate(TWO_OF_CLUBS), "_on_two_of_clubs")
@@ -212,10 +236,10 @@ class CopasDeal(DealState):
         assert pos is not None
         seat = self.deck.owner[pos]
         self.leader = seat
-        self._on_play(seat, pos)
+        self._on_play(seat, Play(pos))
 
     # ------------------------------------------------------------------ play
-    def legal_plays(self, seat: int) -> list[Any]:
+    def legal_plays(self, seat: int) -> Sequence[Legal]:
         """Positions ``seat`` may play now.
 
         Leading the first trick: the two of clubs only.  Following: the suit led if the
@@ -266,7 +290,7 @@ class CopasDeal(DealState):
         cards = self.deck.cards
         return sum(CARD_POINTS[cards[p]] for p in self.won[seat])  # type: ignore[index,misc]
 
-    def _result(self) -> dict[str, Any]:
+    def _result(self) -> CopasResult:
         """``points`` after the moon rule (or the renúncia or forfeit penalty: 26 for the
         offender, 0 for the others), raw ``taken``, ``moon``.  Only won tricks are read."""
         taken = [self.taken_points(s) for s in range(4)]
@@ -280,7 +304,7 @@ class CopasDeal(DealState):
             points = list(taken)
         return {"points": points, "taken": taken, "moon": moon}
 
-    def public_info(self) -> dict[str, Any]:
+    def public_info(self) -> dict[str, object]:
         """Public facts for views: whether hearts are broken, and this deal's passing."""
         return {"hearts_broken": self.hearts_broken, "pass_direction": self.direction}
 
@@ -294,6 +318,18 @@ class CopasDeal(DealState):
 
     def facts(self) -> list[Line]:
         return [Line("fact.hearts_broken")] if self.hearts_broken else []
+
+    def refusal(self, seat: int, choice: Plain) -> Line | None:
+        """A card refused, by the rule of :meth:`legal_plays` it breaks: the 2♣ opens the
+        deal; the suit led is followed; no points on the first trick while the hand has
+        another card; no heart led before hearts are broken."""
+        if type(choice) is not int or choice in self.legal_plays(seat):
+            return None
+        if self.trick:
+            return self.follow_refusal(seat, choice) or Line("refusal.first_trick")
+        if not self.tricks:
+            return Line("refusal.two_clubs")
+        return Line("refusal.hearts")
 
     def notes(self, seat: int) -> list[Line]:
         """Who led the two of clubs (played for its holder): told while the first trick is
@@ -317,27 +353,28 @@ class CopasMatch(Match):
     lower_is_better = True
 
     @classmethod
-    def deal_value(cls, spec: GameSpec, result: Mapping[str, Any], seat: int) -> float | None:
+    def deal_value(cls, spec: GameSpec, result: DealResult, seat: int) -> float | None:
         """The penalty points ``seat`` scores in the deal, after the moon rule."""
-        return float(result["points"][seat])
+        return float(_copas(result)["points"][seat])
 
-    def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
+    def __init__(self, spec: GameSpec, options: Options, first_dealer: int) -> None:
         super().__init__(spec, options, first_dealer)
         self.totals = [0, 0, 0, 0]
 
     def _new_deal(self, deck: Deck) -> CopasDeal:
         return CopasDeal(self.dealer, self.options, deck, self.deal_number)
 
-    def _score(self, result: dict[str, Any]) -> None:
-        self.totals = [t + p for t, p in zip(self.totals, result["points"], strict=True)]
+    def _score(self, result: DealResult) -> None:
+        self.totals = [t + p for t, p in zip(self.totals, _copas(result)["points"], strict=True)]
         self.winner = match_winner(self.totals, self.options["match"])
 
     @classmethod
-    def deal_summary(cls, result: Mapping[str, Any], sides: int) -> Summary:
+    def deal_summary(cls, result: DealResult, sides: int) -> Summary:
         """Per player: the points taken and those scored (after the moon rule); who shot
         the moon stands out."""
-        rows = tuple((s, (result["taken"][s], result["points"][s])) for s in range(sides))
-        moon = result.get("moon")
+        res = _copas(result)
+        rows = tuple((s, (res["taken"][s], res["points"][s])) for s in range(sides))
+        moon = res.get("moon")
         notes = (Line("moon", seats={"name": moon}),) if moon is not None else ()
         return Summary(("taken", "points"), rows, moon, notes)
 
@@ -358,6 +395,20 @@ TEXTS = {
         "pass.across": "Pass 3 cards across, to {name}",
         "note.two_clubs": "{name} leads 2♣: whoever holds 2♣ opens the first trick",
         "note.two_clubs_you": "Your 2♣ was led for you: whoever holds 2♣ opens the first trick",
+        "refusal.follow": "you hold {suit}, the suit led, and must follow it",
+        "refusal.first_trick": "no heart nor Q♠ on the first trick while you hold another card",
+        "refusal.two_clubs": "the 2♣ opens the first trick",
+        "refusal.hearts": "no heart may lead before hearts are broken (a heart or Q♠ played), "
+                          "unless you hold only hearts",
+        "option.ranks": "rank order",
+        "option.ranks.portuguese": "Portuguese",
+        "option.ranks.standard": "standard",
+        "option.hearts": "leading hearts",
+        "option.hearts.broken": "once broken",
+        "option.hearts.free": "any time",
+        "option.match": "match",
+        "option.match.100": "to 100",
+        "option.match.single": "one deal",
     },
     "pt": {
         "taken": "apanhou",
@@ -373,6 +424,11 @@ TEXTS = {
         "pass.across": "Passe 3 cartas para a frente, a {name}",
         "note.two_clubs": "{name} sai com o 2♣: quem tem o 2♣ abre a primeira vaza",
         "note.two_clubs_you": "O seu 2♣ foi jogado por si: quem tem o 2♣ abre a primeira vaza",
+        "refusal.follow": "tem {suit}, o naipe da vaza, e tem de assistir",
+        "refusal.first_trick": "na primeira vaza não se joga copas nem a dama de espadas enquanto tiver outra carta",
+        "refusal.two_clubs": "a primeira vaza abre com o 2♣",
+        "refusal.hearts": "não se sai a copas antes de as copas saírem (uma copa ou a dama de espadas jogada), "
+                          "a não ser que só tenha copas",
         "title": "Copas",
         "description": "4 jogadores, cada um por si, 52 cartas, fugir às copas e à dama de espadas",
         "option.ranks": "ordem",

@@ -14,9 +14,8 @@
 from __future__ import annotations
 
 import random
-from typing import Any
 
-from p2pcards.core import PASS, Decision, SeatView
+from p2pcards.core import PASS, Decision, Plain, SeatView
 from p2pcards_copas.game import CARD_POINTS, STRENGTHS
 
 __all__ = ["CopasHeuristic"]
@@ -30,16 +29,16 @@ class CopasHeuristic:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def choose(self, view: SeatView, decision: Decision) -> Any:
+    def choose(self, view: SeatView, decision: Decision) -> Plain:
         legal = view.legal
-        strength = STRENGTHS[view.options.get("ranks", "portuguese")]
+        strength = STRENGTHS[str(view.options.get("ranks", "portuguese"))]
         if decision.kind == PASS:
             assert decision.pick is not None
             return self.pass_cards(view, strength, decision.pick[0])
         if len(legal) == 1:
             return legal[0]
         hand = dict(view.hand)
-        by_card = {hand[p]: p for p in legal}
+        by_card = {hand[p]: p for p in legal if isinstance(p, int)}
         card = self.pick(view, list(by_card), list(hand.values()), strength)
         return by_card[card]
 

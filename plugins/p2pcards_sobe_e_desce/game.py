@@ -47,8 +47,8 @@ played or discarded.  Showing a card that contradicts these ends the deal at onc
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NotRequired, TypedDict, cast
 
 from p2pcards.core import (
     DISCARD,
@@ -57,23 +57,32 @@ from p2pcards.core import (
     PT_RANK_ORDER,
     STOCK,
     TRUMP,
-    Choice,
     Deal,
+    DealResult,
     DealState,
     Decision,
     Deck,
     GameSpec,
+    GoIn,
+    GoInEvent,
     IllegalChoice,
+    Legal,
     Line,
     Match,
+    Options,
+    Plain,
     Reveal,
     Summary,
+    TrumpChoice,
+    TrumpEvent,
+    pretty,
     strength_table,
 )
 
 __all__ = [
     "SobeEDesceDeal",
     "SobeEDesceMatch",
+    "SobeEDesceResult",
     "SPEC",
     "OPTIONS",
     "TRUMP_CHOICES",
@@ -108,6 +117,24 @@ NO_TRICK_PENALTY = 5
 STRENGTH = strength_table(PT_RANK_ORDER)
 
 
+class SobeEDesceResult(TypedDict):
+    """A deal's result, per player: whether it ``played`` (went in), the ``tricks`` it took,
+    the ``delta`` it adds to its score and its ``scores`` after the deal; the deal's
+    ``trump_chooser``; ``renuncia`` (the seat blamed) once the deal is over."""
+
+    played: list[bool]
+    tricks: list[int]
+    delta: list[int]
+    scores: list[int]
+    trump_chooser: int
+    renuncia: NotRequired[int | None]
+
+
+def _sobe(result: DealResult) -> SobeEDesceResult:
+    """A result this game gave (live, or read back from JSON), as its type."""
+    return cast(SobeEDesceResult, result)
+
+
 def riscos(final_scores: Sequence[int], winner: int) -> list[int]:
     """The final tally: the winner receives the sum of the others' final scores and each
     loser loses its own final score.
@@ -132,7 +159,7 @@ class SobeEDesceDeal(DealState):
     def __init__(
         self,
         dealer: int,
-        options: Mapping[str, Any],
+        options: Options,
         deck: Deck,
         number: int = 0,
         scores: Sequence[int] = (START_SCORE,) * 4,
@@ -156,9 +183,10 @@ class SobeEDesceDeal(DealState):
             self._push(Deal(seat, tuple(range(start, start + FIRST_ROUND))))
         self._push(Decision((self.chooser,), TRUMP), "_on_trump")
 
-    def _on_trump(self, seat: int, choice: Choice) -> None:
+    def _on_trump(self, seat: int, trump: TrumpChoice) -> None:
         """A suit letter sets trumps; ``"turn"`` deals the next card face up."""
-        if not isinstance(choice, str) or choice not in TRUMP_CHOICES:
+        choice = trump.suit
+        if choice not in TRUMP_CHOICES:
             raise IllegalChoice(f"seat {seat} must choose trumps from {', '.join(TRUMP_CHOICES)}, not {choice!r}")
         pos = FIRST_ROUND * 4  # the next card the chooser would be dealt
         if choice == TURN:
@@ -167,7 +195,7 @@ class SobeEDesceDeal(DealState):
             self._push(Reveal((pos,), seat), "_on_turned")
             return
         self.trump = choice
-        self._event("trump", seat, choice=choice, card=None)
+        self._record(TrumpEvent(type="trump", seat=seat, choice=choice, card=None))
         self._deal_rest()
 
     def _on_turned(self, step: Reveal) -> None:
@@ -176,7 +204,7 @@ class SobeEDesceDeal(DealState):
         assert card is not None
         self.trump = card[1]
         self.trump_card_pos = pos
-        self._event("trump", self.chooser, choice=TURN, card=card)
+        self._record(TrumpEvent(type="trump", seat=self.chooser, choice=TURN, card=card))
         self._deal_rest()
 
     def _deal_rest(self) -> None:
@@ -209,19 +237,20 @@ class SobeEDesceDeal(DealState):
             "_on_go_in",
         )
 
-    def _on_go_in(self, seat: int, choice: Choice) -> None:
-        """``None`` sits out; a tuple of positions plays and exchanges those cards: they
-        are discarded face down and as many stock cards are drawn at once."""
+    def _on_go_in(self, seat: int, going: GoIn) -> None:
+        """No positions (None) sits out; a tuple of positions plays and exchanges those
+        cards: they are discarded face down and as many stock cards are drawn at once."""
         deck = self.deck
+        choice = going.positions
         if choice is None:
             self.playing[seat] = False
-            self._event("go_in", seat, plays=False, exchange=0, cards=[])
+            self._record(GoInEvent(type="go_in", seat=seat, plays=False, exchange=0, cards=[]))
         else:
             self.playing[seat] = True
             discarded = [deck.cards[p] for p in choice]
             for p in choice:
                 deck.move(p, DISCARD)
-            self._event("go_in", seat, plays=True, exchange=len(choice), cards=discarded)
+            self._record(GoInEvent(type="go_in", seat=seat, plays=True, exchange=len(choice), cards=discarded))
             if choice:
                 n = len(choice)
                 self._draw(seat, range(self._stock_next, self._stock_next + n))
@@ -238,7 +267,7 @@ class SobeEDesceDeal(DealState):
             self._start_trick(self.chooser)
 
     # ------------------------------------------------------------------ play
-    def legal_plays(self, seat: int) -> list[Choice]:
+    def legal_plays(self, seat: int) -> Sequence[Legal]:
         """Positions of the cards :meth:`allowed` lets ``seat`` play now."""
         hand = self.deck.hands[seat]
         cards = self.deck.cards
@@ -339,15 +368,31 @@ class SobeEDesceDeal(DealState):
             why = Line("go_in.must")
         return lines + [why]
 
-    def choice_line(self, seat: int, choice: Choice) -> Line | None:
+    def choice_line(self, seat: int, choice: Plain) -> Line | None:
         """A trump choice's label: the suit (with what hearts and clubs mean), or turning."""
         return Line(f"trump.{choice}") if choice in TRUMP_CHOICES else None
 
     def facts(self) -> list[Line]:
         return [Line("fact.double")] if self.multiplier == 2 else []
 
+    def refusal(self, seat: int, choice: Plain) -> Line | None:
+        """A card refused, by the rule of :meth:`allowed` it breaks: the ace of trumps
+        leads when held; the suit led is followed; else a trump higher than the trick's
+        (any trump when it has none)."""
+        if type(choice) is not int or choice in self.legal_plays(seat) or self.trump is None:
+            return None
+        if not self.trick:
+            return Line("refusal.lead_ace", {"card": pretty("A" + self.trump)})
+        follow = self.follow_refusal(seat, choice)
+        if follow is not None:
+            return follow
+        led = self.led_suit or ""
+        if self._top_trump() < 0:
+            return Line("refusal.trump", suits={"suit": led})
+        return Line("refusal.overtrump", suits={"suit": led})
+
     # ------------------------------------------------------------------ helpers
-    def _legal_other(self, seat: int, step: Decision) -> list[Choice]:
+    def _legal_other(self, seat: int, step: Decision) -> Sequence[Legal]:
         if step.kind == TRUMP:
             return list(TRUMP_CHOICES)
         return super()._legal_other(seat, step)
@@ -358,7 +403,7 @@ class SobeEDesceDeal(DealState):
         """Clubs as trumps: every trick counts 2 (and no trick costs 10)."""
         return 2 if self.trump == "C" else 1
 
-    def public_info(self) -> dict[str, Any]:
+    def public_info(self) -> dict[str, object]:
         return {
             "scores": list(self.scores),
             "sat_out": list(self.sat_out),
@@ -375,7 +420,7 @@ class SobeEDesceDeal(DealState):
         or its end for a player left alone)."""
         return None not in self.playing
 
-    def _result(self) -> dict[str, Any]:
+    def _result(self) -> SobeEDesceResult:
         """The deal's scoring (module docstring, "Scoring" and "Renúncia"), from public facts only.
 
         ``played`` says who went in, ``tricks`` the tricks each took (five for a player
@@ -429,11 +474,11 @@ class SobeEDesceMatch(Match):
     lower_is_better = True
 
     @classmethod
-    def deal_value(cls, spec: GameSpec, result: Mapping[str, Any], seat: int) -> float | None:
+    def deal_value(cls, spec: GameSpec, result: DealResult, seat: int) -> float | None:
         """What the deal adds to ``seat``'s score, ``delta`` (scores count down to 0)."""
-        return float(result["delta"][seat])
+        return float(_sobe(result)["delta"][seat])
 
-    def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
+    def __init__(self, spec: GameSpec, options: Options, first_dealer: int) -> None:
         super().__init__(spec, options, first_dealer)
         self.totals = [START_SCORE] * 4
         #: consecutive deals each seat has sat out
@@ -442,10 +487,11 @@ class SobeEDesceMatch(Match):
     def _new_deal(self, deck: Deck) -> SobeEDesceDeal:
         return SobeEDesceDeal(self.dealer, self.options, deck, self.deal_number, self.totals, self.sat_out)
 
-    def _score(self, result: dict[str, Any]) -> None:
-        self.totals = [t + d for t, d in zip(self.totals, result["delta"], strict=True)]
-        self.sat_out = [0 if p else n + 1 for n, p in zip(self.sat_out, result["played"], strict=True)]
-        self.winner = match_winner(self.totals, result["tricks"], result["trump_chooser"])
+    def _score(self, result: DealResult) -> None:
+        res = _sobe(result)
+        self.totals = [t + d for t, d in zip(self.totals, res["delta"], strict=True)]
+        self.sat_out = [0 if p else n + 1 for n, p in zip(self.sat_out, res["played"], strict=True)]
+        self.winner = match_winner(self.totals, res["tricks"], res["trump_chooser"])
 
     def summary(self) -> dict[str, Any]:
         out = super().summary()
@@ -454,14 +500,15 @@ class SobeEDesceMatch(Match):
         return out
 
     @classmethod
-    def deal_summary(cls, result: Mapping[str, Any], sides: int) -> Summary:
+    def deal_summary(cls, result: DealResult, sides: int) -> Summary:
         """Per player: went in or sat out, tricks, what it adds, its score after the deal."""
-        rows = tuple((s, ("played" if result["played"][s] else "sat_out", result["tricks"][s],
-                          f"{result['delta'][s]:+d}", result["scores"][s])) for s in range(sides))
+        res = _sobe(result)
+        rows = tuple((s, ("played" if res["played"][s] else "sat_out", res["tricks"][s],
+                          f"{res['delta'][s]:+d}", res["scores"][s])) for s in range(sides))
         return Summary(("went_in", "tricks", "delta", "score"), rows)
 
     @classmethod
-    def match_summary(cls, totals: Sequence[int], winner: int | None, options: Mapping[str, Any]) -> Summary:
+    def match_summary(cls, totals: Sequence[int], winner: int | None, options: Options) -> Summary:
         """The scores and, once the match is won, the riscos (module docstring)."""
         if winner is None:
             return super().match_summary(totals, winner, options)
@@ -501,6 +548,10 @@ TEXTS = {
         "go_in.must_low": "You must play this deal: you are at {score} points, and at {limit} or less you must "
                           "play.",
         "go_in.must_sat_out": "You must play this deal: you sat out the {n} deals before it.",
+        "refusal.lead_ace": "you hold the ace of trumps ({card}): it must lead",
+        "refusal.follow": "you hold {suit}, the suit led, and must follow it",
+        "refusal.trump": "you hold no {suit}, the suit led: you must play a trump",
+        "refusal.overtrump": "you hold no {suit}, the suit led: you must play a trump higher than those in the trick",
     },
     "pt": {
         "title": "Sobe e Desce",
@@ -532,6 +583,10 @@ TEXTS = {
         "go_in.must_hearts": "Tem de jogar esta mão: copas são trunfo, por isso todos jogam.",
         "go_in.must_low": "Tem de jogar esta mão: está com {score} pontos, e com {limit} ou menos é obrigado a jogar.",
         "go_in.must_sat_out": "Tem de jogar esta mão: não jogou as {n} mãos anteriores.",
+        "refusal.lead_ace": "tem o ás de trunfo ({card}): tem de sair com ele",
+        "refusal.follow": "tem {suit}, o naipe da vaza, e tem de assistir",
+        "refusal.trump": "não tem {suit}, o naipe da vaza: tem de jogar trunfo",
+        "refusal.overtrump": "não tem {suit}, o naipe da vaza: tem de jogar um trunfo mais alto que os da vaza",
     },
 }
 

@@ -16,9 +16,8 @@ no trick is penalised, so go in only with a hand likely to take one.
 from __future__ import annotations
 
 import random
-from typing import Any
 
-from p2pcards.core import GO_IN, PORTUGUESE_40, PT_RANK_ORDER, SUITS, TRUMP, Decision, SeatView, strength_table
+from p2pcards.core import GO_IN, PORTUGUESE_40, PT_RANK_ORDER, SUITS, TRUMP, Decision, Plain, SeatView, strength_table
 from p2pcards.players.heuristics import beats, by_position, current_winner, is_top, lowest, outstanding
 
 __all__ = ["SobeEDesceHeuristic"]
@@ -40,7 +39,7 @@ class SobeEDesceHeuristic:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def choose(self, view: SeatView, decision: Decision) -> Any:
+    def choose(self, view: SeatView, decision: Decision) -> Plain:
         if decision.kind == TRUMP:
             return self.choose_trump(view.hand_cards)
         if decision.kind == GO_IN:
@@ -48,7 +47,7 @@ class SobeEDesceHeuristic:
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
-        cards = [c for c in (view.card(p) for p in legal) if c is not None]
+        cards = [c for c in (view.card(p) for p in legal if isinstance(p, int)) if c is not None]
         return by_position(view, self.pick(view, cards))
 
     # ------------------------------------------------------------------ trumps
@@ -88,7 +87,7 @@ class SobeEDesceHeuristic:
                     est += SIDE_TRICKS.get(c[0], 0.0)
         return est
 
-    def go_in(self, view: SeatView, decision: Decision) -> Any:
+    def go_in(self, view: SeatView, decision: Decision) -> Plain:
         """Play (exchanging the weak cards) with a hand likely to take a trick."""
         trump = view.trump
         assert trump is not None
@@ -99,8 +98,10 @@ class SobeEDesceHeuristic:
         if not decision.may_decline:
             return exchange
         # how many players will share the five tricks?
-        playing = view.extra("playing", [None] * 4)
-        must = view.extra("must_play", [False] * 4)
+        playing = view.extra("playing")
+        must = view.extra("must_play")
+        if not isinstance(playing, list) or not isinstance(must, list):
+            playing, must = [None] * 4, [False] * 4
         expected = 1.0
         for s in range(4):
             if s == view.seat:

@@ -13,12 +13,9 @@ players and returns the final card points per team per deal.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import numpy as np
 
-from p2pcards.core import PORTUGUESE_40, PT_POINTS, game_points
+from p2pcards.core import PORTUGUESE_40, PT_POINTS, Options, game_points
 from p2pcards.players.fastsim import I64, CardTable, Outcome, Positions
 from p2pcards.players.simulators import TrickSimulator
 from p2pcards_sueca.game import OPTIONS, TEAMS, SuecaDeal
@@ -39,7 +36,7 @@ class SuecaSimulator(TrickSimulator):
     def __init__(self) -> None:
         super().__init__(CardTable(PORTUGUESE_40, SuecaDeal.strength, PT_POINTS), TEAM_OF)
 
-    def deal_decks(self, decks: I64, dealer: I64, options: Mapping[str, Any]) -> Positions:
+    def deal_decks(self, decks: I64, dealer: I64, options: Options) -> Positions:
         n = decks.shape[0]
         if decks.shape != (n, 40):
             raise ValueError("Sueca decks are rows of 40 cards")

@@ -16,28 +16,33 @@ dealer's card.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import NotRequired, TypedDict, cast
 
 from p2pcards.core import (
     PORTUGUESE_40,
     PT_POINTS,
     PT_RANK_ORDER,
     Deal,
+    DealResult,
     DealState,
     Deck,
     GameSpec,
+    Legal,
     Line,
     Match,
     Option,
+    Options,
+    Plain,
     Reveal,
     Summary,
+    TrumpEvent,
     bandeira_winner,
     game_points,
     strength_table,
 )
 
-__all__ = ["SuecaDeal", "SuecaMatch", "SPEC", "OPTIONS"]
+__all__ = ["SuecaDeal", "SuecaMatch", "SuecaResult", "SPEC", "OPTIONS"]
 
 OPTIONS = (
     Option("trump_card", ("last", "first"), "which of the dealer's cards is shown as trumps"),
@@ -49,6 +54,22 @@ OPTIONS = (
 TEAMS = ((0, 2), (1, 3))
 
 
+class SuecaResult(TypedDict):
+    """A deal's result, per team (0+2, 1+3): card points, tricks, the game points earned,
+    the deal's multiplier; ``renuncia`` (the seat blamed) once the deal is over."""
+
+    points: list[int]
+    tricks: list[int]
+    game_points: list[int]
+    multiplier: int
+    renuncia: NotRequired[int | None]
+
+
+def _sueca(result: DealResult) -> SuecaResult:
+    """A result this game gave (live, or read back from JSON), as its type."""
+    return cast(SuecaResult, result)
+
+
 class SuecaDeal(DealState):
     """One Sueca deal (module docstring)."""
 
@@ -56,7 +77,7 @@ class SuecaDeal(DealState):
     points = PT_POINTS
 
     def __init__(
-        self, dealer: int, options: Mapping[str, Any], deck: Deck, number: int = 0,
+        self, dealer: int, options: Options, deck: Deck, number: int = 0,
         multiplier: int = 1,
     ) -> None:
         self.multiplier = multiplier
@@ -75,11 +96,11 @@ class SuecaDeal(DealState):
         assert card is not None
         self.trump = card[1]
         self.trump_card_pos = pos
-        self._event("trump", self.dealer, card=card)
+        self._record(TrumpEvent(type="trump", seat=self.dealer, card=card))
         self._snapshot_hands()
         self._start_trick((self.dealer + 1) % 4)
 
-    def legal_plays(self, seat: int) -> list[Any]:
+    def legal_plays(self, seat: int) -> Sequence[Legal]:
         """Follow suit if you can; otherwise anything (no obligation to trump)."""
         hand = self.deck.hands[seat]
         if not self.trick:
@@ -89,7 +110,7 @@ class SuecaDeal(DealState):
         same = [p for p in hand if cards[p][1] == led]  # type: ignore[index]
         return same if same else list(hand)
 
-    def _result(self) -> dict[str, Any]:
+    def _result(self) -> SuecaResult:
         """Card points and tricks per team (0+2, 1+3) and the game points they earn; after a
         renúncia or forfeit the offending team (``renuncia % 2``) loses the deal and the
         opponents score 4 (not multiplied).  Only won tricks are read: public cards."""
@@ -103,13 +124,17 @@ class SuecaDeal(DealState):
         else:
             for team in (0, 1):
                 gp[team] = self.multiplier * game_points(
-                    pts[team], tricks[team] == 10, 120, self.options["all_points"]
+                    pts[team], tricks[team] == 10, 120, int(self.options["all_points"])
                 )
         return {"points": pts, "tricks": tricks, "game_points": gp, "multiplier": self.multiplier}
 
     def facts(self) -> list[Line]:
         """The deal after a 60:60 counts double (option ``tie=double``)."""
         return [Line("fact.double")] if self.multiplier == 2 else []
+
+    def refusal(self, seat: int, choice: Plain) -> Line | None:
+        """A card refused: the suit led must be followed (assistir) while the hand has it."""
+        return self.follow_refusal(seat, choice)
 
 
 class SuecaMatch(Match):
@@ -118,11 +143,11 @@ class SuecaMatch(Match):
     value_label = "card points"
 
     @classmethod
-    def deal_value(cls, spec: GameSpec, result: Mapping[str, Any], seat: int) -> float | None:
+    def deal_value(cls, spec: GameSpec, result: DealResult, seat: int) -> float | None:
         """The card points of ``seat``'s team (more than 60 of the 120 wins the deal)."""
-        return float(result["points"][seat % 2])
+        return float(_sueca(result)["points"][seat % 2])
 
-    def __init__(self, spec: GameSpec, options: Mapping[str, Any], first_dealer: int) -> None:
+    def __init__(self, spec: GameSpec, options: Options, first_dealer: int) -> None:
         super().__init__(spec, options, first_dealer)
         self.totals = [0, 0]
         self.multiplier = 1
@@ -130,18 +155,20 @@ class SuecaMatch(Match):
     def _new_deal(self, deck: Deck) -> SuecaDeal:
         return SuecaDeal(self.dealer, self.options, deck, self.deal_number, self.multiplier)
 
-    def _score(self, result: dict[str, Any]) -> None:
-        gp = result["game_points"]
+    def _score(self, result: DealResult) -> None:
+        res = _sueca(result)
+        gp = res["game_points"]
         self.totals = [self.totals[0] + gp[0], self.totals[1] + gp[1]]
-        tie = result["renuncia"] is None and result["points"] == [60, 60]
+        tie = res["renuncia"] is None and res["points"] == [60, 60]
         self.multiplier = 2 if tie and self.options["tie"] == "double" else 1
-        self.winner = bandeira_winner(self.totals, self.options["target"])
+        self.winner = bandeira_winner(self.totals, int(self.options["target"]))
 
     @classmethod
-    def deal_summary(cls, result: Mapping[str, Any], sides: int) -> Summary:
+    def deal_summary(cls, result: DealResult, sides: int) -> Summary:
         """Per team: card points, tricks and the game points earned (highlighted when any)."""
-        gp: Sequence[int] = result["game_points"]
-        rows = tuple((team, (result["points"][team], result["tricks"][team], f"+{gp[team]}")) for team in range(sides))
+        res = _sueca(result)
+        gp: Sequence[int] = res["game_points"]
+        rows = tuple((team, (res["points"][team], res["tricks"][team], f"+{gp[team]}")) for team in range(sides))
         best = max(range(sides), key=lambda team: gp[team])
         return Summary(("points", "tricks", "game_points"), rows, best if gp[best] else None)
 
@@ -155,6 +182,19 @@ TEXTS = {
         "totals": "game points",
         "match_rule": "game points to {target}",
         "fact.double": "this deal counts double",
+        "refusal.follow": "you hold {suit}, the suit led, and must follow it",
+        "option.trump_card": "trump card",
+        "option.trump_card.last": "the last",
+        "option.trump_card.first": "the first",
+        "option.target": "bandeira",
+        "option.target.4": "4 game points",
+        "option.target.8": "8 game points",
+        "option.all_points": "120 points",
+        "option.all_points.2": "2 game points",
+        "option.all_points.4": "4 game points",
+        "option.tie": "60:60",
+        "option.tie.none": "no effect",
+        "option.tie.double": "next deal double",
     },
     "pt": {
         "points": "pontos",
@@ -163,6 +203,7 @@ TEXTS = {
         "totals": "jogos",
         "match_rule": "jogos até {target}",
         "fact.double": "esta mão conta a dobrar",
+        "refusal.follow": "tem {suit}, o naipe da vaza, e tem de assistir",
         "title": "Sueca",
         "description": "4 jogadores em duas equipas, 40 cartas, trunfo pela carta de quem dá",
         "option.trump_card": "carta de trunfo",

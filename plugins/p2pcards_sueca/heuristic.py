@@ -10,9 +10,8 @@
 from __future__ import annotations
 
 import random
-from typing import Any
 
-from p2pcards.core import PORTUGUESE_40, PT_POINTS, PT_RANK_ORDER, Decision, SeatView, strength_table
+from p2pcards.core import PORTUGUESE_40, PT_POINTS, PT_RANK_ORDER, Decision, Plain, SeatView, strength_table
 from p2pcards.players.heuristics import (
     beats,
     cheapest,
@@ -33,11 +32,11 @@ class SuecaHeuristic:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def choose(self, view: SeatView, decision: Decision) -> Any:
+    def choose(self, view: SeatView, decision: Decision) -> Plain:
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
-        cards = {view.card(p): p for p in legal}
+        cards = {view.card(p): p for p in legal if isinstance(p, int)}
         card = self.pick(view, [c for c in cards if c is not None])
         return cards[card]
 

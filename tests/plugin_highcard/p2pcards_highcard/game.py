@@ -14,21 +14,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Sequence
+from typing import NotRequired, TypedDict, cast
 
 from p2pcards.core import (
-    Choice,
     Deal,
+    DealResult,
     DealState,
     Decision,
     Deck,
     GameSpec,
     IllegalChoice,
+    Legal,
     Line,
     Match,
     Option,
+    Plain,
     Summary,
+    Word,
     make_deck,
     strength_table,
 )
@@ -36,6 +39,19 @@ from p2pcards.core import (
 #: The decision the dealer takes, and its two choices: lead, or let the other player lead.
 LEAD = "lead"
 LEAD_CHOICES = ("lead", "pass")
+
+
+class HighcardResult(TypedDict):
+    """A deal's result: the tricks each player took (and, added by the core, the seat
+    blamed for a renúncia or a forfeit)."""
+
+    tricks: list[int]
+    renuncia: NotRequired[int | None]
+
+
+def tricks_of(result: DealResult) -> list[int]:
+    """The tricks of a result this game gave (live, or read back from JSON)."""
+    return cast(HighcardResult, result)["tricks"]
 
 
 class HighcardDeal(DealState):
@@ -56,25 +72,25 @@ class HighcardDeal(DealState):
         else:
             self._push(Decision((self.dealer,), LEAD), "_on_lead")
 
-    def _on_lead(self, seat: int, choice: Choice) -> None:
-        """The dealer's choice; anything but "lead" or "pass" changes nothing."""
-        if choice not in LEAD_CHOICES:
-            raise IllegalChoice(f"seat {seat} must choose lead or pass, not {choice!r}")
-        self.passed = choice == "pass"
-        self._event(LEAD, seat, choice=choice)
+    def _on_lead(self, seat: int, choice: Word) -> None:
+        """The dealer's choice, a word; anything but "lead" or "pass" changes nothing."""
+        if choice.word not in LEAD_CHOICES:
+            raise IllegalChoice(f"seat {seat} must choose lead or pass, not {choice.word!r}")
+        self.passed = choice.word == "pass"
+        self._event(LEAD, seat, choice=choice.word)
         self._start_trick(1 - seat if self.passed else seat)
 
-    def _legal_other(self, seat: int, step: Decision) -> list[Choice]:
-        return list(LEAD_CHOICES)
+    def _legal_other(self, seat: int, step: Decision) -> Sequence[Legal]:
+        return LEAD_CHOICES
 
-    def legal_plays(self, seat: int) -> list[Choice]:
+    def legal_plays(self, seat: int) -> Sequence[Legal]:
         """Any card: nobody has to follow suit."""
-        return list(self.deck.hands[seat])
+        return self.deck.hands[seat]
 
     def _must_follow(self) -> bool:
         return False
 
-    def _result(self) -> dict[str, Any]:
+    def _result(self) -> HighcardResult:
         """Tricks per player; after a forfeit, all three to the other player."""
         if self.renuncia is not None:
             tricks = [0, 0]
@@ -90,7 +106,7 @@ class HighcardDeal(DealState):
             return [Line("lead.text", seats={"name": 1 - seat})]
         return []
 
-    def choice_line(self, seat: int, choice: Choice) -> Line | None:
+    def choice_line(self, seat: int, choice: Plain) -> Line | None:
         """The dealer's two choices: "I lead", or the other player leads."""
         if choice == "lead":
             return Line("lead.lead")
@@ -116,21 +132,21 @@ class HighcardMatch(Match):
     value_label = "tricks"  # what deal_value counts: the search player tries to make it high
 
     @classmethod
-    def deal_value(cls, spec: GameSpec, result: Mapping[str, Any], seat: int) -> float | None:
+    def deal_value(cls, spec: GameSpec, result: DealResult, seat: int) -> float | None:
         """How the deal went for ``seat``: its tricks (what `duel` compares)."""
-        return float(result["tricks"][seat])
+        return float(tricks_of(result)[seat])
 
     def _new_deal(self, deck: Deck) -> HighcardDeal:
         return HighcardDeal(2, self.dealer, self.options, deck, self.deal_number)
 
-    def _score(self, result: dict[str, Any]) -> None:
-        self.totals = list(result["tricks"])
+    def _score(self, result: DealResult) -> None:
+        self.totals = list(tricks_of(result))
         self.winner = 0 if self.totals[0] > self.totals[1] else 1
 
     @classmethod
-    def deal_summary(cls, result: Mapping[str, Any], sides: int) -> Summary:
+    def deal_summary(cls, result: DealResult, sides: int) -> Summary:
         """Tricks per player; the one with more takes the deal, highlighted and named."""
-        tricks = result["tricks"]
+        tricks = tricks_of(result)
         best = 0 if tricks[0] > tricks[1] else 1
         return Summary(("tricks",), tuple((s, (tricks[s],)) for s in range(sides)), best,
                        (Line("deal_to", seats={"name": best}),))

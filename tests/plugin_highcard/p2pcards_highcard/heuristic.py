@@ -10,9 +10,8 @@
 from __future__ import annotations
 
 import random
-from typing import Any
 
-from p2pcards.core import Decision, SeatView
+from p2pcards.core import Decision, Plain, SeatView
 from p2pcards.players.heuristics import beats, by_position, highest, lowest
 
 from .game import LEAD, HighcardDeal
@@ -26,7 +25,7 @@ class HighcardHeuristic:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def choose(self, view: SeatView, decision: Decision) -> Any:
+    def choose(self, view: SeatView, decision: Decision) -> Plain:
         if decision.kind == LEAD:
             return "lead" if any(card[0] == "A" for card in view.hand_cards) else "pass"
         mine = [card for pos, card in view.hand if pos in view.legal]
