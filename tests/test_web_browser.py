@@ -15,7 +15,6 @@ import json
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from tests.web_helpers import (
     fixed_identity,
     launch_browser,
     open_page,
+    play_both,
     play_through,
     shoot,
     state,
@@ -340,31 +340,6 @@ def test_one_page_a_second_tab_takes_over_a_closed_tab_leaves_and_the_address_ta
         assert not first.errors, first.errors
     finally:
         peer.stop()
-
-
-def turn(page: Any) -> str | None:
-    """One move on a page if it has one: a lit card clicked ("played"); the window on top
-    (its kind); None when the page waits for the others."""
-    s = state(page)
-    if s["window"]:
-        return str(s["window"])
-    if s["legal"]:
-        click(page, ".hand .card.legal")
-        return "played"
-    return None
-
-
-def play_both(pages: list[Any], *, until: Any, timeout: float = 60) -> list[int]:
-    """Play on every page by turns until ``until(cards played on each page)`` is true."""
-    deadline = time.monotonic() + timeout
-    played = [0] * len(pages)
-    while not until(played):
-        assert time.monotonic() < deadline, [state(p) for p in pages]
-        moves = [turn(p) == "played" for p in pages]
-        played = [n + m for n, m in zip(played, moves)]
-        if not any(moves):
-            time.sleep(0.05)
-    return played
 
 
 def test_two_browsers_at_one_lan_table_the_joiner_killed_and_resumed(browser, tmp_path):
