@@ -375,3 +375,24 @@ def test_ctrl_c_stops_the_server_with_status_130_and_no_traceback(tmp_path):
     peer.proc.send_signal(signal.SIGINT)
     assert peer.wait() == 130
     assert "Traceback" not in peer.stderr()
+
+
+def test_the_start_page_asks_a_name_never_chosen_once_and_keeps_it_in_the_identity(tmp_path):
+    from p2pcards.identity import load_or_create
+    from p2pcards.web.peer import WebPeer
+
+    home = tmp_path / "home"
+    me = load_or_create(home)  # made without a name: the login name, never chosen
+    assert not me.named
+    peer = WebPeer(REGISTRY, me=me, lang="pt", data_dir=home)
+    assert peer.view()["me"] == {"name": me.name, "ask": True, "error": ""}
+    peer.act({"a": "name", "name": "x" * 41})  # not a name: said in the page's language, nothing kept
+    assert peer.view()["me"]["error"] == Text("pt")("web_name_bad", n=40)
+    assert not load_or_create(home).named
+    peer.act({"a": "name", "name": "  Inês "})
+    kept = load_or_create(home)
+    assert (kept.name, kept.named, kept.fingerprint) == ("Inês", True, me.fingerprint)
+    assert peer.me.name == "Inês" and peer.view()["me"] == {"name": "Inês", "ask": False, "error": ""}
+    peer.act({"a": "name", "name": ""})  # empty keeps the name it has
+    assert load_or_create(home).name == "Inês"
+    assert WebPeer(REGISTRY, me=load_or_create(home), lang="en", data_dir=home).view()["me"]["ask"] is False

@@ -205,6 +205,40 @@ GAMES = {
 }
 
 
+def test_the_start_page_asks_a_name_never_chosen_and_the_table_shows_it(browser, tmp_path):
+    """An identity made without a name (``p2pcards web`` run first, not a terminal's ``play``):
+    the start page asks it above the menu, with the login name it has now in the field;
+    the name kept goes into the identity, the page stops asking, and a table shows it."""
+    from p2pcards.identity import load_or_create
+
+    home = tmp_path / "home"
+    suggested = load_or_create(home).name
+    peer = web(tmp_path)
+    try:
+        page = open_page(browser, peer.url)
+        page.wait_for_selector("form[data-form=name]")
+        assert page.input_value("input[data-key=name]") == suggested
+        page.fill("input[data-key=name]", "x" * 41)
+        click(page, "form[data-form=name] button[data-a=name]")
+        assert page.locator("form[data-form=name] .error").inner_text() == EN("web_name_bad", n=40)
+        page.fill("input[data-key=name]", "Inês")
+        click(page, "form[data-form=name] button[data-a=name]")
+        page.wait_for_selector("form[data-form=name]", state="detached")
+        kept = load_or_create(home)
+        assert (kept.name, kept.named) == ("Inês", True)
+        page.reload()
+        page.wait_for_selector("body[data-screen=start]")
+        assert page.locator("form[data-form=name]").count() == 0
+
+        click(page, "button[data-view=play]")
+        click(page, "form[data-form=play] button[data-a=go]")
+        page.wait_for_selector("body[data-screen=table] .hand .card", timeout=30000)
+        assert "Inês" in page.locator(".seat[data-seat='0']").inner_text()
+        assert not page.errors, page.errors
+    finally:
+        peer.stop()
+
+
 @pytest.mark.parametrize("game", list(GAMES))
 def test_a_whole_deal_by_clicks_with_the_game_s_dialogs(browser, tmp_path, game):
     args, phone = GAMES[game]
