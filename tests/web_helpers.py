@@ -93,7 +93,8 @@ def fixed_identity(home: Path, name: str = "Zé") -> Identity:
 
 
 class Peer:
-    """``p2pcards ARGS`` (a command that serves the page) in a process of its own; ``url``
+    """``p2pcards ARGS`` (a command that serves the page) in a process of its own, started
+    through ``prefix`` if given (``ip netns exec NS``: on a machine of tests/lan.py); ``url``
     is the page's address, read from what it prints."""
 
     def __init__(self, home: Path, *args: str, pythonpath: Path | None = None, timeout: float = 30,
