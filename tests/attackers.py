@@ -20,7 +20,7 @@ from p2pcards.mental.seal import KeyEntry, SealedPayload, hpke_seal, sign_payloa
 from p2pcards.table.dealrun import DealRun
 from p2pcards.table.events import Output
 from p2pcards.table.table import Rejected, Table
-from p2pcards.table.transcript import TABLE, Decoded, make_certificate, parse_message, sign_message
+from p2pcards.table.transcript import TABLE, Decoded, TableKind, make_certificate, parse_message, sign_message
 from p2pcards.table.wire import pack, unpack
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "PastClaimer",
     "Framer",
     "DealerGrinder",
+    "OutOfTurn",
 ]
 
 
@@ -128,6 +129,31 @@ class LoneVoter(Attacker):
             self.tried.append(f"lone vote against seat {x} at seq {self.seq}")
             out.send += [vote, cert]
         return out
+
+
+class OutOfTurn(Attacker):
+    """The moment its victim must choose, writes a choice of its own for that place: a
+    message out of turn, signed and on the chain, that every replica refuses and blames on
+    it (a victim that takes its time, a person, gets it before writing its own)."""
+
+    def receive(self, raw: bytes | Decoded) -> Output:
+        out = super().receive(raw)
+        self._jump(out)
+        return out
+
+    def decide(self, choice: Any) -> Output:
+        out = super().decide(choice)
+        self._jump(out)
+        return out
+
+    def _jump(self, out: Output) -> None:
+        x = self.victim()
+        if self.tried or self.finished or self.observer or self.due() != {x} or \
+                self.run.waiting_kind() != TableKind.CHOICE:
+            return
+        self.tried.append(f"a choice out of turn at seq {self.seq}, where seat {x} must write")
+        out.send.append(self.sign(TableKind.CHOICE, {"choice": None}, seq=self.seq, prev=self.head,
+                                  deal=self.deal_no))
 
 
 class Equivocator(Attacker):
@@ -464,6 +490,7 @@ ATTACKERS: dict[str, type[Attacker]] = {
     "withhold-seed": SeedWithholder,
     "past-claims": PastClaimer,
     "grind-dealer": DealerGrinder,
+    "out-of-turn": OutOfTurn,
 }
 
 

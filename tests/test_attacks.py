@@ -99,6 +99,17 @@ def test_a_lone_vote_in_bisca_is_refused():
     assert caught.value.blame == 0
 
 
+def test_a_choice_out_of_turn_is_refused_and_blamed_on_its_author():
+    """Seat 1 writes a choice where seat 2 must (here it reaches every replica before seat
+    2's own): each refuses it and blames seat 1 (a screen says so), and nothing changes."""
+    net = make_net("sueca", deals=1, table_class={1: attackers.OutOfTurn})
+    run(net, tolerate=True)
+    assert net.tables[1].tried
+    blamed = {(seat, exc.blame) for seat, exc in net.rejected if "out of turn" in exc.reason}
+    assert blamed == {(0, 1), (2, 1), (3, 1)}, net.rejected
+    _nothing_changed(net, 1)
+
+
 # ---------------------------------------------------------------- equivocation
 def _route_second(net, attacker: int, to: set[int]):
     """Seats in ``to`` get the attacker's second message instead of its first."""

@@ -1,9 +1,11 @@
 """Dishonest peers in the mesh runtime (nodes over in-memory streams, trio's mock clock):
 what only the runtime can get right -- here, an equivocation at the last place that the
-attacker shows one way to some links and another way to the others."""
+attacker shows one way to some links and another way to the others, and a choice out of
+turn refused while the person it was meant for still thinks."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import trio
@@ -84,3 +86,50 @@ async def test_an_equivocation_at_the_last_place_is_found_by_the_idle_sync(tmp_p
     first = report["deals"][0]
     assert (first["verdict"], first["seat"], first["kind"]) == ("fault", 1, "equivocation"), first
     assert report["votes"] == [], "nobody was voted out: the evidence settled it"
+
+
+class _Thinker:
+    """The person's seat as the node sees it -- an asynchronous player that ``listens`` --
+    taking ``think`` seconds over each decision; ``seen`` keeps, for each, what its replica
+    had refused by the time it answered."""
+
+    listens = True
+
+    def __init__(self, inner: Any, think: float) -> None:
+        self.inner, self.think = inner, think
+        self.node: Node | None = None
+        self.seen: list[list[str]] = []
+
+    async def achoose(self, view: Any, decision: Any) -> Any:
+        await trio.sleep(self.think)
+        assert self.node is not None
+        self.seen.append([f"{exc.blame}: {exc.reason}" for _, exc in self.node.rejections[0]])
+        return self.inner.choose(view, decision)
+
+    def choose(self, view: Any, decision: Any) -> Any:
+        return self.inner.choose(view, decision)
+
+
+async def test_a_choice_out_of_turn_is_refused_while_the_person_it_was_meant_for_thinks(tmp_path, autojump_clock):
+    """Seat 3 writes a choice for seat 0's place the moment seat 0 must choose.  Seat 0 is
+    a person, who takes a while: the node files what arrives meanwhile, so the person's
+    replica refuses it, blaming seat 3, before the person has chosen (a screen says so
+    then, not after); the deal goes on as if it had never been sent."""
+    spec, raw, seats = _table("sueca", deals=1, timeout=30.0, seed=1)
+    thinker = _Thinker(seats[0].player, think=2.0)
+    seats[0] = dataclasses.replace(seats[0], player=thinker)
+    made: list[attackers.OutOfTurn] = []
+
+    def table_class(*a: Any, **kw: Any) -> attackers.OutOfTurn:
+        made.append(attackers.OutOfTurn(*a, **kw))
+        return made[-1]
+
+    nodes = [Node(raw, spec, [s], data_dir=tmp_path / f"n{i}", linger=0,
+                  table_class=table_class if i == 3 else attackers.Table) for i, s in enumerate(seats)]
+    thinker.node = nodes[0]
+    _wire(nodes, {})
+    await _run(nodes)
+    assert made[0].tried, "the attack happened"
+    assert any(line.startswith("3: out of turn") for line in thinker.seen[0]), thinker.seen[0]
+    report = audit_transcript(_frames(log_path(nodes[0].data_dir, nodes[0].table_id, 0)), REGISTRY)
+    assert report["ok"] and report["votes"] == [] and len(thinker.seen) == 10, report

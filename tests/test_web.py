@@ -228,6 +228,55 @@ def test_the_page_s_keys_are_the_terminal_s():
         table_action(m, junk)  # ignored, never an error
 
 
+class _Calls:
+    """A stand-in for the table's model that keeps the calls made on it (and has the state
+    that the page's messages are checked against)."""
+
+    def __init__(self, **state: Any) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+        self.popup, self.modal, self.picking, self.choosing, self.choice_cursor = None, [], False, False, 0
+        self.__dict__.update(state)
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args: self.calls.append((name, *args))
+
+
+@pytest.mark.parametrize(("msg", "state", "calls"), [
+    ({"a": "card", "index": 2}, {}, [("click_card", 2)]),
+    ({"a": "card", "index": 64}, {}, []),
+    ({"a": "choice", "index": 1}, {"choosing": True}, [("enter",)]),
+    ({"a": "choice", "index": 1}, {}, []),
+    ({"a": "confirm"}, {"picking": True}, [("enter",)]),
+    ({"a": "confirm"}, {}, []),
+    ({"a": "decline"}, {}, [("sit_out",)]),
+    ({"a": "swap"}, {}, [("do_swap",)]),
+    ({"a": "hint"}, {}, [("hint",)]),
+    ({"a": "finish"}, {}, [("finish",)]),
+    ({"a": "window", "which": "s"}, {}, [("key", "s")]),
+    ({"a": "window", "which": "q"}, {}, []),
+    ({"a": "close"}, {}, [("escape",)]),
+    ({"a": "continue"}, {"modal": ["summary"]}, [("enter",)]),
+    ({"a": "continue"}, {"modal": ["summary"], "popup": "help"}, []),
+    ({"a": "continue"}, {}, []),
+    ({"a": "leave"}, {}, [("key", "q")]),
+    ({"a": "leave"}, {"popup": "quit"}, []),
+    ({"a": "leave_yes"}, {"popup": "quit"}, [("on_exit",)]),
+    ({"a": "leave_yes"}, {}, []),
+    ({"a": "pace", "which": "-"}, {}, [("key", "-")]),
+    ({"a": "pace", "which": "q"}, {}, []),
+    ({"a": ["swap"]}, {}, []),
+    ({"a": None}, {}, []),
+])
+def test_each_message_of_the_page_at_the_table_is_one_call(msg: dict[str, Any], state: dict[str, Any],
+                                                          calls: list[tuple[Any, ...]]):
+    """Every message the page may send at the table, and what it calls on the model when
+    the model is in a state that allows it (and nothing otherwise)."""
+    m = _Calls(**state)
+    table_action(m, msg)  # type: ignore[arg-type]
+    assert m.calls == calls
+    assert m.choice_cursor == (1 if calls and msg["a"] == "choice" else 0)
+
+
 def test_portuguese_views_speak_portuguese(tmp_path: Path):
     m = model("sueca", "pt")
     m.update(Snapshot(stage="play", in_deal=True, hand=((0, "AS"),), hand_sizes=(1, 1, 1, 1), trump="H",
@@ -326,3 +375,24 @@ def test_ctrl_c_stops_the_server_with_status_130_and_no_traceback(tmp_path):
     peer.proc.send_signal(signal.SIGINT)
     assert peer.wait() == 130
     assert "Traceback" not in peer.stderr()
+
+
+def test_the_start_page_asks_a_name_never_chosen_once_and_keeps_it_in_the_identity(tmp_path):
+    from p2pcards.identity import load_or_create
+    from p2pcards.web.peer import WebPeer
+
+    home = tmp_path / "home"
+    me = load_or_create(home)  # made without a name: the login name, never chosen
+    assert not me.named
+    peer = WebPeer(REGISTRY, me=me, lang="pt", data_dir=home)
+    assert peer.view()["me"] == {"name": me.name, "ask": True, "error": ""}
+    peer.act({"a": "name", "name": "x" * 41})  # not a name: said in the page's language, nothing kept
+    assert peer.view()["me"]["error"] == Text("pt")("web_name_bad", n=40)
+    assert not load_or_create(home).named
+    peer.act({"a": "name", "name": "  Inês "})
+    kept = load_or_create(home)
+    assert (kept.name, kept.named, kept.fingerprint) == ("Inês", True, me.fingerprint)
+    assert peer.me.name == "Inês" and peer.view()["me"] == {"name": "Inês", "ask": False, "error": ""}
+    peer.act({"a": "name", "name": ""})  # empty keeps the name it has
+    assert load_or_create(home).name == "Inês"
+    assert WebPeer(REGISTRY, me=load_or_create(home), lang="en", data_dir=home).view()["me"]["ask"] is False

@@ -20,7 +20,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,19 +51,32 @@ def browser_missing() -> str | None:
 def launch_browser() -> Iterator[Any]:
     """One headless chromium (a module's ``browser`` fixture yields from it; each test
     opens its own context), or a skip that says why there is none."""
+    for p in start_playwright():
+        yield from chromium(p)
+
+
+def start_playwright() -> Iterator[Any]:
+    """Playwright (one per thread: a module that launches several browsers shares it), or a
+    skip that says why there is no browser."""
     why = browser_missing()
     if why is not None:
         pytest.skip(why)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        # launch() starts chromium on a fresh profile of its own (a temporary user-data-dir,
-        # removed afterwards); every test's context is a fresh one in it
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+        yield p
+
+
+def chromium(p: Any, executable: str = CHROMIUM) -> Iterator[Any]:
+    """A headless chromium of Playwright ``p`` (``executable``: a script that starts
+    :data:`CHROMIUM` somewhere else, such as in a network namespace), closed afterwards."""
+    # launch() starts chromium on a fresh profile of its own (a temporary user-data-dir,
+    # removed afterwards); every test's context is a fresh one in it
+    browser = p.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+    try:
+        yield browser
+    finally:
+        browser.close()
 
 
 def fixed_identity(home: Path, name: str = "Zé") -> Identity:
@@ -80,17 +93,19 @@ def fixed_identity(home: Path, name: str = "Zé") -> Identity:
 
 
 class Peer:
-    """``p2pcards ARGS`` (a command that serves the page) in a process of its own; ``url``
+    """``p2pcards ARGS`` (a command that serves the page) in a process of its own, started
+    through ``prefix`` if given (``ip netns exec NS``: on a machine of tests/lan.py); ``url``
     is the page's address, read from what it prints."""
 
-    def __init__(self, home: Path, *args: str, pythonpath: Path | None = None, timeout: float = 30) -> None:
+    def __init__(self, home: Path, *args: str, pythonpath: Path | None = None, timeout: float = 30,
+                 prefix: Sequence[str] = ()) -> None:
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "P2PCARDS_LANG", "BROWSER")}
         env.update(P2PCARDS_HOME=str(home), BROWSER="true", PYTHONUNBUFFERED="1")
         if pythonpath is not None:
             env["PYTHONPATH"] = str(pythonpath)
         self.home = home
         self.log = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen([sys.executable, "-m", "p2pcards", *args], stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen([*prefix, sys.executable, "-m", "p2pcards", *args], stdout=subprocess.PIPE,
                                      stderr=self.log, stdin=subprocess.DEVNULL, env=env, cwd=REPO, text=True)
         #: the JSON lines it printed (``web --json``), as they come
         self.lines: list[dict[str, Any]] = []
@@ -269,6 +284,31 @@ def play_through(page: Any, *, until: str = "final", swap: bool = True, finish: 
         elif s["screen"] == "start":
             raise AssertionError("back on the start page before the table ended")
     raise AssertionError(f"not over after {steps} steps: {state(page)}")
+
+
+def turn(page: Any) -> str | None:
+    """One move on a page if it has one: a lit card clicked ("played"); the window on top
+    (its kind); None when the page waits for the others."""
+    s = state(page)
+    if s["window"]:
+        return str(s["window"])
+    if s["legal"]:
+        click(page, ".hand .card.legal")
+        return "played"
+    return None
+
+
+def play_both(pages: list[Any], *, until: Any, timeout: float = 60) -> list[int]:
+    """Play on every page by turns until ``until(cards played on each page)`` is true."""
+    deadline = time.monotonic() + timeout
+    played = [0] * len(pages)
+    while not until(played):
+        assert time.monotonic() < deadline, [state(p) for p in pages]
+        moves = [turn(p) == "played" for p in pages]
+        played = [n + m for n, m in zip(played, moves)]
+        if not any(moves):
+            time.sleep(0.05)
+    return played
 
 
 def shoot(page: Any, name: str) -> None:

@@ -178,6 +178,15 @@ class TableModel(TableKeys, TableWindows):
         self._clamp()
         self._changed()
 
+    def withdraw(self, decision: Decision) -> None:
+        """The table moved on before the person decided ``decision``: the question goes
+        (the table asks again, as it now stands, if the person still has to decide)."""
+        if self.decision == decision:
+            self.decision = None
+            self.legal = []
+            self.picked = []
+            self._changed()
+
     def refused(self, blame: int | None) -> None:
         """The person's replica refused a message that ``blame`` sent (None: nobody can be
         blamed for it): say so under the trick until the deal is over, where the verdict

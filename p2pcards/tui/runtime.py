@@ -100,8 +100,12 @@ class PersonPlayer:
     """The person's seat: decisions come from the screen (an asynchronous player).
 
     ``model`` may be set later (a LAN table's screen exists once the table starts), but
-    before the node runs: the node only observes and asks once it runs.
+    before the node runs: the node only observes and asks once it runs.  It ``listens``:
+    while the person thinks, the node goes on filing what arrives for the seat (a message
+    refused is said at once), and withdraws the question if the table moves on meanwhile.
     """
+
+    listens = True
 
     def __init__(self, model: TableModel | None) -> None:
         self.model = model
@@ -146,6 +150,9 @@ class PersonPlayer:
         self.on_ask(view, decision)
         try:
             await self._answer.wait()
+        except trio.Cancelled:  # withdrawn: the table moved on before the person decided
+            self.model.withdraw(decision)
+            raise
         finally:
             self._answer = None
             self.pending = None

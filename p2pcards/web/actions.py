@@ -64,39 +64,54 @@ def _index(msg: Mapping[str, Any]) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 64 else None
 
 
+def _confirm(model: TableModel) -> None:
+    if model.picking:
+        model.enter()
+
+
+def _continue(model: TableModel) -> None:
+    if model.popup is None and model.modal:
+        model.enter()
+
+
+def _leave(model: TableModel) -> None:
+    if model.popup != "quit":
+        model.key("q")
+
+
+def _leave_yes(model: TableModel) -> None:
+    if model.popup == "quit":
+        model.on_exit()
+
+
+#: The page's messages at the table that are a call on the model without an argument (some
+#: of them only in a state that allows it).
+_TABLE_ACTIONS: Mapping[str, Callable[[TableModel], None]] = {
+    "confirm": _confirm, "decline": lambda m: m.sit_out(), "swap": lambda m: m.do_swap(),
+    "hint": lambda m: m.hint(), "finish": lambda m: m.finish(), "close": lambda m: m.escape(),
+    "continue": _continue, "leave": _leave, "leave_yes": _leave_yes,
+}
+#: The messages that are a letter of :meth:`TableModel.key`, and the letters each may be.
+_TABLE_LETTERS: Mapping[str, tuple[str, ...]] = {"window": ("l", "s", "?"), "pace": ("+", "-")}
+
+
 def table_action(model: TableModel, msg: Mapping[str, Any]) -> None:
     """A message of the page at the table (module docstring)."""
     a = msg.get("a")
+    if not isinstance(a, str):
+        return
     index = _index(msg)
-    if a == "key" and isinstance(msg.get("key"), str):
+    call = _TABLE_ACTIONS.get(a)
+    if call is not None:
+        call(model)
+    elif a == "key" and isinstance(msg.get("key"), str):
         table_key(model, msg["key"])
     elif a == "card" and index is not None:
         model.click_card(index)
     elif a == "choice" and index is not None and model.choosing:
         model.choice_cursor = index
         model.enter()
-    elif a == "confirm" and model.picking:
-        model.enter()
-    elif a == "decline":
-        model.sit_out()
-    elif a == "swap":
-        model.do_swap()
-    elif a == "hint":
-        model.hint()
-    elif a == "finish":
-        model.finish()
-    elif a == "window" and msg.get("which") in ("l", "s", "?"):
-        model.key(msg["which"])
-    elif a == "close":
-        model.escape()
-    elif a == "continue" and model.popup is None and model.modal:
-        model.enter()
-    elif a == "leave":
-        if model.popup != "quit":
-            model.key("q")
-    elif a == "leave_yes" and model.popup == "quit":
-        model.on_exit()
-    elif a == "pace" and msg.get("which") in ("+", "-"):
+    elif a in _TABLE_LETTERS and msg.get("which") in _TABLE_LETTERS[a]:
         model.key(msg["which"])
 
 

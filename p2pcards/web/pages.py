@@ -30,6 +30,7 @@ PAGE_WORDS = (
     "web_replay_leave", "web_stats_won", "web_stats_deals", "web_stats_average", "web_stats_form", "web_stats_game",
     "web_stats_player", "web_stats_partners", "web_stats_bots", "web_stats_level", "web_stats_last",
     "web_stats_text", "web_slower", "web_faster", "web_your_hand", "web_table", "web_matches",
+    "web_name", "web_name_help", "web_name_keep",
 )
 
 

@@ -92,6 +92,8 @@ class WebPeer:
         self.table: ScreenTable | None = None
         self.model: TableModel | None = None
         self.notice = ""
+        #: why the name the page sent cannot be one ("": none sent, or it was kept)
+        self.name_error = ""
         #: a table left because its page went away: the next page takes it up again
         self.resume_path: Path | None = None
         self.page: Page | None = None
@@ -126,6 +128,8 @@ class WebPeer:
             out = start_view(self.start, notice=self.notice, seed=self.seed)
             if self.start.view == "stats":
                 out["stats_data"] = self._stats
+            # a name never chosen is asked on the start page, once (as the terminal asks it)
+            out["me"] = {"name": self.me.name, "ask": not self.me.named, "error": self.name_error}
         out["lang"] = self.text.lang
         out["version"] = self.version
         return out
@@ -237,6 +241,8 @@ class WebPeer:
         a = msg.get("a")
         if a == "lang" and msg.get("lang") in ("en", "pt"):
             self._language(msg["lang"])
+        elif self.screen == "start" and a == "name":
+            self._name(msg.get("name"))
         elif self.screen == "start":
             self.notice = ""
             self.seed = start_action(self.start, msg, self.seed)
@@ -252,6 +258,18 @@ class WebPeer:
                 replay_action(self.model, msg)
         elif self.screen == "table" and self.model is not None:
             table_action(self.model, msg)
+
+    def _name(self, name: Any) -> None:
+        """The name the person chose on the start page, kept in the identity (marked as
+        chosen: not asked again); empty keeps the one suggested, as Enter does on the terminal."""
+        from p2pcards.identity import MAX_NAME, check_name, load_or_create
+
+        chosen = (name if isinstance(name, str) else "").strip() or self.me.name
+        if check_name(chosen) is not None:
+            self.name_error = self.text("web_name_bad", n=MAX_NAME)
+            return
+        self.name_error = ""
+        self.me = load_or_create(self.data_dir, chosen)
 
     def _language(self, lang: str) -> None:
         self.text = text = Text(lang)

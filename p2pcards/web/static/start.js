@@ -102,6 +102,17 @@ function body(v) {
   }
 }
 
+// A name never chosen: asked once, above everything else (as the terminal asks it).
+function nameForm(me) {
+  if (!me || !me.ask) return "";
+  return `<form class="form name-form" data-form="name"><div class="row"><label for="name">` +
+    `${esc(w("web_name"))}</label><input id="name" data-key="name" autocomplete="nickname" ` +
+    `value="${esc(me.name)}"><p class="help">${esc(w("web_name_help"))}</p>` +
+    `${me.error ? `<p class="error">${esc(me.error)}</p>` : ""}</div>` +
+    `<div class="buttons">${button(esc(w("web_name_keep")), {a: "name"}, "primary", ' data-with="name"')}` +
+    "</div></form>";
+}
+
 export function renderStart(v) {
   const nav = v.menu.map((m) => button(esc(m.label), {a: m.item === "quit" ? "quit" : "view", view: m.item},
     `nav${m.item === v.view ? " here" : ""}${m.item === "quit" ? " quit" : ""}`)).join("");
@@ -111,6 +122,6 @@ export function renderStart(v) {
   const error = v.error ? `<p class="error">${esc(v.error)}</p>` : "";
   const title = v.menu.find((m) => m.item === v.view);
   return `<header class="bar start"><h1 class="head">${esc(w("start_title"))}</h1><p class="langs">${langs}</p></header>` +
-    `<nav class="menu">${nav}</nav><main class="start-body" data-view="${esc(v.view)}">${notice}` +
+    `<nav class="menu">${nav}</nav><main class="start-body" data-view="${esc(v.view)}">${nameForm(v.me)}${notice}` +
     `${title ? `<h2>${esc(title.label)}</h2>` : ""}${body(v)}${error}</main>`;
 }
