@@ -19,6 +19,7 @@ from p2pcards.history.db import History, db_path
 from p2pcards.net.store import log_path
 from p2pcards.textplay import play_text
 from tests.helpers import seeded_home
+from tests.procs import ctrl_c_works
 
 REGISTRY = load_games()
 
@@ -116,7 +117,7 @@ def test_ctrl_c_in_line_mode_exits_130_and_keeps_the_table(tmp_path):
     read, write = os.pipe()  # an input that never ends: the person is thinking
     proc = subprocess.Popen([sys.executable, "-m", "p2pcards", "--lang", "en", "play", "bisca", "--text", "--seed",
                              "7", "--bots", "random"], stdin=read, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env)
+                            text=True, env=env, preexec_fn=ctrl_c_works)
     os.close(read)
     try:
         deadline = time.monotonic() + 60

@@ -206,14 +206,16 @@ class Typist:
 
 
 def drive(table: LocalTable, *, output: ScreenOutput | None = None, timeout: float = 40,
-          extra: Callable[[Typist, Any], None] | None = None) -> tuple[Typist, ScreenOutput]:
-    """Run ``table`` on screen with a typist until the application exits (bounded)."""
+          extra: Callable[[Typist, Any], None] | None = None, tour: bool = True) -> tuple[Typist, ScreenOutput]:
+    """Run ``table`` on screen with a typist until the application exits (bounded);
+    ``tour=False``: the typist opens no window before its first answer."""
     out = output or ScreenOutput()
 
     async def main() -> None:
         with create_pipe_input() as inp, create_app_session(input=inp, output=out):
             app = build_app(table.model, input=inp, output=out)
             typist = Typist(table.model, inp.send_text)
+            typist.tour_windows = tour
             changed = asyncio.Event()
             table.model.listeners.append(changed.set)
             app.after_render += lambda _: changed.set()

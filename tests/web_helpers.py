@@ -30,6 +30,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from p2pcards.identity import Identity
+from tests.procs import ctrl_c_works
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -106,7 +107,8 @@ class Peer:
         self.home = home
         self.log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen([*prefix, sys.executable, "-m", "p2pcards", *args], stdout=subprocess.PIPE,
-                                     stderr=self.log, stdin=subprocess.DEVNULL, env=env, cwd=REPO, text=True)
+                                     stderr=self.log, stdin=subprocess.DEVNULL, env=env, cwd=REPO, text=True,
+                                     preexec_fn=ctrl_c_works)  # Ctrl-C works even under `pytest &`
         #: the JSON lines it printed (``web --json``), as they come
         self.lines: list[dict[str, Any]] = []
         self._printed: queue.Queue[str | None] = queue.Queue()
