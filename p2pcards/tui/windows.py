@@ -11,34 +11,20 @@ from pathlib import Path
 
 from p2pcards.core import PLAY, Card, Decision, Legal, Line, Plain
 from p2pcards.tui.cards import card_label
+from p2pcards.tui.fields import mapping, number, numbers
 from p2pcards.tui.snapshot import GameInfo, Snapshot
 from p2pcards.words import Text, summary_text
 
 __all__ = ["TableWindows"]
 
 
-def _int(value: object) -> int | None:
-    """A field of a table event (JSON) that holds a number, else None."""
-    return value if isinstance(value, int) else None
-
-
-def _ints(value: object) -> list[int]:
-    """A field of a table event that holds a list of numbers (its numbers), else []."""
-    return [v for v in value if isinstance(v, int)] if isinstance(value, (list, tuple)) else []
-
-
-def _fields(value: object) -> Mapping[str, object]:
-    """A field of a table event that holds a mapping (a result, an audit), else {}."""
-    return value if isinstance(value, Mapping) else {}
-
-
 def _history_line(ev: Mapping[str, object]) -> str:
     """A closed deal in the score panel's history: its number, the totals after it, a mark
     for its verdict."""
-    verdict = _fields(ev["audit"]).get("verdict")
+    verdict = mapping(ev["audit"]).get("verdict")
     mark = {"clean": "✓", "renuncia": "R", "fault": "✗"}.get(verdict, "?") if isinstance(verdict, str) else "?"
-    deal = _int(ev["deal"])
-    return f" {'?' if deal is None else deal + 1}: {'–'.join(str(x) for x in _ints(ev['totals']))} {mark}"
+    deal = number(ev["deal"])
+    return f" {'?' if deal is None else deal + 1}: {'–'.join(str(x) for x in numbers(ev['totals']))} {mark}"
 
 
 class TableWindows:
@@ -137,7 +123,7 @@ class TableWindows:
         return lines
 
     def _last_totals(self) -> list[int]:
-        return _ints(self.history[-1]["totals"]) if self.history else []
+        return numbers(self.history[-1]["totals"]) if self.history else []
 
     def match_rule(self) -> str:
         """How the match is won, in a few words: the game's ``match_rule`` words, filled
@@ -157,7 +143,7 @@ class TableWindows:
 
     def summary_title(self) -> str:
         """The deal summary's title: the deal it closes, counted from 1."""
-        deal = None if self.summary is None else _int(self.summary["deal"])
+        deal = None if self.summary is None else number(self.summary["deal"])
         return self.text("summary_title", n="?" if deal is None else deal + 1)
 
     def summary_lines(self) -> list[str]:
@@ -172,16 +158,16 @@ class TableWindows:
         if res is None:
             lines.append(t("void"))
         elif spec is not None:
-            lines += summary_text(spec, t.lang, spec.deal_summary(_fields(res)), self.side_name, self.seat_name)
+            lines += summary_text(spec, t.lang, spec.deal_summary(mapping(res)), self.side_name, self.seat_name)
         lines.append("")
-        lines.append(self.verdict_line(_fields(ev["audit"])))
-        lines.append(t("totals", totals=self.totals_text(_ints(ev.get("totals", [])))))
+        lines.append(self.verdict_line(mapping(ev["audit"])))
+        lines.append(t("totals", totals=self.totals_text(numbers(ev.get("totals", [])))))
         return lines
 
     def verdict_line(self, audit: Mapping[str, object]) -> str:
         t = self.text
         verdict = audit.get("verdict")
-        seat = _int(audit.get("seat"))
+        seat = number(audit.get("seat"))
         kind = audit.get("kind") or verdict or ""
         # the kind in the table's language; the reason itself (wire numbering, English) is
         # for `p2pcards audit` and the log -- shown only for a kind this screen does not know
@@ -207,8 +193,8 @@ class TableWindows:
         if ev is None:
             return []
         t = self.text
-        winner = _int(ev.get("winner"))
-        totals = _ints(ev.get("totals", []))
+        winner = number(ev.get("winner"))
+        totals = numbers(ev.get("totals", []))
         sides = self.sides()
         lines: list[str] = []
         if winner is None:
