@@ -63,8 +63,19 @@ def check(record: dict[str, Any], options: dict[str, Any]) -> None:
     delta = list(res["delta"])
     before = [s - d for s, d in zip(res["scores"], delta, strict=True)]
     assert all(b > 0 for b in before), f"scores before the deal {before}: the match was already over"
+    hands, seen = _dealt_hands(record)
+    events = record["events"]
+    trump = record["trump"]
+    _check_trump(events[0], trump, hands, chooser)
+    played, i = _going_in(events, hands, seen, chooser, trump, before)
+    assert list(res["played"]) == played, f"result played {res['played']} != go_in events {played}"
+    tricks, renuncia = _play(record, events[i:], hands, played, chooser, trump)
+    assert res["renuncia"] == renuncia, f"renúncia recorded {res['renuncia']}, replay finds {renuncia}"
+    _check_scores(record, played, tricks, renuncia, chooser, trump)
 
-    # -- the dealt hands
+
+def _dealt_hands(record: dict[str, Any]) -> tuple[list[list[str]], set[str]]:
+    """The dealt hands, checked (4 x 5 distinct cards of the deck), and the cards seen so far."""
     hands = [list(h) for h in record["hands"]]
     assert len(hands) == 4 and all(len(h) == 5 for h in hands), f"hands are not 4 x 5 cards: {hands}"
     seen: set[str] = set()
@@ -73,11 +84,11 @@ def check(record: dict[str, Any], options: dict[str, Any]) -> None:
             assert c in DECK, f"{c!r} is not a card of the 40-card deck"
             assert c not in seen, f"{c} dealt twice"
             seen.add(c)
+    return hands, seen
 
-    # -- trumps
-    events = record["events"]
-    ev = events[0]
-    trump = record["trump"]
+
+def _check_trump(ev: dict[str, Any], trump: str, hands: list[list[str]], chooser: int) -> None:
+    """The first event: the chooser names trumps, or turns a card of its own that sets them."""
     assert ev["type"] == "trump" and ev["seat"] == chooser, f"first event {ev} is not the chooser's trump"
     if ev["choice"] == "turn":
         card = ev["card"]
@@ -86,9 +97,12 @@ def check(record: dict[str, Any], options: dict[str, Any]) -> None:
     else:
         assert ev["choice"] in ("S", "H", "D", "C") and ev["choice"] == trump, f"bad trump event {ev}"
         assert ev["card"] is None, f"a named suit turns no card: {ev}"
-    mult = 2 if trump == "C" else 1
 
-    # -- going in
+
+def _going_in(events: list[dict[str, Any]], hands: list[list[str]], seen: set[str], chooser: int, trump: str,
+              before: list[int]) -> tuple[list[bool], int]:
+    """Going in, in play order from the chooser (``hands`` and ``seen`` follow the
+    exchanges): who plays, and the index of the first event after it."""
     i = 1
     played = [False] * 4
     for k in range(4):
@@ -109,71 +123,95 @@ def check(record: dict[str, Any], options: dict[str, Any]) -> None:
             assert c in hands[seat], f"seat {seat} discarded {c}, which it does not hold"
             hands[seat].remove(c)
         if out:
-            dr = events[i]
+            _check_draw(events[i], seat, out, hands, seen)
             i += 1
-            assert dr["type"] == "draw" and dr["seat"] == seat, f"expected seat {seat}'s draw, got {dr}"
-            assert len(dr["cards"]) == len(out), f"seat {seat} discarded {len(out)} but drew {dr['cards']}"
-            for c in dr["cards"]:
-                assert c in DECK and c not in seen, f"seat {seat} drew {c!r}, already dealt or not a card"
-                seen.add(c)
-                hands[seat].append(c)
-    assert list(res["played"]) == played, f"result played {res['played']} != go_in events {played}"
-    active = [s for s in range(4) if played[s]]
+    return played, i
 
-    # -- play
-    plays = events[i:]
+
+def _check_draw(dr: dict[str, Any], seat: int, out: list[str], hands: list[list[str]], seen: set[str]) -> None:
+    """``seat`` drew as many fresh cards as it discarded (``out``)."""
+    assert dr["type"] == "draw" and dr["seat"] == seat, f"expected seat {seat}'s draw, got {dr}"
+    assert len(dr["cards"]) == len(out), f"seat {seat} discarded {len(out)} but drew {dr['cards']}"
+    for c in dr["cards"]:
+        assert c in DECK and c not in seen, f"seat {seat} drew {c!r}, already dealt or not a card"
+        seen.add(c)
+        hands[seat].append(c)
+
+
+def _play(record: dict[str, Any], plays: list[dict[str, Any]], hands: list[list[str]], played: list[bool],
+          chooser: int, trump: str) -> tuple[list[int], int | None]:
+    """The play: tricks taken per seat (before a renúncia's penalty) and the renúncia's seat."""
+    active = [s for s in range(4) if played[s]]
     assert all(e["type"] == "play" for e in plays), "only plays may follow going in"
     tricks = [0] * 4
-    renuncia: int | None = None
-    offenders: set[int] = set()
     if len(active) == 1:
         assert not plays and not record["tricks"], "a lone player takes five tricks without play"
         tricks[active[0]] = 5
-    else:
-        n = len(active)
-        leader = chooser
-        trick: list[str] = []
-        seats: list[int] = []
-        done = 0
-        expected = leader
-        for j, e in enumerate(plays):
-            seat, card = e["seat"], e["card"]
-            assert seat in active, f"seat {seat} plays but sat out"
-            assert seat == expected, f"seat {seat} played out of turn (expected {expected})"
-            hand = hands[seat]
-            assert card in hand, f"seat {seat} played {card}, which it does not hold"
-            if card not in _legal(hand, trick, trump):
-                offenders.add(seat)
-                if renuncia is None:
-                    renuncia = seat
-            hand.remove(card)
-            trick.append(card)
-            seats.append(seat)
-            nxt = (seat + 1) % 4
-            while nxt not in active:
-                nxt = (nxt + 1) % 4
-            expected = nxt
-            if len(trick) == n:
-                if done == len(record["tricks"]) and j == len(plays) - 1 and seat in offenders:
-                    break  # an evident renúncia ends the deal before the trick is taken
-                w = seats[_winner(trick, trump)]
-                assert done < len(record["tricks"]), f"trick {done + 1} is missing from the record"
-                rt = record["tricks"][done]
-                assert rt["leader"] == leader and list(rt["seats"]) == seats and list(rt["cards"]) == trick, (
-                    f"trick {done + 1} recorded as {rt}, played as {seats} {trick}"
-                )
-                assert rt["winner"] == w, f"trick {done + 1} {trick}: winner is {w}, recorded {rt['winner']}"
-                tricks[w] += 1
-                done += 1
-                leader = expected = w
-                trick, seats = [], []
-        assert done == len(record["tricks"]), "the record has tricks that were not played"
-        if done < 5:
-            assert plays, "no trick was played by two or more players"
-            assert plays[-1]["seat"] in offenders, f"the deal ended after {done} tricks without an evident renúncia"
-    assert res["renuncia"] == renuncia, f"renúncia recorded {res['renuncia']}, replay finds {renuncia}"
+        return tricks, None
+    renuncia: int | None = None
+    offenders: set[int] = set()
+    n = len(active)
+    leader = chooser
+    trick: list[str] = []
+    seats: list[int] = []
+    done = 0
+    expected = leader
+    for j, e in enumerate(plays):
+        seat, card = e["seat"], e["card"]
+        assert seat in active, f"seat {seat} plays but sat out"
+        assert seat == expected, f"seat {seat} played out of turn (expected {expected})"
+        hand = hands[seat]
+        assert card in hand, f"seat {seat} played {card}, which it does not hold"
+        if card not in _legal(hand, trick, trump):
+            offenders.add(seat)
+            if renuncia is None:
+                renuncia = seat
+        hand.remove(card)
+        trick.append(card)
+        seats.append(seat)
+        expected = _next_active(seat, active)
+        if len(trick) == n:
+            if done == len(record["tricks"]) and j == len(plays) - 1 and seat in offenders:
+                break  # an evident renúncia ends the deal before the trick is taken
+            w = _check_trick(record, done, leader, seats, trick, trump)
+            tricks[w] += 1
+            done += 1
+            leader = expected = w
+            trick, seats = [], []
+    assert done == len(record["tricks"]), "the record has tricks that were not played"
+    if done < 5:
+        assert plays, "no trick was played by two or more players"
+        assert plays[-1]["seat"] in offenders, f"the deal ended after {done} tricks without an evident renúncia"
+    return tricks, renuncia
 
-    # -- scoring
+
+def _next_active(seat: int, active: list[int]) -> int:
+    """The next seat in play order that plays."""
+    nxt = (seat + 1) % 4
+    while nxt not in active:
+        nxt = (nxt + 1) % 4
+    return nxt
+
+
+def _check_trick(record: dict[str, Any], done: int, leader: int, seats: list[int], trick: list[str],
+                 trump: str) -> int:
+    """The ``done``-th trick as recorded is the one played; its winner."""
+    w = seats[_winner(trick, trump)]
+    assert done < len(record["tricks"]), f"trick {done + 1} is missing from the record"
+    rt = record["tricks"][done]
+    assert rt["leader"] == leader and list(rt["seats"]) == seats and list(rt["cards"]) == trick, (
+        f"trick {done + 1} recorded as {rt}, played as {seats} {trick}"
+    )
+    assert rt["winner"] == w, f"trick {done + 1} {trick}: winner is {w}, recorded {rt['winner']}"
+    return w
+
+
+def _check_scores(record: dict[str, Any], played: list[bool], tricks: list[int], renuncia: int | None, chooser: int,
+                  trump: str) -> None:
+    """Tricks, deltas and scores of the deal, and the match's end."""
+    res = record["result"]
+    delta = list(res["delta"])
+    mult = 2 if trump == "C" else 1
     want = [0] * 4
     if renuncia is not None:
         tricks[renuncia] = 0

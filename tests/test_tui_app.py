@@ -157,20 +157,7 @@ class Typist:
         if m.popup is not None and not self.tour_windows:
             return
         if m.popup is None and m.overlay is not None:
-            key = m.overlay
-            over = "final_title" if (m.final or {}).get("winner") is not None else "final_title_stopped"
-            titles = {"summary": m.text("summary_title", n=len(m.history)), "final": m.text(over),
-                      "error": m.text("error_title")}
-            if key in titles and titles[key] not in screen:
-                return  # not drawn yet
-            if key == "summary" and len(m.history) > self.summaries:
-                self.summaries = len(m.history)
-                self.log.append("\n".join(m.summary_lines()))
-                self.send("\r")
-            elif key in ("final", "error") and not self.final:
-                self.final = True
-                self.log.append("\n".join(m.final_lines() or [m.error or ""]))
-                self.send("\r")
+            self._close_window(m.overlay, screen)
             return
         if m.decision is None or m.asked == self.answered or m.text("your_turn") not in screen:
             return
@@ -179,7 +166,30 @@ class Typist:
         self.answered = m.asked
         kind = m.decision.kind
         self.kinds.append(kind)
-        n = len(self.kinds)
+        self._decide(kind, len(self.kinds))
+
+    def _close_window(self, key: str, screen: str) -> None:
+        """A summary, the match's end or an error on top: read it (logged) and close it,
+        once it is drawn."""
+        m = self.model
+        over = "final_title" if (m.final or {}).get("winner") is not None else "final_title_stopped"
+        titles = {"summary": m.text("summary_title", n=len(m.history)), "final": m.text(over),
+                  "error": m.text("error_title")}
+        if key in titles and titles[key] not in screen:
+            return  # not drawn yet
+        if key == "summary" and len(m.history) > self.summaries:
+            self.summaries = len(m.history)
+            self.log.append("\n".join(m.summary_lines()))
+            self.send("\r")
+        elif key in ("final", "error") and not self.final:
+            self.final = True
+            self.log.append("\n".join(m.final_lines() or [m.error or ""]))
+            self.send("\r")
+
+    def _decide(self, kind: str, n: int) -> None:
+        """Answer the ``n``-th decision, of ``kind``, each time in another of the ways the keys allow."""
+        m = self.model
+        assert m.decision is not None
         if kind == PLAY:
             cards = m.hand_cards()
             legal = [hc.index for hc in cards if hc.legal]

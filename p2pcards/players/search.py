@@ -55,9 +55,10 @@ import logging
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
+from numpy.typing import NDArray
 
 from p2pcards.core import PLAY, DealResult, DealState, Decision, End, GameSpec, Legal, Plain
 from p2pcards.core.cards import Card, Suit
@@ -504,7 +505,7 @@ class SearchPlayer:
     def _playouts(
         self, sim: TrickSimulator, worlds: list[World], me: int, cands: list[Plain], first: list[int],
         nrng: np.random.Generator,
-    ) -> Any:
+    ) -> NDArray[np.float64]:
         """(worlds x candidates) mean final card points of ``me``'s side, from the greedy
         players' play-outs of each world after each candidate."""
         n = len(worlds)
@@ -527,7 +528,8 @@ class SearchPlayer:
         pos = Positions.concat(parts * PLAYOUTS)
         points = sim.playout(pos, nrng, GREEDY, EPSILON, np.concatenate(firsts * PLAYOUTS))
         mine = points[:, sim.team_of[me]].astype(float)
-        return mine.reshape(PLAYOUTS, len(cands), n).mean(axis=0).T
+        means: NDArray[np.float64] = mine.reshape(PLAYOUTS, len(cands), n).mean(axis=0)
+        return means.T
 
     # ------------------------------------------------------------------ evaluation
     def _solver(self, view: SeatView, decision: Decision) -> bool:

@@ -9,13 +9,29 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 import numpy as np
 
 from p2pcards.core import PLAY, DealState, Decision, GameSpec, Options, OptionValue
 from p2pcards.players.fastsim import I64, RANDOM, U64, CardTable, Outcome, Positions, legal_masks, playout
 
-__all__ = ["TrickSimulator", "simulator_for", "cross_check"]
+__all__ = ["TrickSimulator", "simulator_for", "cross_check", "CrossCheck"]
+
+
+class CrossCheck(TypedDict):
+    """What :func:`cross_check` found (JSON-ready, ``bench sim --check``): how many
+    positions of how many plugin deals it compared, the differences of each kind among
+    them, how many simulator deals it replayed in the plugin and how many of those differed,
+    and whether nothing differed."""
+
+    game: str
+    positions: int
+    deals: int
+    differ: dict[str, int]
+    replayed_deals: int
+    replays_differ: int
+    ok: bool
 
 
 class TrickSimulator:
@@ -276,7 +292,7 @@ def _replayed_alike(deal: DealState, sim: TrickSimulator, plays: list[int], poin
 def cross_check(
     spec: GameSpec, sim: TrickSimulator, positions: int, seed: int = 1, replays: int | None = None,
     chunk: int = 50_000,
-) -> dict[str, object]:
+) -> CrossCheck:
     """Compare ``sim`` with ``spec``'s own rules (the authority) on random positions.
 
     Random deals (random dealer, deck and simulated variant) are played through the plugin

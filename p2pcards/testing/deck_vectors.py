@@ -26,7 +26,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
@@ -275,6 +275,15 @@ def _seat_vector(
     }
 
 
+class _Invalid(TypedDict):
+    """A statement a shuffle or lock proof must not verify: why, and the statement."""
+
+    why: str
+    inputs: list[bytes]
+    outputs: list[bytes]
+    context: bytes
+
+
 def _proofs() -> dict[str, Json]:
     """A shuffle and a lock of six elements, their proofs, and statements that fail."""
     group = Ristretto255()
@@ -301,14 +310,14 @@ def _proofs() -> dict[str, Json]:
     assert verify_lock(group, lock_ctx, outputs, locked, lock)
     swapped = [outputs[1], outputs[0], *outputs[2:]]
     copied = [outputs[0], group.mult(scalar("copy"), outputs[0]), *outputs[2:]]
-    bad_shuffles: list[dict[str, Any]] = [
+    bad_shuffles: list[_Invalid] = [
         {"why": "two outputs swapped", "inputs": inputs, "outputs": swapped, "context": ctx},
         {"why": "an output replaced by a re-keyed copy of another", "inputs": inputs, "outputs": copied,
          "context": ctx},
         {"why": "another seat's context", "inputs": inputs, "outputs": outputs,
          "context": proof_context(the_deal_id, 2, "shuffle")},
     ]
-    bad_locks: list[dict[str, Any]] = [
+    bad_locks: list[_Invalid] = [
         {"why": "two outputs swapped", "inputs": outputs, "outputs": [locked[1], locked[0], *locked[2:]],
          "context": lock_ctx},
         {"why": "the shuffle's context", "inputs": outputs, "outputs": locked, "context": ctx},

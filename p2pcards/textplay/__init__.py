@@ -56,15 +56,14 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from p2pcards.core import GameRegistry, GameSpec
+from p2pcards.core import GameRegistry, GameSpec, Options
 from p2pcards.identity import Identity
 from p2pcards.players import TABLE_LEVEL
 from p2pcards.table.events import DealClosed, Ended, TableEvent
@@ -102,7 +101,7 @@ class TextTable(LocalTable):
     on_purpose = False
 
     @classmethod
-    def create(cls, spec: GameSpec, options: Mapping[str, Any], *, me: Identity, lang: str, bots: str,
+    def create(cls, spec: GameSpec, options: Options, *, me: Identity, lang: str, bots: str,
                seed: int | None, deals: int | None, data_dir: Path | None, inp: TextIO, out: TextIO) -> TextTable:
         self = cls(spec, options, me=me, text=Text(lang), bots=bots, seed=seed, deals=deals, speed=0.0,
                    data_dir=data_dir, think_ms=TEXT_THINK_MS)
@@ -190,7 +189,7 @@ def _run(table: TextTable) -> int:
 
 def play_text(
     spec: GameSpec,
-    options: Mapping[str, Any],
+    options: Options,
     bots: str,
     seed: int | None,
     deals: int | None,

@@ -6,9 +6,8 @@ audit's verdict, and the match's last lines."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
-from p2pcards.core import DealState, SeatView, pretty
+from p2pcards.core import Card, DealState, Options, SeatView, pretty
 from p2pcards.table.events import DealClosed
 from p2pcards.textplay.words import ME, SUIT_ORDER, Words, cap
 from p2pcards.words import game_word, summary_text
@@ -61,7 +60,7 @@ def narrate(w: Words, say: Say, deal: DealState, view: SeatView, told: Told) -> 
     told.notes = notes
 
 
-def _event_line(w: Words, ev: Mapping[str, Any], public: Mapping[str, Any]) -> str | None:
+def _event_line(w: Words, ev: Mapping[str, object], public: Mapping[str, object]) -> str | None:
     """One event in words (None: nothing to say).  The kinds text mode knows read in its
     own words (from the whole event ``ev``: they show private cards only to whom they
     belong); any other kind, or a known kind with fields it cannot read, in the game's
@@ -73,34 +72,61 @@ def _event_line(w: Words, ev: Mapping[str, Any], public: Mapping[str, Any]) -> s
     return _own_event(w, public) if known == "" else known
 
 
-def _known_event(w: Words, ev: Mapping[str, Any]) -> str | None:
+def _need_seat(ev: Mapping[str, object], key: str) -> int:
+    """The seat an event's field names (TypeError: it names none)."""
+    seat = ev[key]
+    if not isinstance(seat, int):
+        raise TypeError(f"{key} is no seat: {seat!r}")
+    return seat
+
+
+def _card(card: object) -> Card:
+    """A card of an event (TypeError: no card)."""
+    if not isinstance(card, str):
+        raise TypeError(f"no card: {card!r}")
+    return card
+
+
+def _shown(card: object) -> str:
+    """A card of an event as people read it (TypeError: no card)."""
+    return pretty(_card(card))
+
+
+def _known_event(w: Words, ev: Mapping[str, object]) -> str | None:
     """An event of a kind text mode knows in its words; None to keep quiet, "" for a kind
     it does not know."""
-    seat = ev["seat"]
+    seat = _need_seat(ev, "seat")
     who = cap(w.who(seat))
     kind = ev["type"]
     if kind == "play":
-        return w("text_played", who=who, card=pretty(ev["card"]))
+        return w("text_played", who=who, card=_shown(ev["card"]))
     if kind == "trump" and ev.get("card"):
-        return w("text_turned", who=who, card=pretty(ev["card"]), suit=w.suit(ev["card"][1]))
+        card = _card(ev["card"])
+        return w("text_turned", who=who, card=pretty(card), suit=w.suit(card[1]))
     if kind == "trump":
         choice = ev.get("choice")
-        suit = w.suit(choice) if choice in SUIT_ORDER else str(choice)
+        suit = w.suit(choice) if isinstance(choice, str) and choice in SUIT_ORDER else str(choice)
         return w("text_chose_trump", who=who, suit=suit)
     if kind == "go_in" and not ev["plays"]:
         return w("text_sat_out", who=who)
     if kind == "go_in":
-        n = int(ev.get("exchange", 0))
+        exchange = ev.get("exchange", 0)
+        if not isinstance(exchange, (int, float, str)):
+            raise TypeError(f"exchange is no number: {exchange!r}")
+        n = int(exchange)
         return w.count("text_went_in_exchanging", n, who=who) if n else w("text_went_in", who=who)
     if kind == "swap":
-        return w("text_swapped", who=who, card=pretty(ev["card"]), took=pretty(ev["took"]))
+        return w("text_swapped", who=who, card=_shown(ev["card"]), took=_shown(ev["took"]))
     if kind == "pass":
-        to = ev["to"]
-        cards = list(ev.get("cards") or [])
+        to = _need_seat(ev, "to")
+        given = ev.get("cards") or []
+        if not isinstance(given, (list, tuple)):
+            raise TypeError(f"cards are no list: {given!r}")
+        cards = list(given)
         if to == ME:
-            return w("text_passed_you", who=who, cards=" ".join(map(pretty, cards)))
+            return w("text_passed_you", who=who, cards=" ".join(map(_shown, cards)))
         # the cards are the person's to see only when the person passed them
-        shown = " ".join(map(pretty, cards)) if seat == ME else w.count("text_cards", len(cards))
+        shown = " ".join(map(_shown, cards)) if seat == ME else w.count("text_cards", len(cards))
         return w("text_passed", who=who, cards=shown, to=w.who(to))
     if kind in _QUIET:
         return None
@@ -114,7 +140,7 @@ class _Fields(dict[str, str]):
         return "?"
 
 
-def _own_event(w: Words, ev: Mapping[str, Any]) -> str:
+def _own_event(w: Words, ev: Mapping[str, object]) -> str:
     """An event of a kind text mode does not know, in the game's words for it
     (``event.KIND.CHOICE``, else ``event.KIND``), or else "Seat 2: KIND CHOICE" with
     whatever the event carries; never an error, whatever its fields."""
@@ -179,7 +205,7 @@ def deal_lines(w: Words, event: DealClosed, void: str, verdict: str) -> list[str
 
 
 def final_lines(w: Words, winner: int | None, totals: Sequence[int], played: int,
-                options: Mapping[str, Any]) -> list[str]:
+                options: Options) -> list[str]:
     """The last lines: the match's tally as the game reads it, then who won, by name (or
     that nobody has yet)."""
     spec = w.spec

@@ -7,13 +7,14 @@ import functools
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import Protocol, TextIO
 
 import trio
 
-from p2pcards.core import PLAY, DealState, Decision, GameSpec, SeatView, pretty
+from p2pcards.core import PLAY, DealState, Decision, GameSpec, Legal, Plain, SeatView, pretty
 from p2pcards.history.db import Recorder
-from p2pcards.players.hints import HINT_MS, frozen_view, suggest
+from p2pcards.players.hints import HINT_MS, Hint, frozen_view, suggest
+from p2pcards.table.table import Table
 from p2pcards.textplay.narration import Told, narrate
 from p2pcards.textplay.words import ME, Words, sort_key
 from p2pcards.tui.model import TableModel
@@ -64,14 +65,14 @@ class LineSeat:
         self.deal_no = -1
         self.at = -1
         #: the hint given for the pending decision (recorded as followed or not once decided)
-        self.hinted: Any = None
+        self.hinted: Hint | None = None
 
     @property
     def strength(self) -> Mapping[str, int]:
         return self.deal.strength if self.deal is not None else {}
 
     # ------------------------------------------------------------------ what the table learns
-    def observe(self, table: Any) -> None:
+    def observe(self, table: Table) -> None:
         """Called by the node after every change of the person's replica: the screen's model
         follows it (for ``l``, ``s`` and hints), and whatever happened is told."""
         model = self.table.model
@@ -98,7 +99,7 @@ class LineSeat:
             narrate(self.w, self.say, self.deal, SeatView(self.deal, ME, ()), self.told)
 
     # ------------------------------------------------------------------ the person decides
-    async def achoose(self, view: SeatView, decision: Decision) -> Any:
+    async def achoose(self, view: SeatView, decision: Decision) -> Plain:
         """Show the hand, ask, and read answers until one is a legal choice; ``q`` or the
         end of the input leaves the table (it is kept) instead of answering."""
         deal_no = self.table.model.snap.deal
@@ -120,11 +121,11 @@ class LineSeat:
             await trio.sleep_forever()
             raise AssertionError("unreachable") from None
 
-    def choose(self, view: SeatView, decision: Decision) -> Any:
+    def choose(self, view: SeatView, decision: Decision) -> Plain:
         """The plain Player interface: never used, the node awaits :meth:`achoose`."""
         raise RuntimeError("the person's seat decides on its lines (achoose)")
 
-    def label(self, choice: Any) -> str:
+    def label(self, choice: Plain) -> str:
         """A choice that is not a card, in the game's words (as it is when it has none)."""
         line = self.deal.choice_line(ME, choice) if self.deal is not None else None
         return self.w.game(line) if line is not None else str(choice)
@@ -191,7 +192,7 @@ class LineSeat:
         self.table.history.record_hint(self.table.data_dir, self.table.table_id, ME, self.deal_no, self.at,
                                        hint.code)
 
-    def _record_followed(self, choice: Any) -> None:
+    def _record_followed(self, choice: Plain) -> None:
         hint, self.hinted = self.hinted, None
         if hint is not None:
             self.table.history.record_hint(self.table.data_dir, self.table.table_id, ME, self.deal_no, self.at,
@@ -212,7 +213,8 @@ class LineSeat:
         self.say(w("text_hand", cards="  ".join(f"{i + 1}) {pretty(c)}" for i, (_, c) in enumerate(hand))))
         return hand
 
-    async def _choose(self, view: SeatView, decision: Decision, hand: list[tuple[int, str]], legal: list[Any]) -> Any:
+    async def _choose(self, view: SeatView, decision: Decision, hand: list[tuple[int, str]],
+                      legal: list[Legal]) -> Plain:
         w = self.w
         if decision.kind != PLAY and self.deal is not None:  # the game says what this decision is
             for line in self.deal.decision_lines(ME):
@@ -259,7 +261,7 @@ class LineSeat:
             return w("text_err_not_allowed_why", card=pretty(card), why=w.game(line))
         return w("text_err_not_allowed", card=pretty(card))
 
-    async def _pick_choice(self, view: SeatView, decision: Decision, legal: list[Any]) -> Any:
+    async def _pick_choice(self, view: SeatView, decision: Decision, legal: list[Legal]) -> Legal:
         """One of a list of choices (a trump suit...), by its number, its value or its
         label in the game's words (the words alone, without symbols or notes, will do)."""
         w = self.w

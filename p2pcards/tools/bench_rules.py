@@ -16,7 +16,7 @@ import json as json_module
 import random
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, NotRequired, TextIO, TypedDict
 
 from p2pcards.core import GameSpec
 from p2pcards.core.cards import PORTUGUESE_40, PT_POINTS, PT_RANK_ORDER, strength_table
@@ -24,7 +24,7 @@ from p2pcards.players import RandomPlayer
 from p2pcards.tools.arena import play_deal
 
 if TYPE_CHECKING:
-    from p2pcards.players.simulators import TrickSimulator
+    from p2pcards.players.simulators import CrossCheck, TrickSimulator
 
 __all__ = [
     "bench_game", "bench_baseline", "run_rules_bench", "AIM_SUECA",
@@ -37,6 +37,71 @@ AIM_SUECA = 1000
 AIM_SIM = 20_000
 #: deals the batch simulator plays at once in ``bench sim``
 SIM_BATCH = 8192
+
+
+class Baseline(TypedDict):
+    """The hand-coded Sueca loop's rate in a report."""
+
+    name: str
+    deals_per_second: float
+    deals: int
+
+
+class Aim(TypedDict):
+    """Whether Sueca met the issue's aim, in a report."""
+
+    game: str
+    deals_per_second: int
+    met: bool
+
+
+class GameRate(TypedDict):
+    """A game's rate in ``bench rules``."""
+
+    deals_per_second: float
+    deals: int
+    ms_per_deal: float
+    ratio_to_baseline: float
+
+
+class RulesReport(TypedDict):
+    """``bench rules --json``: each game's rate against the baseline, and the aim."""
+
+    seconds_per_game: float
+    baseline: Baseline
+    games: dict[str, GameRate]
+    aim: NotRequired[Aim]
+
+
+class PluginRate(TypedDict):
+    """A game's plugin's rate beside its simulator's in ``bench sim``."""
+
+    deals_per_second: float
+    deals: int
+
+
+class SimRate(TypedDict):
+    """A game's batch simulator in ``bench sim``: its rate, its plugin's, and (with
+    ``--check``) the cross-check."""
+
+    deals_per_second: float
+    deals: int
+    plugin: PluginRate
+    ratio_to_plugin: float
+    ratio_to_baseline: float
+    cross_check: NotRequired[CrossCheck]
+
+
+class SimReport(TypedDict):
+    """``bench sim --json``: each simulator's rate against its plugin and the baseline,
+    the aim, and whether every cross-check agreed (with ``--check``)."""
+
+    seconds_per_measure: float
+    batch: int
+    baseline: Baseline
+    games: dict[str, SimRate]
+    aim: NotRequired[Aim]
+    cross_check_ok: NotRequired[bool]
 
 
 def _rate(run_one: Callable[[], None], seconds: float) -> tuple[float, int]:
@@ -58,12 +123,12 @@ def bench_game(spec: GameSpec, seconds: float, seed: int = 1) -> tuple[float, in
     rng = random.Random(seed)
     options = spec.resolve_options()
     players = [RandomPlayer(random.Random(seed + s)) for s in range(spec.seats)]
-    state: dict[str, Any] = {"match": spec.new_match(options, 0)}
+    match = spec.new_match(options, 0)
 
     def one() -> None:
-        match = state["match"]
+        nonlocal match
         if match.finished:
-            match = state["match"] = spec.new_match(options, 0)
+            match = spec.new_match(options, 0)
         cards = list(spec.deck)
         rng.shuffle(cards)
         deal = match.new_deal(cards)
@@ -110,10 +175,10 @@ def bench_baseline(seconds: float, seed: int = 1) -> tuple[float, int]:
     return _rate(one, seconds)
 
 
-def run_rules_bench(games: dict[str, GameSpec], seconds: float) -> dict[str, Any]:
+def run_rules_bench(games: dict[str, GameSpec], seconds: float) -> RulesReport:
     """Measure every game and the baseline; return the JSON-ready report."""
     base_rate, base_n = bench_baseline(seconds)
-    out: dict[str, Any] = {
+    out: RulesReport = {
         "seconds_per_game": seconds,
         "baseline": {"name": "hand-coded sueca loop", "deals_per_second": round(base_rate, 1), "deals": base_n},
         "games": {},
@@ -150,7 +215,7 @@ def bench_sim(sim: TrickSimulator, seconds: float, seed: int = 1, batch: int = S
 
 def run_sim_bench(
     games: dict[str, GameSpec], seconds: float, check_positions: int = 0, seed: int = 1
-) -> dict[str, Any]:
+) -> SimReport:
     """Time the batch simulator of every game that has one against its plugin and the
     hand-coded baseline; with ``check_positions`` > 0, also cross-check each simulator with
     its plugin on that many random positions.  Returns the JSON-ready report."""
@@ -161,7 +226,7 @@ def run_sim_bench(
     if check_positions < 0:
         raise ValueError("the positions to cross-check must be 0 or more")
     base_rate, base_n = bench_baseline(seconds, seed)
-    out: dict[str, Any] = {
+    out: SimReport = {
         "seconds_per_measure": seconds,
         "batch": SIM_BATCH,
         "baseline": {"name": "hand-coded sueca loop", "deals_per_second": round(base_rate, 1), "deals": base_n},
@@ -174,7 +239,7 @@ def run_sim_bench(
             continue
         rate, n = bench_sim(sim, seconds, seed)
         plugin_rate, plugin_n = bench_game(spec, seconds, seed)
-        entry: dict[str, Any] = {
+        entry: SimRate = {
             "deals_per_second": round(rate, 1),
             "deals": n,
             "plugin": {"deals_per_second": round(plugin_rate, 1), "deals": plugin_n},
@@ -192,7 +257,7 @@ def run_sim_bench(
     return out
 
 
-def format_sim_report(report: dict[str, Any]) -> str:
+def format_sim_report(report: SimReport) -> str:
     """The ``bench sim`` report as people read it: figures, ratios, the aim, the cross-check."""
     base = report["baseline"]
     lines = [f"baseline ({base['name']}): {base['deals_per_second']:.0f} deals/s"]

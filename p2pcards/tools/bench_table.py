@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Final
+from typing import Final, TypedDict
 
 from p2pcards.core import load_games
 from p2pcards.identity import Identity
@@ -45,7 +45,42 @@ AIM_MB: Final = 60.0
 _WAIT: Final = 120.0
 
 
-def _baseline(deals: int) -> dict[str, Any]:
+class TableBaseline(TypedDict):
+    """The same match's four replicas in one process, no sockets."""
+
+    ms_per_deal: float
+    deals: int
+    cpu_ms_per_deal_per_replica: float
+    note: str
+
+
+class TableAims(TypedDict):
+    """The aims per deal and per process, and whether both were met."""
+
+    ms_per_deal: float
+    rss_mb: float
+    met: bool
+
+
+class TableReport(TypedDict):
+    """``bench table --json`` (:func:`run_table_bench`)."""
+
+    deals: int
+    ms_per_deal: list[float]
+    ms_per_deal_mean: float
+    bytes_sent_per_seat: list[int]
+    peak_rss_mb_per_process: list[float]
+    cpu_ms_per_deal_per_process: list[float]
+    baseline: TableBaseline
+    ratio_to_baseline: float
+    aims: TableAims
+    self_rss_mb: float
+    messages_per_deal: float
+    entries_per_deal: float
+    fsync_ms: float
+
+
+def _baseline(deals: int) -> TableBaseline:
     spec = load_games().get("sueca")
     ids = [Identity.generate(f"b{s}") for s in range(4)]
     host = Identity.generate("host")
@@ -100,7 +135,7 @@ def _fsync_ms(directory: Path, rounds: int = 50) -> float:
     return round(1000 * sorted(times)[len(times) // 2], 3)
 
 
-def run_table_bench(deals: int = 3) -> dict[str, Any]:
+def run_table_bench(deals: int = 3) -> TableReport:
     """Run the benchmark; return the JSON-ready report."""
     with tempfile.TemporaryDirectory(prefix="p2pcards-bench-") as tmp:
         base = [sys.executable, "-m", "p2pcards"]
@@ -110,7 +145,7 @@ def run_table_bench(deals: int = 3) -> dict[str, Any]:
              "--deals", str(deals), "--json", *(f"-o{k}={v}" for k, v in OPTIONS.items())],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, preexec_fn=child_preexec(),
         )
-        procs: list[subprocess.Popen[Any]] = [host]
+        procs: list[subprocess.Popen[str] | subprocess.Popen[bytes]] = [host]
         try:
             assert host.stdout is not None
             first = json.loads(host.stdout.readline())
@@ -122,7 +157,7 @@ def run_table_bench(deals: int = 3) -> dict[str, Any]:
                                               preexec_fn=child_preexec()))
             started = None
             times: list[float] = []
-            final: dict[str, Any] = {}
+            final: dict[str, object] = {}
             deadline = time.monotonic() + _WAIT
             for line in host.stdout:
                 now = time.perf_counter()
@@ -151,7 +186,10 @@ def run_table_bench(deals: int = 3) -> dict[str, Any]:
             raise RuntimeError("the benchmark table did not report its deals")
         played = len(times)
         per_deal = [round(1000 * (b - a), 1) for a, b in zip([started, *times[:-1]], times, strict=True)]
-        sent, messages, entries = _traffic(Path(final["log"]))
+        log = final["log"]
+        if not isinstance(log, str):
+            raise RuntimeError("the benchmark table did not say where its transcript is")
+        sent, messages, entries = _traffic(Path(log))
         fsync_ms = _fsync_ms(Path(tmp))
     baseline = _baseline(played)
     mean = sum(per_deal) / len(per_deal)

@@ -53,7 +53,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from statistics import NormalDist
-from typing import Any
+from typing import TypedDict
 
 from p2pcards.core import DealResult, Decision, GameSpec, Options, OptionValue, Plain
 from p2pcards.core.view import SeatView
@@ -296,7 +296,39 @@ def wilson_interval(rate: float, n: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def _timing(times: Sequence[float]) -> dict[str, float]:
+class Timing(TypedDict):
+    """A side's milliseconds per decision in a duel's report."""
+
+    mean: float
+    p50: float
+    p99: float
+    decisions: int
+
+
+class MeasureJson(TypedDict):
+    """What a duel's game measures per deal, and which way is better (its report's words)."""
+
+    name: str
+    better: str
+
+
+class DuelStats(TypedDict):
+    """The statistics of a duel's pair results (:func:`summarize`), as its report has them."""
+
+    pairs: int
+    plays_per_pair: int
+    seating: list[list[int]]
+    measure: MeasureJson
+    wins: int
+    ties: int
+    losses: int
+    win_rate: float
+    interval: list[float]
+    mean: dict[str, float]
+    ms_per_decision: dict[str, Timing]
+
+
+def _timing(times: Sequence[float]) -> Timing:
     return {
         "mean": round(sum(times) / len(times), 4) if times else 0.0,
         "p50": round(percentile(times, 50), 4),
@@ -309,7 +341,7 @@ def summarize(
     spec: GameSpec,
     results: Sequence[PairResult],
     times: Mapping[str, Sequence[float]],
-) -> dict[str, Any]:
+) -> DuelStats:
     """The statistics of a duel's pair results (module docstring, "Statistics")."""
     n = len(results)
     if n < 1:
@@ -374,7 +406,7 @@ def run_duel(
     think_ms: int | None = None,
     iterations: int | None = None,
     jobs: int = 1,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Play a duplicate match of ``pairs`` pairs between levels ``a`` and ``b`` on
     ``jobs`` processes (this one when 1); return its report (``p2pcards duel --help``).
 

@@ -19,15 +19,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import trio
+from outcome import Error, Outcome
 from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.output import Output
 
-from p2pcards.core import GameSpec
+from p2pcards.core import GameSpec, Options
 from p2pcards.identity import Identity
 from p2pcards.players import TABLE_LEVEL
 from p2pcards.tui.keys import create_key_bindings
@@ -40,13 +41,16 @@ from p2pcards.words import Text
 
 __all__ = ["build_app", "run_with_trio", "play_local", "run_local_table"]
 
+#: What a screen run with trio ends with (its application's result).
+_Result = TypeVar("_Result")
+
 
 def build_app(model: TableModel, *, input: Input | None = None, output: Output | None = None,
-              key_bindings: KeyBindings | None = None, mouse: bool = True) -> Application[Any]:
+              key_bindings: KeyBindings | None = None, mouse: bool = True) -> Application[None]:
     """The full-screen table application for ``model``; exits when the model asks to leave.
     ``key_bindings``: the keys (default: a table's, :func:`create_key_bindings`; a replay
     has its own); ``mouse``: whether clicks reach the model."""
-    app: Application[Any] = Application(
+    app: Application[None] = Application(
         layout=build_layout(model),
         key_bindings=key_bindings if key_bindings is not None else create_key_bindings(model),
         style=build_style(),
@@ -67,11 +71,11 @@ def build_app(model: TableModel, *, input: Input | None = None, output: Output |
 
 
 async def run_with_trio(
-    app: Application[Any] | Callable[[], Awaitable[Any]],
+    app: Application[_Result] | Callable[[], Awaitable[_Result]],
     trio_main: Callable[[], Awaitable[object]],
     cancel: Callable[[], None],
     on_trio_error: Callable[[BaseException], None] | None = None,
-) -> Any:
+) -> _Result:
     """Run ``app`` on this asyncio loop with ``trio_main`` as trio's guest; return the app's result.
 
     ``app`` is an application, or a coroutine function that runs one or more in turn (a
@@ -84,8 +88,8 @@ async def run_with_trio(
     trio_done: asyncio.Future[BaseException | None] = loop.create_future()
     ui_done = False
 
-    def done_callback(outcome: Any) -> None:
-        error = getattr(outcome, "error", None)
+    def done_callback(outcome: Outcome[object]) -> None:
+        error = outcome.error if isinstance(outcome, Error) else None
         if error is not None and on_trio_error is not None and not ui_done:
             on_trio_error(error)
         if not trio_done.done():
@@ -162,7 +166,7 @@ def run_local_table(table: LocalTable, *, input: Input | None = None, output: Ou
 
 def play_local(
     spec: GameSpec,
-    options: dict[str, Any],
+    options: Options,
     *,
     me: Identity,
     lang: str,

@@ -9,9 +9,8 @@ Keys arrive as method calls (:meth:`TableKeys.left`, :meth:`~TableKeys.enter`,
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from p2pcards.core import PLAY, Card, Decision
+from p2pcards.core import PLAY, Card, Decision, Legal, Plain
 from p2pcards.tui.snapshot import Snapshot
 from p2pcards.words import Text
 
@@ -27,8 +26,6 @@ LETTER_KEYS = {"f": "finish", "h": "hint"}
 #: Keys that answer yes to "leave the table?", per language ("s" for "sim").
 YES_KEYS = {"en": "y", "pt": "sy"}
 
-Choice = Any
-
 
 class TableKeys:
     """The keys of the table screen, mixed into :class:`~p2pcards.tui.model.TableModel`,
@@ -38,7 +35,7 @@ class TableKeys:
     snap: Snapshot
     text: Text
     decision: Decision | None
-    legal: list[Choice]
+    legal: list[Legal]
     cursor: int
     picked: list[int]
     choice_cursor: int
@@ -46,7 +43,7 @@ class TableKeys:
     popup: str | None
     modal: list[str]
     speed: float
-    on_choice: Callable[[Choice], None]
+    on_choice: Callable[[Plain], None]
     on_continue: Callable[[], None]
     on_exit: Callable[[], None]
     #: Ctrl-C left the screen (set by :meth:`TableKeys.interrupt`)
@@ -80,7 +77,7 @@ class TableKeys:
         raise NotImplementedError
 
     @property
-    def swap(self) -> Choice | None:
+    def swap(self) -> Legal | None:
         raise NotImplementedError
 
     def hand_order(self) -> list[tuple[int, Card]]:
@@ -89,7 +86,7 @@ class TableKeys:
     def _legal_positions(self) -> set[int]:
         raise NotImplementedError
 
-    def choice_options(self) -> list[tuple[Choice, str, bool, bool]]:
+    def choice_options(self) -> list[tuple[Legal, str, bool, bool]]:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ the keys
@@ -98,7 +95,7 @@ class TableKeys:
         self.cursor = min(max(self.cursor, 0), max(n - 1, 0))
         self.picked = [p for p in self.picked if any(p == q for q, _ in self.snap.hand)]
 
-    def _submit(self, choice: Choice) -> None:
+    def _submit(self, choice: Plain) -> None:
         self.decision = None
         self.legal = []
         self.picked = []

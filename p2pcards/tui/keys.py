@@ -22,6 +22,14 @@ __all__ = ["create_key_bindings"]
 def create_key_bindings(model: TableModel) -> KeyBindings:
     """The table screen's keys, bound to ``model``."""
     kb = KeyBindings()
+    _bind_moves(kb, model)
+    _bind_card_keys(kb, model)
+    _bind_commands(kb, model)
+    return kb
+
+
+def _bind_moves(kb: KeyBindings, model: TableModel) -> None:
+    """The arrows, Enter and Space."""
 
     @kb.add("left")
     def _left(event: KeyPressEvent) -> None:
@@ -47,6 +55,9 @@ def create_key_bindings(model: TableModel) -> KeyBindings:
     def _space(event: KeyPressEvent) -> None:
         model.space()
 
+
+def _bind_card_keys(kb: KeyBindings, model: TableModel) -> None:
+    """The keys of the hand's places: the digits, then the letters of :data:`CARD_KEYS`."""
     for d in range(10):
         @kb.add(str(d))
         def _digit(event: KeyPressEvent, d: int = d) -> None:
@@ -57,6 +68,9 @@ def create_key_bindings(model: TableModel) -> KeyBindings:
         def _card(event: KeyPressEvent, letter: str = letter) -> None:
             model.card_key(letter)
 
+
+def _bind_commands(kb: KeyBindings, model: TableModel) -> None:
+    """The letter keys (windows, pace, leaving), ``x``, ``n``, Esc and Ctrl-C."""
     for name in ("q", "y", "l", "s", "?", "+", "-"):
         @kb.add(name)
         def _letter(event: KeyPressEvent, name: str = name) -> None:
@@ -77,5 +91,3 @@ def create_key_bindings(model: TableModel) -> KeyBindings:
     @kb.add("c-c")
     def _interrupt(event: KeyPressEvent) -> None:
         model.interrupt()
-
-    return kb

@@ -24,14 +24,14 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
 import trio
 from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from p2pcards.core import GameRegistry, GameSpec
+from p2pcards.core import GameRegistry, GameSpec, Options
 from p2pcards.discovery.commands import NoAnnouncer
 from p2pcards.discovery.interfaces import local_addresses
 from p2pcards.identity import Identity
@@ -39,11 +39,15 @@ from p2pcards.net import NetError, Refused, host_table, join_table, log_path, re
 from p2pcards.net.handshake import SeatSpec
 from p2pcards.players import Player
 from p2pcards.tui.app import build_app, exit_status, run_with_trio
+from p2pcards.tui.fields import mapping, maybe_str, need_int, need_str, numbers, options_of, records
 from p2pcards.tui.lobby_screen import LobbyModel, build_lobby_app, end_if_ended
 from p2pcards.tui.logfile import screen_logging
 from p2pcards.tui.model import GameInfo, SeatLabel, TableModel
 from p2pcards.tui.runtime import PacedBot, ScreenTable
 from p2pcards.words import Text
+
+if TYPE_CHECKING:
+    from p2pcards.discovery.tables import TableAnnouncer
 
 __all__ = ["HostPlan", "JoinPlan", "LanTable", "ResumePlan", "PERSON_TIMEOUT", "hosting_announcer", "local_addresses",
            "lan_screens", "play_lan", "run_lan_async", "run_lan_table"]
@@ -55,7 +59,8 @@ PERSON_TIMEOUT: Final = 300.0
 
 #: ``announce(line)``: an async context manager that announces the table on the LAN while
 #: it fills and yields hooks ``listening(port)``, ``seats(taken, total)``, ``close()``.
-Announce = Callable[[Callable[[dict[str, Any], str], None]], AbstractAsyncContextManager[Any]]
+Announce = Callable[[Callable[[dict[str, object], str], None]],
+                    AbstractAsyncContextManager["TableAnnouncer | NoAnnouncer"]]
 
 
 @dataclass
@@ -63,7 +68,7 @@ class HostPlan:
     """Host a table of ``spec``: ``seats`` has exactly one ``me`` (the person)."""
 
     spec: GameSpec
-    options: Mapping[str, Any]
+    options: Options
     seats: Sequence[SeatSpec]
     port: int = 0
     bind: str = "0.0.0.0"
@@ -95,7 +100,7 @@ class ResumePlan:
     path: Path
 
 
-def hosting_announcer(spec: GameSpec, options: Mapping[str, Any], seats: Sequence[SeatSpec], me: Identity,
+def hosting_announcer(spec: GameSpec, options: Options, seats: Sequence[SeatSpec], me: Identity,
                       args: argparse.Namespace | None = None, deals: int | None = None) -> Announce:
     """Announce a table hosted from the screen on the LAN, as ``p2pcards host`` does
     (``args``: its LAN settings; default: every interface, the default TTL)."""
@@ -139,16 +144,18 @@ class LanTable(ScreenTable):
         return PacedBot(player, lambda: self.pace(self.model.speed if self.model is not None else self.speed),
                         self.gate)
 
-    def _table_started(self, info: dict[str, Any]) -> None:
-        """The genesis is known: build the table screen's model with its seats."""
-        spec = self.registry.games[info["game"]]
-        mine = [s["seat"] for s in info["seats"]
-                if s["seat"] in info["local_seats"] and s["bot"] is None and s["fingerprint"] == self.me.fingerprint]
+    def _table_started(self, info: Mapping[str, object]) -> None:
+        """The genesis is known (the table's description, :func:`~p2pcards.net.peer.describe_table`):
+        build the table screen's model with its seats."""
+        spec = self.registry.games[need_str(info, "game")]
+        local = numbers(info["local_seats"])
+        labels = [SeatLabel(need_int(s, "seat"), need_str(s, "name"), maybe_str(s, "bot"), maybe_str(s, "runs_on"),
+                            maybe_str(s, "fingerprint")) for s in records(info["seats"])]
+        mine = [s.seat for s in labels if s.seat in local and s.bot is None and s.fingerprint == self.me.fingerprint]
         seat = mine[0]
-        labels = [SeatLabel(s["seat"], s["name"], s["bot"], s["runs_on"], s["fingerprint"]) for s in info["seats"]]
-        self.table_id = info["table"]
-        path = str(log_path(self.data_dir, bytes.fromhex(info["table"]), seat))
-        model = TableModel(GameInfo.of(spec, info["options"]), labels, seat, self.text, speed=self.speed,
+        self.table_id = table_id = need_str(info, "table")
+        path = str(log_path(self.data_dir, bytes.fromhex(table_id), seat))
+        model = TableModel(GameInfo.of(spec, options_of(info["options"])), labels, seat, self.text, speed=self.speed,
                            here=self.me.fingerprint, log_path=path)
         model.catching_up = isinstance(self.plan, ResumePlan)  # until the person's replica is rebuilt from its log
         self._attach(model)
@@ -212,7 +219,7 @@ class LanTable(ScreenTable):
                 lan.seats(taken, total)
                 self.lobby.say("seats", t("lobby_seats", taken=taken, total=total))
 
-            def on_table(info: dict[str, Any]) -> None:
+            def on_table(info: Mapping[str, object]) -> None:
                 lan.close()
                 self._table_started(info)
 
@@ -222,7 +229,7 @@ class LanTable(ScreenTable):
                              on_listening=on_listening, on_seats=on_seats, on_link=self._on_link,
                              person=self.person, wrap_bot=self._pace, hints=plan.hints, recorder=self.history)
 
-    def _line(self, obj: dict[str, Any], text: str) -> None:
+    def _line(self, obj: Mapping[str, object], text: str) -> None:
         """A line of the LAN announcer (``announced``) for the lobby."""
         if obj.get("type") == "announced":
             self.lobby.say("announced", self.text("lobby_announced", name=obj.get("name", "?")))
@@ -235,9 +242,10 @@ class LanTable(ScreenTable):
             host, port, expect = await plan.locate()
         self.lobby.wait(t("lobby_connecting", address=f"{host}:{port}"))
 
-        def on_seated(info: dict[str, Any]) -> None:
-            self.lobby.say("seated", t("lobby_seated", seat=info["seat"] + 1, game=self.lobby.game_title(info["game"]),
-                                       host=info["host"]["name"]))
+        def on_seated(info: Mapping[str, object]) -> None:
+            self.lobby.say("seated", t("lobby_seated", seat=need_int(info, "seat") + 1,
+                                       game=self.lobby.game_title(need_str(info, "game")),
+                                       host=mapping(info["host"])["name"]))
             self.lobby.wait(t("lobby_start"))
 
         await join_table(host, port, me=self.me, registry=self.registry, data_dir=self.data_dir,
@@ -249,9 +257,9 @@ class LanTable(ScreenTable):
     async def _resume(self, plan: ResumePlan) -> None:
         t = self.text
 
-        def on_resumed(info: dict[str, Any]) -> None:
-            self.lobby.say("resumed", t("lobby_resumed", table=info["table"][:16],
-                                        game=self.lobby.game_title(info["game"]), deals=info["deals_done"]))
+        def on_resumed(info: Mapping[str, object]) -> None:
+            self.lobby.say("resumed", t("lobby_resumed", table=need_str(info, "table")[:16],
+                                        game=self.lobby.game_title(need_str(info, "game")), deals=info["deals_done"]))
             self.lobby.wait(t("lobby_reconnecting"))
 
         await resume_table(plan.path, me=self.me, registry=self.registry, data_dir=self.data_dir,
@@ -259,8 +267,12 @@ class LanTable(ScreenTable):
                            person=self.person, on_link=self._on_link, recorder=self.history)
 
 
+#: What sees each screen of a LAN table before it runs: the lobby's application, then the table's.
+OnApp = Callable[[Application[str | None] | Application[None]], None]
+
+
 def lan_screens(table: LanTable, *, input: Input | None = None, output: Output | None = None,
-                on_app: Callable[[Application[Any]], None] | None = None) -> Callable[[], Awaitable[None]]:
+                on_app: OnApp | None = None) -> Callable[[], Awaitable[None]]:
     """The screens of a LAN table in turn: the lobby, then (once the table started) the
     table; ``on_app`` sees each application before it runs (tests type along)."""
 

@@ -330,7 +330,7 @@ def overlay_title(model: TableModel) -> str:
     t = model.text
     kind = model.overlay
     if kind == "summary" and model.summary is not None:
-        return t("summary_title", n=model.summary["deal"] + 1)
+        return model.summary_title()
     return {
         "help": t("help_title"), "scores": t("scores"), "last": t("last_trick"), "quit": t("quit_title"),
         "final": t("final_title" if (model.final or {}).get("winner") is not None else "final_title_stopped"),

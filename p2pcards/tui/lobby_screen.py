@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -132,7 +131,7 @@ class LobbyModel:
 
 
 def build_lobby_app(model: LobbyModel, *, input: Input | None = None,
-                    output: Output | None = None) -> Application[Any]:
+                    output: Output | None = None) -> Application[str | None]:
     """The lobby screen; its result is ``"table"`` when the table started, else None."""
     kb = KeyBindings()
 
@@ -153,7 +152,7 @@ def build_lobby_app(model: LobbyModel, *, input: Input | None = None,
                    style="class:title")
     body = Window(FormattedTextControl(lambda: model.fragments(get_app().output.get_size().columns)))
     keys = Window(FormattedTextControl(lambda: [("class:keys", model.keys_line())]), height=1, style="class:keys")
-    app: Application[Any] = Application(
+    app: Application[str | None] = Application(
         layout=Layout(HSplit([title, Window(height=1), body, keys])),
         key_bindings=kb,
         style=LOBBY_STYLE,
@@ -171,7 +170,7 @@ def build_lobby_app(model: LobbyModel, *, input: Input | None = None,
     return app
 
 
-def end_if_ended(app: Application[Any], model: LobbyModel) -> Callable[[], None]:
+def end_if_ended(app: Application[str | None], model: LobbyModel) -> Callable[[], None]:
     """A ``pre_run`` for the lobby application: if the model ended before the application
     ran (a very fast table), end the application at once."""
 

@@ -27,10 +27,9 @@ screens"), and its words from the game's own texts.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from p2pcards.core import PLAY, Card, Decision, Line, pretty
+from p2pcards.core import PLAY, Card, Decision, Legal, Line, Plain, pretty
 from p2pcards.identity import told_apart
 from p2pcards.players.hints import Hint
 from p2pcards.tui.cards import SUIT_ORDER, card_label, is_red, sort_hand
@@ -62,8 +61,6 @@ __all__ = [
 #: The smallest terminal the table is laid out in (columns, rows).
 MIN_COLS = 72
 MIN_ROWS = 20
-
-Choice = Any
 
 
 def too_small(cols: int, rows: int) -> bool:
@@ -101,7 +98,7 @@ class TableModel(TableKeys, TableWindows):
         self.log_path = log_path
         self.snap = Snapshot()
         self.decision: Decision | None = None
-        self.legal: list[Choice] = []
+        self.legal: list[Legal] = []
         #: how many decisions the person has been asked so far
         self.asked = 0
         self.cursor = 0
@@ -111,9 +108,9 @@ class TableModel(TableKeys, TableWindows):
         self.popup: str | None = None
         #: windows that wait for a key, in order: summary, final, error
         self.modal: list[str] = []
-        self.summary: dict[str, Any] | None = None
-        self.final: dict[str, Any] | None = None
-        self.history: list[dict[str, Any]] = []
+        self.summary: Mapping[str, object] | None = None
+        self.final: Mapping[str, object] | None = None
+        self.history: list[Mapping[str, object]] = []
         self.error: str | None = None
         #: seats whose process's link is down (they may be reconnecting)
         self.offline: set[int] = set()
@@ -121,7 +118,7 @@ class TableModel(TableKeys, TableWindows):
         self.alert = ""
         self.message = ""
         self.finished = False
-        self.on_choice: Callable[[Choice], None] = lambda choice: None
+        self.on_choice: Callable[[Plain], None] = lambda choice: None
         self.on_continue: Callable[[], None] = lambda: None
         self.on_exit: Callable[[], None] = lambda: None
         #: the person left with Ctrl-C (an interrupt: exit status 130)
@@ -153,7 +150,7 @@ class TableModel(TableKeys, TableWindows):
         self._clamp()
         self._changed()
 
-    def caught_up(self, deals: list[dict[str, Any]]) -> None:
+    def caught_up(self, deals: Sequence[Mapping[str, object]]) -> None:
         """The replica is rebuilt (the first snapshot of a table taken up again): the deals
         that closed before, as the ``deal`` events they were, keep their place in the
         deals panel."""
@@ -161,7 +158,7 @@ class TableModel(TableKeys, TableWindows):
             self.catching_up = False
             self.history = list(deals) + self.history
 
-    def ask(self, decision: Decision, legal: Sequence[Choice]) -> None:
+    def ask(self, decision: Decision, legal: Sequence[Legal]) -> None:
         """The table asks the person to decide; the answer goes to ``on_choice``."""
         self.decision = decision
         self.legal = list(legal)
@@ -195,7 +192,7 @@ class TableModel(TableKeys, TableWindows):
         self.alert = t("refused_nobody") if blame is None else t("refused_blame", name=self.name(blame))
         self._changed()
 
-    def deal_over(self, event: dict[str, Any]) -> None:
+    def deal_over(self, event: Mapping[str, object]) -> None:
         """A ``deal`` event of the person's replica: show its summary until a key."""
         self.alert = ""
         self.history.append(event)
@@ -241,7 +238,7 @@ class TableModel(TableKeys, TableWindows):
         label = self.button("decline") if choice is None else self.choice_label(choice)
         return t("hint_choice", choice=label, why=why)
 
-    def _point_at(self, choice: Choice) -> None:
+    def _point_at(self, choice: Plain) -> None:
         """Put the cursor on ``choice``: a card of a play, the cards of a pick (marked), an
         item of a list of choices."""
         decision = self.decision
@@ -271,7 +268,7 @@ class TableModel(TableKeys, TableWindows):
         self.finish_offered = False
         self._changed()
 
-    def table_over(self, event: dict[str, Any]) -> None:
+    def table_over(self, event: Mapping[str, object]) -> None:
         """The ``final`` event: the match (or the table's deals) is over."""
         self.final = event
         self.finished = True
@@ -336,7 +333,7 @@ class TableModel(TableKeys, TableWindows):
         return {c for c in self.legal if isinstance(c, int)}
 
     @property
-    def swap(self) -> Choice | None:
+    def swap(self) -> Legal | None:
         """A play decision's choice that is not a card (an exchange the game allows, such
         as a card for the face-up trump card) when there is one now, else None."""
         if self.decision is None or self.decision.kind != PLAY:
@@ -556,7 +553,7 @@ class TableModel(TableKeys, TableWindows):
             return t("prompt_play", keys=self.card_keys())
         return t("prompt_wait")
 
-    def choice_label(self, choice: Choice) -> str:
+    def choice_label(self, choice: Plain) -> str:
         """A choice that is not a card, in the game's words (as it is when it has none)."""
         for c, line in self.snap.choices:
             if c == choice and line is not None:
@@ -570,7 +567,7 @@ class TableModel(TableKeys, TableWindows):
             return None
         return self.text("prompt_extra", choice=self.choice_label(swap))
 
-    def choice_options(self) -> list[tuple[Choice, str, bool, bool]]:
+    def choice_options(self) -> list[tuple[Legal, str, bool, bool]]:
         """A list of choices' dialog (e.g. a trump suit): ``(choice, label, red, under cursor)``,
         labelled in the game's words."""
         out = []

@@ -20,10 +20,11 @@ nothing is sent: a replay only reads the log.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
@@ -42,6 +43,8 @@ from p2pcards.words import Text
 __all__ = ["FINAL", "SUMMARY", "ReplayModel", "build_replay_app", "replay_match", "run_replay",
            "seat_of_log"]
 
+
+_T = TypeVar("_T")
 
 #: Frames that are not a step of a deal: a deal's result, the match's end.
 SUMMARY = -1
@@ -274,11 +277,11 @@ class ReplayModel(TableModel):
     def who(self, seat: int | None) -> str:
         return self.name(seat)
 
-    def _nobody_is_me(self, fn: Callable[..., Any], *args: Any) -> Any:
+    def _nobody_is_me(self, fn: Callable[[], _T]) -> _T:
         me = self.me
         self.me = -1
         try:
-            return fn(*args)
+            return fn()
         finally:
             self.me = me
 
@@ -287,11 +290,11 @@ class ReplayModel(TableModel):
             return [(" & ".join(self.name(s) for s in team), tuple(team)) for team in self.game.teams]
         return [(self.name(s), (s,)) for s in range(self.game.seats)]
 
-    def verdict_line(self, audit: Any) -> str:
-        return str(self._nobody_is_me(super().verdict_line, audit))
+    def verdict_line(self, audit: Mapping[str, object]) -> str:
+        return self._nobody_is_me(functools.partial(super().verdict_line, audit))
 
     def final_lines(self) -> list[str]:
-        return list(self._nobody_is_me(super().final_lines))
+        return self._nobody_is_me(super().final_lines)
 
     def seat_panel(self, seat: int) -> SeatPanel:
         panel = super().seat_panel(seat)
@@ -435,7 +438,7 @@ def create_replay_key_bindings(model: ReplayModel) -> KeyBindings:
 
 
 def build_replay_app(model: ReplayModel, *, input: Input | None = None,
-                     output: Output | None = None) -> Application[Any]:
+                     output: Output | None = None) -> Application[None]:
     """The full-screen replay of ``model``: the table screen with the replay's keys; exits on ``q``."""
     return build_app(model, input=input, output=output, key_bindings=create_replay_key_bindings(model), mouse=False)
 

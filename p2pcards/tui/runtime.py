@@ -30,16 +30,16 @@ import logging
 import math
 import os
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final, TypeVarTuple
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from p2pcards.core import PLAY, Decision, GameRegistry, GameSpec, SeatView
+from p2pcards.core import PLAY, Decision, GameRegistry, GameSpec, Options, Plain, SeatView
 from p2pcards.history.db import Recorder
 from p2pcards.identity import Identity
 from p2pcards.net import LocalSeat, NetError, ResumeError, log_path, make_table, memory_mesh, single_error
@@ -57,6 +57,7 @@ from p2pcards.net.store import (
 from p2pcards.players import TABLE_LEVEL, Player, bot_budget, make_player
 from p2pcards.players.hints import HINT_MS, Hint, frozen_view, rest_is_forced, suggest
 from p2pcards.table.events import DealClosed, Ended, TableEvent
+from p2pcards.table.table import Table
 from p2pcards.table.transcript import Genesis, SeatInfo, parse_message
 from p2pcards.tui.model import GameInfo, SeatLabel, TableModel, snapshot_of
 from p2pcards.words import Text
@@ -64,6 +65,9 @@ from p2pcards.words import Text
 __all__ = ["BOT_NAMES", "Gate", "LocalTable", "PacedBot", "PersonPlayer", "ScreenTable", "throw_away"]
 
 log = logging.getLogger("p2pcards.tui")
+
+#: The arguments of a function run later (:meth:`ScreenTable.soon`, ``_spawn``).
+_Args = TypeVarTuple("_Args")
 
 #: Names of the computer players, by seat (seat 0 is the person).
 BOT_NAMES = ("", "Ana", "Rui", "Inês")
@@ -110,7 +114,7 @@ class PersonPlayer:
     def __init__(self, model: TableModel | None) -> None:
         self.model = model
         self._answer: trio.Event | None = None
-        self._choice: Any = None
+        self._choice: Plain = None
         #: the decision the person is asked now, with the view it was asked in (None: none)
         self.pending: tuple[SeatView, Decision] | None = None
         #: called (in trio) with the view and the decision each time the person is asked
@@ -122,14 +126,14 @@ class PersonPlayer:
         self.deal = -1
         self.at = -1
 
-    def observe(self, table: Any) -> None:
+    def observe(self, table: Table) -> None:
         """Called by the node after every change of the person's replica."""
         if self.model is not None:
             self.model.hints_allowed = bool(getattr(getattr(table, "genesis", None), "hints", True))
             self.model.caught_up([r.to_json() for r in getattr(table, "results", ())])
             self.model.update(snapshot_of(table))
 
-    async def achoose(self, view: SeatView, decision: Decision) -> Any:
+    async def achoose(self, view: SeatView, decision: Decision) -> Plain:
         """Show the decision on the screen and wait for the person's answer; while the
         person finishes a forced deal (``f``), a decision with one choice is answered at
         once, and one with more is asked as usual (and ends the finishing)."""
@@ -158,11 +162,11 @@ class PersonPlayer:
             self.pending = None
         return self._choice
 
-    def choose(self, view: SeatView, decision: Decision) -> Any:
+    def choose(self, view: SeatView, decision: Decision) -> Plain:
         """The plain Player interface: never used, the node awaits :meth:`achoose`."""
         raise RuntimeError("the person's seat decides on the screen (achoose)")
 
-    def deliver(self, choice: Any) -> None:
+    def deliver(self, choice: Plain) -> None:
         """The person's answer (called in trio, through the token)."""
         if self._answer is not None and not self._answer.is_set():
             self._choice = choice
@@ -177,7 +181,7 @@ class PacedBot:
         self.pace = pace
         self.gate = gate
 
-    async def achoose(self, view: SeatView, decision: Decision) -> Any:
+    async def achoose(self, view: SeatView, decision: Decision) -> Plain:
         """Wait for the gate, decide, and wait out the rest of the pace.  Leading a new
         trick waits twice as long, so that the trick just won stays on the table a moment.
         A bot that ``thinks`` (searches) does so in a worker thread, and its thinking time
@@ -186,7 +190,7 @@ class PacedBot:
         delay = self.pace()
         if decision.kind == PLAY and not view.trick and view.tricks:
             delay *= 2
-        choice: Any
+        choice: Plain
         if getattr(self.inner, "thinks", False):  # a searching bot: its thinking counts as the pause
             started = trio.current_time()
             choice = await trio.to_thread.run_sync(self.inner.choose, view, decision)
@@ -198,7 +202,7 @@ class PacedBot:
             await self.gate.wait()
         return choice
 
-    def choose(self, view: SeatView, decision: Decision) -> Any:  # the plain Player interface
+    def choose(self, view: SeatView, decision: Decision) -> Plain:  # the plain Player interface
         return self.inner.choose(view, decision)
 
 
@@ -289,7 +293,7 @@ class ScreenTable:
     def _where(self) -> tuple[Path | None, bytes | str | None]:
         return getattr(self, "data_dir", None), getattr(self, "table_id", None)
 
-    def _chosen(self, choice: Any) -> None:
+    def _chosen(self, choice: Plain) -> None:
         """The person decided: whether a hint shown for this decision was followed goes to
         the history, then the choice to the person's seat."""
         hinted, self._hinted = self._hinted, None
@@ -310,7 +314,7 @@ class ScreenTable:
         if not self._spawn(self._hint, view, decision, model.asked, self.person.deal, self.person.at):
             model.show_hint(None, model.asked)  # "no hint"
 
-    def _spawn(self, fn: Callable[..., Any], *args: Any) -> bool:
+    def _spawn(self, fn: Callable[[*_Args], Awaitable[object]], *args: *_Args) -> bool:
         """Start ``fn(*args)`` among the table's tasks; False when they are over."""
         if self._tasks is None:
             return False
@@ -364,7 +368,7 @@ class ScreenTable:
         self.person.finishing = True
 
     # ------------------------------------------------------------------ from the screen
-    def soon(self, fn: Callable[..., object], *args: Any) -> None:
+    def soon(self, fn: Callable[[*_Args], object], *args: *_Args) -> None:
         """Run ``fn(*args)`` in trio as soon as possible (safe from the screen's callbacks)."""
         if self._token is None:
             return
@@ -444,7 +448,7 @@ class LocalTable(ScreenTable):
     def __init__(
         self,
         spec: GameSpec,
-        options: Mapping[str, Any],
+        options: Options,
         *,
         me: Identity,
         text: Text,

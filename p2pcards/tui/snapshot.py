@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
-from p2pcards.core import PLAY, Card, DealState, Decision, GameSpec, Line
+from p2pcards.core import PLAY, Card, DealState, Decision, GameSpec, Legal, Line, Options
 from p2pcards.core.view import SeatView
+from p2pcards.table.table import Table
 from p2pcards.words import game_word
 
 __all__ = ["GameInfo", "HandCard", "SeatLabel", "SeatPanel", "Snapshot", "replay_snapshot", "snapshot_of"]
@@ -29,14 +30,14 @@ class GameInfo:
     seats: int
     teams: tuple[tuple[int, ...], ...] | None = None
     clockwise: bool = False
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Options = field(default_factory=dict)
     titles: Mapping[str, str] = field(default_factory=dict)
     trumps: bool = True
     counts: tuple[str, ...] = ("tricks",)
     spec: GameSpec | None = field(default=None, compare=False, repr=False)
 
     @classmethod
-    def of(cls, spec: GameSpec, options: Mapping[str, Any]) -> GameInfo:
+    def of(cls, spec: GameSpec, options: Options) -> GameInfo:
         titles = {lang: spec.text(lang, "title") for lang in spec.texts}
         return cls(spec.name, spec.title, spec.seats, spec.teams, spec.clockwise, dict(options), titles,
                    spec.trumps, tuple(spec.counts), spec)
@@ -94,7 +95,7 @@ class Snapshot:
     points_won: tuple[int, ...] = ()
     totals: tuple[int, ...] = ()
     active: tuple[int, ...] = ()
-    info: Mapping[str, Any] = field(default_factory=dict)
+    info: Mapping[str, object] = field(default_factory=dict)
     strength: Mapping[str, int] = field(default_factory=dict)
     in_deal: bool = False
     #: seats voted out: their cards are dealt face up (``dummy_hands``), every peer plays them
@@ -110,20 +111,34 @@ class Snapshot:
     facts: tuple[Line, ...] = ()
     notes: tuple[Line, ...] = ()
     dialog: tuple[Line, ...] = ()
-    choices: tuple[tuple[Any, Line | None], ...] = ()
+    choices: tuple[tuple[Legal, Line | None], ...] = ()
     #: why each card of the person's hand that may not be played now is refused, in the
     #: game's words (:meth:`~p2pcards.core.deal.DealState.refusal`), while the person plays
     refusals: Mapping[int, Line] = field(default_factory=dict)
 
 
-def snapshot_of(table: Any) -> Snapshot:
+class _Table(TypedDict, total=False):
+    """The fields of a :class:`Snapshot` that come from the table, not from the deal's view."""
+
+    deal: int
+    stage: str
+    phase: str
+    committed: int
+    expected: int | None
+    totals: tuple[int, ...]
+    dummies: tuple[int, ...]
+    voted_out: bool
+    dummy_hands: Mapping[int, tuple[Card, ...]]
+
+
+def snapshot_of(table: Table) -> Snapshot:
     """Copy what the person may see out of a live :class:`~p2pcards.table.table.Table`."""
     stage = "over" if table.finished else str(table.stage)
     party = table.party
     phase = str(getattr(party.phase, "value", party.phase))
     totals = tuple(table.match.totals) if table.match is not None else ()
-    dummies = tuple(getattr(table, "dummies", ()))
-    base: dict[str, Any] = {
+    dummies = tuple(table.dummies)
+    base: _Table = {
         "deal": table.deal_no,
         "stage": stage,
         "phase": phase,
@@ -131,7 +146,7 @@ def snapshot_of(table: Any) -> Snapshot:
         "expected": table.expected(),
         "totals": totals,
         "dummies": dummies,
-        "voted_out": bool(getattr(table, "voted_out", False)),
+        "voted_out": bool(table.voted_out),
     }
     game = table.game
     view = table.view()
@@ -145,8 +160,7 @@ def replay_snapshot(game: DealState, seat: int, *, deal: int, totals: Sequence[i
     """What ``seat`` saw of ``game`` (a deal being replayed from a transcript) at this
     point: its own cards where they are known, and with ``open_hands`` every other seat's
     cards face up (the audit opened the deck).  No decision is asked of anybody."""
-    base: dict[str, Any] = {"deal": deal, "stage": "over" if game.over else "play", "phase": "deal",
-                            "totals": tuple(totals)}
+    base: _Table = {"deal": deal, "stage": "over" if game.over else "play", "phase": "deal", "totals": tuple(totals)}
     view = SeatView(game, seat, totals)
     if open_hands:
         base["dummy_hands"] = {s: tuple(c for c in game.deck.hand_cards(s) if c is not None)
@@ -154,7 +168,7 @@ def replay_snapshot(game: DealState, seat: int, *, deal: int, totals: Sequence[i
     return _in_deal(game, view, base, ask=False)
 
 
-def _in_deal(game: DealState, view: SeatView, base: dict[str, Any], *, ask: bool) -> Snapshot:
+def _in_deal(game: DealState, view: SeatView, base: _Table, *, ask: bool) -> Snapshot:
     """The snapshot of a deal in progress for ``view``'s seat; ``ask``: fill in the dialog
     of the seat's pending decision (a live table), else leave it out (a replay)."""
     step = game.step()
@@ -184,7 +198,7 @@ def _in_deal(game: DealState, view: SeatView, base: dict[str, Any], *, ask: bool
             giver = ev.get("seat")
     me = view.seat
     dialog: tuple[Line, ...] = ()
-    choices: tuple[tuple[Any, Line | None], ...] = ()
+    choices: tuple[tuple[Legal, Line | None], ...] = ()
     refusals: dict[int, Line] = {}
     if ask and me in deciding:
         dialog = tuple(game.decision_lines(me))

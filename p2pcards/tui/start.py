@@ -15,11 +15,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import textwrap
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import trio
 from prompt_toolkit.application import Application, get_app
@@ -29,7 +28,6 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
-from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
@@ -40,13 +38,21 @@ from p2pcards.tui.app import INTERRUPTED, play_local, run_with_trio
 from p2pcards.tui.lan import HostPlan, JoinPlan, ResumePlan, hosting_announcer, net_failure, play_lan
 from p2pcards.tui.logfile import screen_logging
 from p2pcards.tui.start_model import MENU, MENU_KEYS, LanEntry, SavedEntry, StartChoice, StartModel
+from p2pcards.tui.start_views import VIEWS, Body
 from p2pcards.words import Text
+
+if TYPE_CHECKING:
+    from p2pcards.discovery.base import Discovery
+    from p2pcards.discovery.record import OpenTable, TableEvent
+    from p2pcards.net.store import Manifest
 
 __all__ = ["build_start_app", "run_start_screen", "saved_tables", "start_fragments", "lan_entry"]
 
 log = logging.getLogger("p2pcards.tui")
 
-OpenDiscovery = Callable[[], AbstractAsyncContextManager[Any]]
+OpenDiscovery = Callable[[], AbstractAsyncContextManager["Discovery"]]
+#: Why a table seen on the LAN cannot be joined, in the screen's words (None: it can).
+Judge = Callable[["OpenTable"], str | None]
 
 START_STYLE = Style([
     ("title", "bg:#1f3b2d #ffffff bold"),
@@ -61,17 +67,7 @@ START_STYLE = Style([
 ])
 
 
-def _click(action: Callable[[], None]) -> Callable[[MouseEvent], object]:
-    def handler(event: MouseEvent) -> object:
-        if event.event_type == MouseEventType.MOUSE_UP:
-            action()
-            return None
-        return NotImplemented
-
-    return handler
-
-
-def lan_entry(table: Any, reason: str | None) -> LanEntry:
+def lan_entry(table: OpenTable, reason: str | None) -> LanEntry:
     """A discovery :class:`~p2pcards.discovery.record.OpenTable` as the start screen lists it."""
     from p2pcards.discovery import order_addresses
 
@@ -93,130 +89,16 @@ def lan_entry(table: Any, reason: str | None) -> LanEntry:
 def start_fragments(model: StartModel, rows: int | None = None, columns: int | None = None) -> StyleAndTextTuples:
     """The body of the start screen for the current view (on a screen of ``rows`` by
     ``columns``, when known: the past games and the statistics show a page of what fits)."""
-    t = model.text
     if rows is not None and columns is not None:
         model.fit(rows, columns)
-    out: StyleAndTextTuples = []
-    view = model.view
-
-    def line(style: str, text: str, action: Callable[[], None] | None = None) -> None:
-        if action is None:
-            out.append((style, text))
-        else:
-            out.append((style, text, _click(action)))
-        out.append(("", "\n"))
-
-    if view == "menu":
-        labels = {"play": t("start_play"), "host": t("start_host"), "lan": t("start_lan"),
-                  "join": t("start_join"), "saved": t("start_saved"), "past": t("start_past"),
-                  "stats": t("start_stats"), "web": t("start_web"), "quit": t("start_quit")}
-        for i, item in enumerate(MENU):
-            style = "class:item.cursor" if i == model.cursor else "class:item"
-
-            def choose(i: int = i) -> None:
-                model.cursor = i
-                model.enter()
-
-            line(style, f"  {MENU_KEYS[item]}. {labels[item]}  ", choose)
-    elif view in ("play", "host"):
-        form = model.active_form
-        for i, row in enumerate(form.rows()):
-            style = "class:item.cursor" if i == model.row else "class:item"
-            if row == "start":
-                line("", "")
-
-                def start(i: int = i) -> None:
-                    model.row = i
-                    model.enter()
-
-                line(style, f"  [ {t('start_open' if view == 'host' else 'start_go')} ]  ", start)
-                continue
-            spec = form.spec
-            fixed = {"game": t("start_game"), "level": t("start_level"), "remote": t("start_remote"),
-                     "hints": t("start_hints")}
-            label = fixed[row] if row in fixed else spec.text(t.lang, f"option.{row}")
-
-            def bump(i: int = i) -> None:
-                model.row = i
-                model.right()
-
-            value = form.label(row, t.lang)  # the game's words: its title, its option values' labels
-            if row == "level" and f"level_{value}" in t:  # the choice stays the CLI's word; the screen translates it
-                value = t(f"level_{value}")
-            elif row == "hints":
-                value = t(f"start_hints_{value}")
-            out.append((style, f"  {label:<18}", _click(bump)))
-            out.append(("class:value", f" ◀ {value} ▶", _click(bump)))
-            out.append(("", "\n"))
-            helps = [spec.text(t.lang, f"option.{o.name}.help") for o in spec.options if o.name == row]
-            if row == "game":
-                helps = [spec.text(t.lang, "description")]
-            if helps and helps[0]:  # under its row, wrapped: read whole whatever the width
-                for part in textwrap.wrap(helps[0], max(model.width - 6, 20)):
-                    line("class:help", f"      {part}")
-    elif view == "lan":
-        if not model.discovery:
-            line("class:placeholder", "  " + t("lan_placeholder"))
-        elif model.lan_problem:
-            line("class:error", f"  {model.lan_problem}")
-        tables = model.tables()
-        if model.discovery and not tables and not model.lan_problem:
-            line("class:help", "  " + t("lan_none"))
-        for i, e in enumerate(tables):
-            style = "class:item.cursor" if i == model.lan_cursor else "class:item"
-            text = t("lan_entry", game=model.game_title(e.game), host=e.host, address=f"{e.address}:{e.port}",
-                     free=t.plural("free_seats", e.free))
-            line(style, f"  {e.name}: {text}" + (f" ({e.reason})" if e.reason else ""))
-    elif view == "saved":
-        line("class:help", "  " + (t("saved_help") if model.saved else t("saved_none")))
-        for i, sv in enumerate(model.saved):
-            style = "class:item.cursor" if i == model.saved_cursor else "class:item"
-
-            def pick(i: int = i) -> None:
-                model.saved_cursor = i
-                model.enter()
-
-            for k, part in enumerate(textwrap.wrap(model.saved_line(sv), max(model.width - 2, 20),
-                                                   subsequent_indent="    ")):
-                line(style if k == 0 else "class:item", f"  {part}", pick)
-    elif view == "past":
-        shown = model.past_window()
-        if not model.past:
-            line("class:help", "  " + t("past_none"))
-        else:
-            where = t("past_position", first=shown.start + 1, last=shown.stop, n=len(model.past))
-            line("class:help", f"  {t('past_help')} · {where}")
-        for i in shown:
-
-            def replay(i: int = i) -> None:
-                model.past_cursor = i
-                model.enter()
-
-            style = "class:item.cursor" if i == model.past_cursor else (
-                "class:item" if model.past[i].path is not None else "class:help")  # unreadable: not offered
-            line(style, f"  {model.past_line(model.past[i])}", replay)
-    elif view == "stats":
-        page, top, total = model.stats_window()
-        if total > len(page):
-            line("class:help", "  " + t("past_position", first=top + 1, last=top + len(page), n=total))
-        for text in page:
-            line("class:item", f"  {text}")
-    elif view == "join":
-        line("", f"  {t('start_address')}: ")
-        line("class:value", f"  {model.address}█")
-    elif view == "name":
-        line("", f"  {t('start_name')}: ")
-        line("class:value", f"  {model.name}█")
-        line("", "")
-        for part in textwrap.wrap(t("start_name_help"), max(model.width - 2, 20)):
-            line("class:help", f"  {part}")
-    elif view == "message":
-        for para in model.message.split("\n"):
-            line("class:placeholder", f"  {para}")
+    body = Body()
+    view = VIEWS.get(model.view)
+    if view is not None:
+        view(model, body)
     if model.error:
-        line("", "")
-        line("class:error", f"  {model.error}")
-    return out
+        body.line("", "")
+        body.line("class:error", f"  {model.error}")
+    return body.out
 
 
 def create_start_key_bindings(model: StartModel) -> KeyBindings:
@@ -297,7 +179,7 @@ def build_start_app(model: StartModel, *, input: Input | None = None,
 class _Browser:
     """The trio task that keeps the LAN list live (a guest of the screen's loop)."""
 
-    def __init__(self, model: StartModel, open_disco: OpenDiscovery | None, judge: Callable[[Any], str | None]):
+    def __init__(self, model: StartModel, open_disco: OpenDiscovery | None, judge: Judge):
         self.model = model
         self.open_disco = open_disco
         self.judge = judge
@@ -325,7 +207,7 @@ class _Browser:
         """Trio itself ended with an error: the list says so; the screen goes on."""
         self.model.discovery_failed(f"{type(exc).__name__}: {exc}")
 
-    def _seen(self, event: Any) -> None:
+    def _seen(self, event: TableEvent) -> None:
         self.model.table_seen(event.kind, lan_entry(event.table, self.judge(event.table)))
 
     def cancel(self) -> None:
@@ -337,7 +219,7 @@ class _Browser:
             pass
 
 
-def _discovery() -> tuple[OpenDiscovery | None, Callable[[GameRegistry, Text], Callable[[Any], str | None]]]:
+def _discovery() -> tuple[OpenDiscovery | None, Callable[[GameRegistry, Text], Judge]]:
     """``open_discovery`` and a judge of joinability (why a table cannot be joined, in the
     screen's language), or (None, ...) when discovery is absent."""
     try:
@@ -346,8 +228,8 @@ def _discovery() -> tuple[OpenDiscovery | None, Callable[[GameRegistry, Text], C
     except ImportError:
         return None, lambda registry, text: (lambda table: None)
 
-    def judge(registry: GameRegistry, text: Text) -> Callable[[Any], str | None]:
-        def why(table: Any) -> str | None:
+    def judge(registry: GameRegistry, text: Text) -> Judge:
+        def why(table: OpenTable) -> str | None:
             problem = joinable_problem(table, registry.games, PROTO)
             return None if problem is None else text(f"lan_why_{problem[0]}", **problem[1])
 
@@ -400,7 +282,7 @@ def _scores(data_dir: Path) -> dict[str, tuple[tuple[int, ...], int]]:
         return {}
 
 
-def _others(path: Path, manifest: Any) -> tuple[str, ...]:
+def _others(path: Path, manifest: Manifest) -> tuple[str, ...]:
     """The names of the other seats (all but the person's own; at a table with no person's
     seat, all but this process's), from the table's genesis (the first message of one of
     its logs); () when it cannot be read."""
@@ -481,6 +363,45 @@ def _replay_chosen(registry: GameRegistry, choice: StartChoice, *, lang: str, in
         return Text(lang)("past_failed", error=str(exc)), 1
 
 
+def _start_model(registry: GameRegistry, text: Text, me: Identity, data_dir: Path | None, *, discovery: bool,
+                 on_name: Callable[[str], None]) -> StartModel:
+    """A fresh start screen for ``me``: its games, the saved tables and past games of ``data_dir``
+    (``discovery``: whether it lists the LAN's tables; ``on_name`` keeps a name typed in)."""
+    model = StartModel(list(registry.games.values()), text, discovery=discovery, name=me.name, ask_name=not me.named)
+    model.on_name = on_name
+    model.saved = saved_tables(data_dir, me)
+    model.history_from(data_dir)
+    return model
+
+
+def _new_table_chosen(registry: GameRegistry, choice: StartChoice, *, me: Identity, lang: str, speed: float,
+                      data_dir: Path | None, input: Input | None, output: Output | None) -> int:
+    """Play against the computer (``choice.kind`` ``play``) or host a LAN table with the
+    person at it (``host``), as the form said; the table's exit status."""
+    spec = registry.get(choice.game)
+    options = spec.resolve_options({k: str(v) for k, v in choice.options.items()})
+    if choice.kind == "play":
+        return play_local(spec, options, me=me, lang=lang, bots=choice.level, speed=speed, data_dir=data_dir,
+                          input=input, output=output)
+    seats = [SeatSpec("me")] + [SeatSpec("remote")] * choice.remote
+    seats += [SeatSpec("bot", choice.level)] * (spec.seats - len(seats))
+    plan = HostPlan(spec, options, seats, announce=hosting_announcer(spec, options, seats, me), hints=choice.hints)
+    return play_lan(registry, plan, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input, output=output)
+
+
+def _join_chosen(registry: GameRegistry, choice: StartChoice, *, me: Identity, lang: str, speed: float,
+                 data_dir: Path | None, input: Input | None, output: Output | None) -> tuple[str, int]:
+    """Join the table at ``choice``'s address -- or, when this identity's unfinished seat
+    there is saved, take it up again (:func:`_resume_chosen`); a message for the start
+    screen ('' for none) and the table's exit status."""
+    back = _joined_before(data_dir, me, choice.host, choice.port)
+    if back:
+        return _resume_chosen(registry, StartChoice("resume", path=back), me=me, lang=lang, speed=speed,
+                              data_dir=data_dir, input=input, output=output)
+    join = JoinPlan(choice.host, choice.port, expect_host=choice.fingerprint)
+    return "", play_lan(registry, join, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input, output=output)
+
+
 def _keep_name(named: list[Identity], me: Identity, rename: Callable[[str], Identity] | None, name: str) -> None:
     """The name typed on the start screen: kept (``rename``), the identity with it in ``named``."""
     named.append(rename(name) if rename is not None else Identity(me.signing_key, me.sealing_key, name, True))
@@ -521,12 +442,9 @@ def run_start_screen(
     past_at: int | None = None  # back from a replay: the past games again, at that row
     saved_again: str | None = None  # back from throwing a table away: "Your tables", saying so
     while True:
-        model = StartModel(list(registry.games.values()), text, discovery=opener is not None, name=me.name,
-                           ask_name=not me.named)
         named: list[Identity] = []
-        model.on_name = functools.partial(_keep_name, named, me, rename)
-        model.saved = saved_tables(data_dir, me)
-        model.history_from(data_dir)
+        model = _start_model(registry, text, me, data_dir, discovery=opener is not None,
+                             on_name=functools.partial(_keep_name, named, me, rename))
         if pending:
             model.show(pending)
             pending = ""
@@ -544,27 +462,12 @@ def run_start_screen(
         if choice is None:
             return INTERRUPTED if model.interrupted else 0
         status = 0
-        if choice.kind == "play":
-            spec = registry.get(choice.game)
-            options = spec.resolve_options({k: str(v) for k, v in choice.options.items()})
-            status = play_local(spec, options, me=me, lang=lang, bots=choice.level, speed=speed, data_dir=data_dir,
-                                input=input, output=output)
-        elif choice.kind == "host":
-            spec = registry.get(choice.game)
-            options = spec.resolve_options({k: str(v) for k, v in choice.options.items()})
-            seats = [SeatSpec("me")] + [SeatSpec("remote")] * choice.remote
-            seats += [SeatSpec("bot", choice.level)] * (spec.seats - len(seats))
-            plan = HostPlan(spec, options, seats, announce=hosting_announcer(spec, options, seats, me),
-                            hints=choice.hints)
-            status = play_lan(registry, plan, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input,
-                              output=output)
-        elif choice.kind == "join" and (back := _joined_before(data_dir, me, choice.host, choice.port)):
-            pending, status = _resume_chosen(registry, StartChoice("resume", path=back), me=me, lang=lang,
-                                             speed=speed, data_dir=data_dir, input=input, output=output)
+        if choice.kind in ("play", "host"):
+            status = _new_table_chosen(registry, choice, me=me, lang=lang, speed=speed, data_dir=data_dir,
+                                       input=input, output=output)
         elif choice.kind == "join":
-            join = JoinPlan(choice.host, choice.port, expect_host=choice.fingerprint)
-            status = play_lan(registry, join, me=me, lang=lang, speed=speed, data_dir=data_dir, input=input,
-                              output=output)
+            pending, status = _join_chosen(registry, choice, me=me, lang=lang, speed=speed, data_dir=data_dir,
+                                           input=input, output=output)
         elif choice.kind == "resume":
             pending, status = _resume_chosen(registry, choice, me=me, lang=lang, speed=speed, data_dir=data_dir,
                                              input=input, output=output)

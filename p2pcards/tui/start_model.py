@@ -25,9 +25,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from p2pcards.core import GameSpec
+from p2pcards.core import GameSpec, Options, OptionValue
 from p2pcards.history import HistoryError
 from p2pcards.players import PLAYER_LEVELS, TABLE_LEVEL
 from p2pcards.tui.start_past import PastEntry, past_games, stats_lines
@@ -71,7 +70,7 @@ class StartChoice:
 
     kind: str
     game: str = ""
-    options: dict[str, Any] = field(default_factory=dict)
+    options: Options = field(default_factory=dict)
     level: str = TABLE_LEVEL
     host: str = ""
     port: int = 0
@@ -154,7 +153,7 @@ class PlayForm:
                 if o.name == row:
                     self.values[row] = (self.values.get(row, 0) + step) % len(o.allowed)
 
-    def options(self) -> dict[str, Any]:
+    def options(self) -> dict[str, OptionValue]:
         return {o.name: o.allowed[self.values.get(o.name, 0)] for o in self.spec.options}
 
 
@@ -441,57 +440,70 @@ class StartModel:
         self.throwing = None
         view = self.view
         if view == "menu":
-            item = MENU[self.cursor]
-            if item == "quit":
-                self.on_exit(None)
-            elif item == "web":
-                self.on_exit(StartChoice("web"))
-            elif item == "past":
-                self.error = ""
-                self._open_past()
-            elif item == "stats":
-                self.error = ""
-                self._open_stats()
-            else:
-                self.view = item
-                self.error = ""
-                self.row = 0
+            self._enter_menu(MENU[self.cursor])
         elif view in ("play", "host"):  # from any row, as the keys line says: the table as the form stands
             form = self.active_form
             self.on_exit(StartChoice(view, form.spec.name, form.options(), form.value("level"),
                                      remote=form.remotes if view == "host" else 0,
                                      hints=form.hints or view != "host"))
         elif view == "lan":
-            tables = self.tables()
-            if tables:
-                entry = tables[self.lan_cursor]
-                if entry.reason is not None:
-                    self.error = entry.reason
-                else:
-                    from p2pcards.net.address import format_host_port
-
-                    self._join(format_host_port(entry.address, entry.port), entry.fingerprint)
+            self._enter_lan()
         elif view == "join":
             self._join(self.address)
         elif view == "saved" and self.saved:
-            saved = self.saved[self.saved_cursor]
-            if saved.state != "unfinished":
-                self.error = self.text("saved_is_over")
-            elif not saved.person:
-                self.error = self.text("saved_no_person", prefix=saved.table[:8])
-            else:
-                self.on_exit(StartChoice("resume", game=saved.game, path=saved.path))
+            self._enter_saved(self.saved[self.saved_cursor])
         elif view == "past" and self.past:
-            past = self.past[self.past_cursor]
-            if past.path is None:
-                self.error = self.text("past_cannot")
-            else:
-                self.error = ""
-                self.on_exit(StartChoice("replay", game=past.game, path=past.path))
+            self._enter_past(self.past[self.past_cursor])
         elif view == "message":
             self.view = "menu"
         elif view == "name":
             self._named()
+
+    def _enter_menu(self, item: str) -> None:
+        """Enter on a menu item: leave, open the browser table, or open the item's view."""
+        if item == "quit":
+            self.on_exit(None)
+        elif item == "web":
+            self.on_exit(StartChoice("web"))
+        elif item == "past":
+            self.error = ""
+            self._open_past()
+        elif item == "stats":
+            self.error = ""
+            self._open_stats()
+        else:
+            self.view = item
+            self.error = ""
+            self.row = 0
+
+    def _enter_lan(self) -> None:
+        """Enter on the LAN list: join the table under the cursor, or say why it cannot be."""
+        tables = self.tables()
+        if tables:
+            entry = tables[self.lan_cursor]
+            if entry.reason is not None:
+                self.error = entry.reason
+            else:
+                from p2pcards.net.address import format_host_port
+
+                self._join(format_host_port(entry.address, entry.port), entry.fingerprint)
+
+    def _enter_saved(self, saved: SavedEntry) -> None:
+        """Enter on a saved table: take it up again, or say why it cannot be."""
+        if saved.state != "unfinished":
+            self.error = self.text("saved_is_over")
+        elif not saved.person:
+            self.error = self.text("saved_no_person", prefix=saved.table[:8])
+        else:
+            self.on_exit(StartChoice("resume", game=saved.game, path=saved.path))
+
+    def _enter_past(self, past: PastEntry) -> None:
+        """Enter on a past game: replay it, or say why it cannot be."""
+        if past.path is None:
+            self.error = self.text("past_cannot")
+        else:
+            self.error = ""
+            self.on_exit(StartChoice("replay", game=past.game, path=past.path))
 
     def _named(self) -> None:
         """Enter on the name: kept (``on_name``) if it can be one, else why not."""

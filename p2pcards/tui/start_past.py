@@ -9,11 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from p2pcards.core import GameRegistry, GameSpec
 from p2pcards.history import HistoryError
 from p2pcards.words import Text
+
+if TYPE_CHECKING:
+    from p2pcards.table.transcript import Genesis
 
 __all__ = ["PastEntry", "past_games", "stats_lines"]
 
@@ -36,7 +39,7 @@ class PastEntry:
     path: Path | None = None
 
 
-def _genesis_of(path: Path) -> Any:
+def _genesis_of(path: Path) -> Genesis | None:
     """The :class:`~p2pcards.table.transcript.Genesis` at the head of the log at ``path``,
     reading no more than its first message; None when the file does not start with one."""
     from p2pcards.table.transcript import Genesis, TranscriptError, parse_message
@@ -57,7 +60,7 @@ def _genesis_of(path: Path) -> Any:
         return None
 
 
-def _readable_log(directory: Path) -> tuple[Path, Any] | None:
+def _readable_log(directory: Path) -> tuple[Path, Genesis] | None:
     """The largest log of a table's directory that starts with a genesis, and that genesis."""
     try:
         logs = sorted(directory.glob("*.log"), key=lambda p: (-p.stat().st_size, p.name))

@@ -8,16 +8,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
-from p2pcards.core import PLAY, Card, Decision, Line
+from p2pcards.core import PLAY, Card, Decision, Legal, Line, Plain
 from p2pcards.tui.cards import card_label
+from p2pcards.tui.fields import mapping, number, numbers
 from p2pcards.tui.snapshot import GameInfo, Snapshot
 from p2pcards.words import Text, summary_text
 
 __all__ = ["TableWindows"]
 
-Choice = Any
+
+def _history_line(ev: Mapping[str, object]) -> str:
+    """A closed deal in the score panel's history: its number, the totals after it, a mark
+    for its verdict."""
+    verdict = mapping(ev["audit"]).get("verdict")
+    mark = {"clean": "✓", "renuncia": "R", "fault": "✗"}.get(verdict, "?") if isinstance(verdict, str) else "?"
+    deal = number(ev["deal"])
+    return f" {'?' if deal is None else deal + 1}: {'–'.join(str(x) for x in numbers(ev['totals']))} {mark}"
 
 
 class TableWindows:
@@ -31,14 +38,16 @@ class TableWindows:
     text: Text
     speed: float
     decision: Decision | None
-    legal: list[Choice]
+    legal: list[Legal]
     picked: list[int]
     choice_cursor: int
     message: str
     hint_line: str
-    summary: dict[str, Any] | None
-    final: dict[str, Any] | None
-    history: list[dict[str, Any]]
+    #: the ``deal`` event shown, the ``final`` one, the deals' events so far (JSON-ready
+    #: mappings: :meth:`~p2pcards.table.events.TableEvent.to_json`)
+    summary: Mapping[str, object] | None
+    final: Mapping[str, object] | None
+    history: list[Mapping[str, object]]
     log_path: str | None
 
     # what the windows ask of the model (its answers)
@@ -61,10 +70,10 @@ class TableWindows:
     def card_keys(self) -> str:
         raise NotImplementedError
 
-    def choice_label(self, choice: Choice) -> str:
+    def choice_label(self, choice: Plain) -> str:
         raise NotImplementedError
 
-    def choice_options(self) -> list[tuple[Choice, str, bool, bool]]:
+    def choice_options(self) -> list[tuple[Legal, str, bool, bool]]:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ sides and scores
@@ -107,16 +116,14 @@ class TableWindows:
         if self.history:
             lines.append("")
             lines.append(t("history"))
-            for ev in self.history[-4:]:
-                mark = {"clean": "✓", "renuncia": "R", "fault": "✗"}.get(ev["audit"]["verdict"], "?")
-                lines.append(f" {ev['deal'] + 1}: {'–'.join(str(x) for x in ev['totals'])} {mark}")
+            lines += [_history_line(ev) for ev in self.history[-4:]]
         if pace:
             lines.append("")
             lines.append(t("speed", s=self.speed))
         return lines
 
     def _last_totals(self) -> list[int]:
-        return list(self.history[-1]["totals"]) if self.history else []
+        return numbers(self.history[-1]["totals"]) if self.history else []
 
     def match_rule(self) -> str:
         """How the match is won, in a few words: the game's ``match_rule`` words, filled
@@ -134,6 +141,11 @@ class TableWindows:
         sides = self.sides()
         return sides[side][0] if 0 <= side < len(sides) else "?"
 
+    def summary_title(self) -> str:
+        """The deal summary's title: the deal it closes, counted from 1."""
+        deal = None if self.summary is None else number(self.summary["deal"])
+        return self.text("summary_title", n="?" if deal is None else deal + 1)
+
     def summary_lines(self) -> list[str]:
         """The deal's summary: result per side, the audit's verdict, the match score."""
         ev = self.summary
@@ -146,16 +158,16 @@ class TableWindows:
         if res is None:
             lines.append(t("void"))
         elif spec is not None:
-            lines += summary_text(spec, t.lang, spec.deal_summary(res), self.side_name, self.seat_name)
+            lines += summary_text(spec, t.lang, spec.deal_summary(mapping(res)), self.side_name, self.seat_name)
         lines.append("")
-        lines.append(self.verdict_line(ev["audit"]))
-        lines.append(t("totals", totals=self.totals_text(ev.get("totals", []))))
+        lines.append(self.verdict_line(mapping(ev["audit"])))
+        lines.append(t("totals", totals=self.totals_text(numbers(ev.get("totals", [])))))
         return lines
 
-    def verdict_line(self, audit: Mapping[str, Any]) -> str:
+    def verdict_line(self, audit: Mapping[str, object]) -> str:
         t = self.text
         verdict = audit.get("verdict")
-        seat = audit.get("seat")
+        seat = number(audit.get("seat"))
         kind = audit.get("kind") or verdict or ""
         # the kind in the table's language; the reason itself (wire numbering, English) is
         # for `p2pcards audit` and the log -- shown only for a kind this screen does not know
@@ -181,8 +193,8 @@ class TableWindows:
         if ev is None:
             return []
         t = self.text
-        winner = ev.get("winner")
-        totals = list(ev.get("totals", []))
+        winner = number(ev.get("winner"))
+        totals = numbers(ev.get("totals", []))
         sides = self.sides()
         lines: list[str] = []
         if winner is None:
