@@ -19,12 +19,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import trio
 
-from p2pcards.core import Decision, GameSpec
+from p2pcards.core import GameSpec
 from p2pcards.identity import Identity
+from p2pcards.net.asking import ask
 from p2pcards.net.clocks import AHEAD_SYNC, HEARTBEAT, Away, Clock
 from p2pcards.net.errors import MeshError, PeerSilent, ResumeError, single_error
 from p2pcards.net.files import PeerFiles, keep_manifest
@@ -456,7 +456,7 @@ class Node:
                 raise PeerSilent(seat, self.seat_name(seat), 2 * self.timeout, table.seq, peer.seat)
             decision = table.decision()
             if decision is not None and hasattr(peer.player, "achoose"):  # a person: await the choice
-                answer = await self._ask(peer, decision, observe)
+                answer = await ask(peer, decision, self._receive_into, lambda p: self._settle(p, observe))
                 if answer and table.decision() is not None:  # (what arrived meanwhile is taken next)
                     peer.took(table.decide(answer[0]))
                 continue
@@ -470,38 +470,11 @@ class Node:
             except Exception:  # noqa: BLE001 -- a failing observer must not break the peer
                 log.exception("seat %d: the player's observer failed", peer.seat)
 
-    async def _ask(self, peer: Peer, decision: Decision, observe: Callable[[Table], None] | None) -> list[Any]:
-        """An asynchronous player's choice for ``decision``, in a list (empty: withdrawn).
-
-        A player that ``listens`` (the person's seat on a screen, who may take a while) has
-        what arrives meanwhile filed as it comes: a message out of turn is refused, and the
-        screen says so, while the person thinks rather than once they have chosen.  Should the
-        table move on meanwhile (a certificate voting the person out, say), the question is
-        withdrawn, to be asked again as the table now stands.  Any other player (a computer
-        player thinking in a thread) gets nothing filed under it, so that the replica its
-        view reads stays as it was."""
-        table = peer.table
-        view = table.view()
-        assert view is not None
-        player: Any = peer.player
-        if not getattr(player, "listens", False):
-            return [await player.achoose(view, decision)]
-        head = table.head
-        answer: list[Any] = []
-        async with trio.open_nursery() as nursery:
-
-            async def ask() -> None:
-                answer.append(await player.achoose(view, decision))
-                nursery.cancel_scope.cancel()
-
-            nursery.start_soon(ask)
-            while table.head == head and table.decision() == decision and not table.finished:
-                await self._receive_into(peer)
-                if peer.out or peer.events or peer.files.pending:
-                    self._commit(peer)
-                    self._observe(peer, observe)
-            nursery.cancel_scope.cancel()
-        return answer if table.head == head and table.decision() == decision else []
+    def _settle(self, peer: Peer, observe: Callable[[Table], None] | None) -> None:
+        """Carry out what filing produced while a person thinks (:mod:`~p2pcards.net.asking`)."""
+        if peer.out or peer.events or peer.files.pending:
+            self._commit(peer)
+            self._observe(peer, observe)
 
     async def _receive_into(self, peer: Peer) -> None:
         """Wait for a frame or a poke (from the heartbeat); file what arrived."""
