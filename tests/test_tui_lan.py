@@ -118,6 +118,7 @@ def test_a_person_hosts_a_lan_table_and_plays_it_to_the_end(tmp_path):
     # the lobby said where players join and counted the seats; the table shows who sits where
     assert "You host Sueca; you sit at seat 1." in drawn and f"127.0.0.1:{table.address[1]}" in drawn
     assert "Seats taken: 2 of 4." in drawn and "Seats taken: 4 of 4." in drawn
+    assert "seat 2: Ana" in drawn  # and who took them
     assert "Ana" in drawn and "Rui" in drawn and "your turn" in drawn
     # the host's person is seat 0 of the genesis, a person (no bot level), with the host's keys
     me = person()

@@ -92,12 +92,15 @@ class _Lobby:
         #: The node playing the bots, once the table has started (reconnections go to it).
         self.node: Node | None = None
         self.on_seats: Callable[[int, int], None] | None = None
+        self.on_joiners: Callable[[Mapping[int, str]], None] | None = None
 
     def _notify(self) -> None:
         self.changed.set()
         self.changed = trio.Event()
         if self.on_seats is not None:  # e.g. the LAN announcement (p2pcards.discovery)
             self.on_seats(self.spec.seats - len(self.free), self.spec.seats)
+        if self.on_joiners is not None:  # e.g. the host's lobby screen: who sits where
+            self.on_joiners({seat: j.hello.name for seat, j in sorted(self.joiners.items())})
 
     def refusal(self, hello: Hello) -> tuple[str, str] | None:
         spec = self.spec
@@ -249,6 +252,7 @@ async def host_table(
     on_table: Callable[[dict[str, object]], None] | None = None,
     on_listening: Callable[[str, int], None] | None = None,
     on_seats: Callable[[int, int], None] | None = None,
+    on_joiners: Callable[[Mapping[int, str]], None] | None = None,
     on_link: LinkSink | None = None,
     person: Player | None = None,
     wrap_bot: Callable[[Player], Player] | None = None,
@@ -263,7 +267,8 @@ async def host_table(
 
     ``on_listening(address, port)`` is called and ``task_status.started((address, port))``
     reported once the listener is open (port 0 picks a free port); ``on_seats(taken, total)``
-    then, and whenever a seat is taken or freed before the table starts.  ``options`` are
+    then, and whenever a seat is taken or freed before the table starts, and
+    ``on_joiners({seat: name})`` with the people seated by then.  ``options`` are
     resolved against the game (plain values in the genesis).  The ``me`` seat (at most one)
     is played by ``person`` with the host's identity; ``wrap_bot(player)`` may wrap each
     bot's player (e.g. to pace it for a screen); ``on_link`` goes to the node.  With no
@@ -296,7 +301,7 @@ async def host_table(
             log.info("table for %s open on %s:%d", spec.name, bind, actual)
             if on_listening is not None:
                 on_listening(bind, actual)
-            lobby.on_seats = on_seats
+            lobby.on_seats, lobby.on_joiners = on_seats, on_joiners
             lobby._notify()
             task_status.started((bind, actual))
             await _fill(lobby, lobby_timeout)

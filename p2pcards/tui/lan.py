@@ -219,6 +219,11 @@ class LanTable(ScreenTable):
                 lan.seats(taken, total)
                 self.lobby.say("seats", t("lobby_seats", taken=taken, total=total))
 
+            def on_joiners(names: Mapping[int, str]) -> None:  # who, under how many
+                who = " · ".join(t("lobby_joined", seat=seat + 1, name=name) for seat, name in names.items())
+                if who or "who" in self.lobby.lines:
+                    self.lobby.say("who", who)
+
             def on_table(info: Mapping[str, object]) -> None:
                 lan.close()
                 self._table_started(info)
@@ -226,7 +231,8 @@ class LanTable(ScreenTable):
             await host_table(plan.spec, seats=plan.seats, host=self.me, data_dir=self.data_dir, options=plan.options,
                              deals=plan.deals, timeout=plan.timeout, bind=plan.bind, port=plan.port,
                              lobby_timeout=plan.lobby_timeout, on_event=self._on_event, on_table=on_table,
-                             on_listening=on_listening, on_seats=on_seats, on_link=self._on_link,
+                             on_listening=on_listening, on_seats=on_seats, on_joiners=on_joiners,
+                             on_link=self._on_link,
                              person=self.person, wrap_bot=self._pace, hints=plan.hints, recorder=self.history)
 
     def _line(self, obj: Mapping[str, object], text: str) -> None:

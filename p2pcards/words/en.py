@@ -325,6 +325,7 @@ EN: dict[str, str] = {
                        "A computer player joins with: p2pcards join {address}",
     "lobby_announced": "Announced on the LAN as “{name}”.",
     "lobby_seats": "Seats taken: {taken} of {total}.",
+    "lobby_joined": "seat {seat}: {name}",
     "lobby_fill": "Waiting for players…",
     "lobby_connecting": "Connecting to {address}…",
     "lobby_locating": "Looking for “{name}” on the LAN…",

@@ -316,6 +316,7 @@ PT: dict[str, str] = {
                        "Um jogador do computador entra com: p2pcards join {address}",
     "lobby_announced": "Anunciada na rede local como “{name}”.",
     "lobby_seats": "Lugares ocupados: {taken} de {total}.",
+    "lobby_joined": "lugar {seat}: {name}",
     "lobby_fill": "À espera de jogadores…",
     "lobby_connecting": "A ligar a {address}…",
     "lobby_locating": "À procura de “{name}” na rede local…",
