@@ -22,7 +22,7 @@ from p2pcards.history import HistoryError
 from p2pcards.history.opened import read_transcript
 from p2pcards.history.replay import MatchSteps, follow, follow_log
 from p2pcards.net import log_path
-from p2pcards.tui.cards import card_label
+from p2pcards.tui.cards import card_label, sort_hand
 from p2pcards.tui.replay import FINAL, SUMMARY, ReplayModel, build_replay_app, run_replay, seat_of_log
 from p2pcards.tui.snapshot import replay_snapshot
 from p2pcards.words import Text
@@ -181,6 +181,10 @@ def test_keys_step_trick_by_trick_deal_by_deal_and_from_every_seat(logs):
     assert sorted(c for _, c in model.snap.hand) == sorted(start.hands_at_start[1])
     assert {s: sorted(h) for s, h in model.snap.dummy_hands.items()} == {
         s: sorted(start.hands_at_start[s]) for s in (0, 2, 3)}
+    for shown in model.snap.dummy_hands.values():  # face up as a hand is shown: by suit, high to low
+        ordered = sort_hand(list(enumerate(shown)), model.snap.strength)
+        assert [c for _, c in ordered] == list(shown)
+        assert len({c[1] for c in shown}) > 1 and list(shown) != sorted(shown)
     assert "deals" in model.status()
     # → stops after each trick, then at the deal's result
     for trick in range(1, first.tricks + 1):

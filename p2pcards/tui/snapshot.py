@@ -13,6 +13,7 @@ from typing import TypedDict
 from p2pcards.core import PLAY, Card, DealState, Decision, GameSpec, Legal, Line, Options
 from p2pcards.core.view import SeatView
 from p2pcards.table.table import Table
+from p2pcards.tui.cards import sort_hand
 from p2pcards.words import game_word
 
 __all__ = ["GameInfo", "HandCard", "SeatLabel", "SeatPanel", "Snapshot", "replay_snapshot", "snapshot_of"]
@@ -152,7 +153,7 @@ def snapshot_of(table: Table) -> Snapshot:
     view = table.view()
     if game is None or view is None:
         return Snapshot(**base)
-    base["dummy_hands"] = {s: tuple(c for c in game.deck.hand_cards(s) if c is not None) for s in dummies}
+    base["dummy_hands"] = {s: _face_up(game, s) for s in dummies}
     return _in_deal(game, view, base, ask=True)
 
 
@@ -163,9 +164,14 @@ def replay_snapshot(game: DealState, seat: int, *, deal: int, totals: Sequence[i
     base: _Table = {"deal": deal, "stage": "over" if game.over else "play", "phase": "deal", "totals": tuple(totals)}
     view = SeatView(game, seat, totals)
     if open_hands:
-        base["dummy_hands"] = {s: tuple(c for c in game.deck.hand_cards(s) if c is not None)
-                               for s in range(game.seats) if s != seat}
+        base["dummy_hands"] = {s: _face_up(game, s) for s in range(game.seats) if s != seat}
     return _in_deal(game, view, base, ask=False)
+
+
+def _face_up(game: DealState, seat: int) -> tuple[Card, ...]:
+    """``seat``'s known cards as its own hand is shown: by suit, then rank from high to low."""
+    known = [(i, c) for i, c in enumerate(game.deck.hand_cards(seat)) if c is not None]
+    return tuple(c for _, c in sort_hand(known, getattr(game, "strength", {}) or {}))
 
 
 def _in_deal(game: DealState, view: SeatView, base: _Table, *, ask: bool) -> Snapshot:
