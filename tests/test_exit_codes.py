@@ -107,7 +107,12 @@ def test_a_table_played_to_its_end_exits_0_without_the_note(tmp_path, capsys):
     code = run_typing_every(table)
     assert table.outcome == "over" and code == 0
     assert cli._left_note(code) == 0
-    assert "you left the table" not in capsys.readouterr().err
+    printed = capsys.readouterr()
+    assert "you left the table" not in printed.err
+    # the match's end is said again once the screen is gone: who won, and the tally
+    final = [line for line in table.model.final_lines() if line.strip()]
+    assert final and printed.out.splitlines() == final
+    assert "Tally" in printed.out or "tally" in printed.out.lower()
 
 
 def run_typing_every(table: LocalTable) -> int:

@@ -74,6 +74,9 @@ def _left_note(status: int, lang: str = "en") -> int:
         table = getattr(status, "table", "")
         command = f"p2pcards resume {table[:8]}" if table else "p2pcards resume"
         print(Text(lang)("left_note", command=command), file=sys.stderr)
+    ended = [line for line in getattr(status, "ended", ()) if line.strip()]
+    if ended:  # the match's end, still read once the screen is gone
+        print("\n".join(ended), file=sys.stdout)
     if getattr(status, "error", ""):
         print(Text(lang)("failed_note", reason=" ".join(str(status.error).split())),  # type: ignore[attr-defined]
               file=sys.stderr)

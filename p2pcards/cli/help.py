@@ -407,7 +407,8 @@ PLAY_EPILOG = """Exit status: 0 when the table is over or you leave it by choice
 screen; q or the end of a piped input in line mode); 130 when interrupted (Ctrl-C); 1 when
 the table fails (shown on the screen, then printed on standard error); 2 for bad
 arguments or an unusable data directory.  On leaving or an interrupt before the table's
-end, the exact command that takes it up again is printed.
+end, the exact command that takes it up again is printed; a match played to its end on
+the full screen prints its result (the winner and the tally) once the screen closes.
 """
 
 #: Said in the help of every command whose --json output numbers seats, deals or matches.

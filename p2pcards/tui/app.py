@@ -17,7 +17,7 @@ Tests pass ``input=create_pipe_input()`` and ``output=DummyOutput()`` (inside
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -115,11 +115,14 @@ class ExitStatus(int):
     purpose before its end, so that it can be taken up again (``left``; ``p2pcards`` then
     says how, with the table's id in ``table``), and why a table failed (``error``: the
     screen showed it; ``p2pcards`` prints it again once the screen is gone).  It is an
-    ``int``: callers that only want the status use it as one."""
+    ``int``: callers that only want the status use it as one.  ``ended``: a table played
+    to its end says how (the match's final window, as lines), for ``p2pcards`` to print
+    once the screen is gone."""
 
     left: bool = False
     table: str = ""
     error: str = ""
+    ended: tuple[str, ...] = ()
 
 
 #: The exit status of an interrupt (Ctrl-C), as a shell gives a process that SIGINT ended.
@@ -127,7 +130,7 @@ INTERRUPTED = 130
 
 
 def exit_status(outcome: str, *, resumable: bool = True, interrupted: bool = False, error: str | None = None,
-                table: str = "") -> ExitStatus:
+                table: str = "", ended: Sequence[str] = ()) -> ExitStatus:
     """The exit status for a table screen's ``outcome``, by the one rule of every way of
     playing (``p2pcards --help``): 0 when the table is over or the person left it (``q``,
     confirmed: leaving on purpose is no failure), 130 when the person ``interrupted`` it
@@ -142,6 +145,8 @@ def exit_status(outcome: str, *, resumable: bool = True, interrupted: bool = Fal
         status = ExitStatus(0 if outcome in ("over", "left") else 1)
         status.left = outcome == "left" and resumable
     status.table = table
+    if outcome == "over":
+        status.ended = tuple(ended)
     if status == 1:
         status.error = error or ""
     return status
@@ -161,7 +166,7 @@ def run_local_table(table: LocalTable, *, input: Input | None = None, output: Ou
     with screen_logging(table.data_dir, on_refused=table.refused):
         asyncio.run(run_with_trio(app, table.run, table.cancel, trio_failed))
     return exit_status(table.outcome, interrupted=table.model.interrupted, error=table.model.error,
-                       table=table.table_id.hex())
+                       table=table.table_id.hex(), ended=table.model.final_lines())
 
 
 def play_local(

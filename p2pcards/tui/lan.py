@@ -308,7 +308,7 @@ async def run_lan_async(table: LanTable, screens: Callable[[], Awaitable[None]],
     error = table.model.error if table.model is not None else table.lobby.error
     # left in the lobby: nothing to take up
     return exit_status(table.outcome, resumable=table.model is not None, interrupted=interrupted, error=error,
-                       table=table.table_id or "")
+                       table=table.table_id or "", ended=table.model.final_lines() if table.model is not None else ())
 
 
 def net_failure(exc: NetError, text: Text) -> str:
