@@ -123,6 +123,8 @@ def test_arena_human_output(cli, capsys):
     assert code == 0
     assert out.count("match 1 deal") == 2 and "2 deals" in out
     assert "match 1 deal 1: dealer seat " in out and "match 1 deal 2: " in out and "deal 0" not in out
+    # each deal's result in the game's words, per side, not as raw JSON
+    assert "team 1 (seats 1 and 3) — points " in out and "game points +" in out and '{"points"' not in out
 
 
 def test_arena_human_output_names_the_winning_team_from_1(cli):

@@ -47,21 +47,29 @@ def _side(spec: GameSpec, side: int) -> str:
 
 
 def _describe(record: dict[str, Any], spec: GameSpec) -> str:
-    """An arena record as a line for people: matches, deals and seats counted from 1."""
+    """An arena record as a line for people: matches, deals and seats counted from 1, the
+    deal's result as the game words it (the JSON form is ``--json``'s)."""
     from p2pcards.core import pretty
+    from p2pcards.words.games import summary_text
 
     if record["type"] == "summary":
-        return (
-            f"{record['deals']} deals, {record['matches_finished']} matches finished; "
-            f"matches won per side: {record['wins']}"
-        )
-    res = {k: v for k, v in record["result"].items() if v is not None}
+        finished = record["matches_finished"]
+        return (f"{_count(record['deals'], 'deal')}, {finished} match{'' if finished == 1 else 'es'} finished; "
+                f"matches won per side: {record['wins']}")
     trump = pretty("A" + record["trump"])[1:] if record["trump"] else "-"
     over = f"  match won by {_side(spec, record['winner'])}" if record["match_over"] and record["winner"] is not None \
         else ""
+    try:
+        def seat_name(seat: int, _you: bool = False) -> str:
+            return f"seat {seat + 1}"
+
+        summary = spec.deal_summary(record["result"])
+        said = "; ".join(summary_text(spec, "en", summary, lambda side: _side(spec, side), seat_name, mark=""))
+    except Exception:  # noqa: BLE001 -- a result the game's words cannot read: as it is
+        said = json.dumps({k: v for k, v in record["result"].items() if v is not None})
     return (
-        f"match {record['match'] + 1} deal {record['deal'] + 1}: dealer seat {record['dealer'] + 1} trump {trump} "
-        f"{json.dumps(res)} totals {record['totals']}{over}"
+        f"match {record['match'] + 1} deal {record['deal'] + 1}: dealer seat {record['dealer'] + 1} trump {trump}: "
+        f"{said}; totals {record['totals']}{over}"
     )
 
 
