@@ -79,3 +79,15 @@ def test_audit_help_documents_the_torn_tail(capsys):
     text = " ".join(help_text(["audit"], capsys).split())
     assert '"torn_tail": null or {"bytes": N, "seq": N}' in text
     assert "a torn last frame is only a warning" in text
+
+
+def test_the_replay_keys_read_whole_in_80_columns(capsys, monkeypatch):
+    """Each key of `replay --help` stays on its line with its meaning at 80 columns: no
+    phrase is broken at the terminal's edge ("the deal's / start/end")."""
+    monkeypatch.setenv("COLUMNS", "80")
+    text = help_text(["replay"], capsys)
+    keys = text[text.index("Keys:"):text.index("A replay only reads")].splitlines()
+    assert all(len(line) <= 80 for line in keys), keys
+    assert any(line.split()[-3:] == ["the", "deal's", "start/end"] or "Home/End   the deal's start/end" in line
+               for line in keys), keys
+    assert "       PgDn/PgUp  the next/previous deal" in text and "leave (Esc closes a window)" in text

@@ -424,9 +424,11 @@ time, seen from one seat (--seat; default the seat the log is named after, else 
 A deal the audit opened is shown with every hand face up; a deal it never opened (voided,
 forfeited, or the one a log stops in) only with the cards as they were played.
 
-Keys:  ->/<- the next/previous trick   ./, one decision   Home/End the deal's start/end
-       PgDn/PgUp the next/previous deal   d the deals and their verdicts   c the points
-       chart   s the next seat at the bottom   ? help   q leave (Esc closes a window)
+Keys:  ->/<-      the next/previous trick     ./  one decision
+       Home/End   the deal's start/end        d   the deals and their verdicts
+       PgDn/PgUp  the next/previous deal      c   the points chart
+       s          the next seat at the bottom
+       ?          help                        q   leave (Esc closes a window)
 
 A replay only reads the log: it sends nothing and writes nothing.  It needs a terminal
 (`p2pcards export LOGFILE` prints the deals as text).
