@@ -645,3 +645,23 @@ def test_a_verdict_says_why_in_the_tables_language_not_in_the_wire_numbering():
     assert "um baralhar sem prova válida" in line and "shuffle" not in line and "seat 2" not in line
     model.deal_over(_deal_event(lost, verdict="fault", seat=2, kind="something-new", reason="a new fault"))
     assert any("a new fault" in x for x in model.summary_lines())  # a kind this screen does not know: as sent
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_help_window_wraps_each_meaning_under_itself_at_80_columns(lang, monkeypatch):
+    """At 80×24 a key's meaning that does not fit goes on under the meanings' column, not
+    under the keys, so that the column of keys stays readable."""
+    from p2pcards.tui import layout
+
+    model, _ = make_model(lang=lang)
+    model.key("?")
+    assert model.overlay == "help"
+    monkeypatch.setattr(layout, "terminal_size", lambda: (80, 24))
+    rows = "".join(text for _, text, *_ in layout.overlay_fragments(model)).split("\n")
+    keys = [line.split("\t", 1) for line in model.text("help").split("\n")]
+    column = max(len(k[0]) for k in keys if len(k) == 2) + 2  # where the meanings start
+    body = [row[1:] for row in rows if row.startswith(" ")]
+    wrapped = [row for row in body if row.strip() and row[:column].strip() == "" ]
+    assert wrapped, body  # some meaning is long enough to wrap at this width
+    assert all(row.startswith(" " * column) and not row[column].isspace() for row in wrapped), wrapped
+    assert all(len(row) <= 80 - 8 + 1 for row in body), body

@@ -261,6 +261,15 @@ def hand_fragments(model: TableModel, columns: int | None = None) -> StyleAndTex
     return out
 
 
+def _wrap_window_line(part: str, width: int, kind: str | None) -> list[str]:
+    """A window's line wrapped to ``width``; in the help, a key's meaning goes on under
+    itself (indented past the keys' column), not under the key."""
+    if kind == "help" and (column := re.match(r"(\S.*?\S?)( {2,})\S", part)) is not None:
+        indent = " " * column.end(2)
+        return textwrap.wrap(part, width, subsequent_indent=indent, break_long_words=True) or [""]
+    return textwrap.wrap(part, width, break_long_words=True, drop_whitespace=kind != "help") or [""]
+
+
 def wrapped(text: str, width: int | None, indent: str = "") -> list[str]:
     """``text`` in lines of at most ``width`` columns, broken between words (a line that
     goes on starts with ``indent``); as it is when the width is not known yet."""
@@ -378,9 +387,7 @@ def overlay_fragments(model: TableModel) -> StyleAndTextTuples:
             return []
         lines, keys = extra
     width = max(terminal_size()[0] - 8, 20)
-    wrapped = [piece for line in lines for part in line.split("\n")
-               for piece in (textwrap.wrap(part, width, break_long_words=True, drop_whitespace=kind != "help")
-                             or [""])]
+    wrapped = [piece for line in lines for part in line.split("\n") for piece in _wrap_window_line(part, width, kind)]
     out = []
     for line in wrapped:
         style = "class:window"
