@@ -40,21 +40,32 @@ __all__ = [
     "SeedWithholder",
     "PastClaimer",
     "Framer",
+    "VoterFramer",
     "DealerGrinder",
 ]
 
 
 class Attacker(Table):
-    """A table replica that also keeps a record of what it tried."""
+    """A table replica that also keeps a record of what it tried.  As a process
+    (:func:`main`) it may also say where its attack stands (``say``: a JSON line, for a
+    test that acts on it) and keep a message from some processes (:meth:`allows`)."""
 
     tried: list[str]
+
+    @staticmethod
+    def say(obj: dict[str, Any]) -> None:
+        """Where the attack stands (a process prints it as a JSON line)."""
+
+    def allows(self, raw: bytes, seats: frozenset[int]) -> bool:
+        """Whether the process sends ``raw`` to the process of ``seats`` (an honest one always does)."""
+        return True
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.tried = []
         super().__init__(*args, **kwargs)
 
     def _adopt(self, fresh: Table) -> None:
-        kept = {k: v for k, v in self.__dict__.items() if k in ("tried", "second")}
+        kept = {k: v for k, v in self.__dict__.items() if k in ("tried", "second", "say")}
         super()._adopt(fresh)
         self.__dict__.update(kept)
 
@@ -412,6 +423,74 @@ class Framer(Attacker):
         return out
 
 
+class VoterFramer(Framer):
+    """Attack 1 as a process (seat 3, say): it holds its first play of deal 0 (place ``k``)
+    back from every process until every seat but ``relay`` has voted against it there --
+    the test stops ``relay``'s process meanwhile, so that seat neither votes nor nays --
+    then sends it to everyone: the voters hold it until ``relay`` (let go again) answers
+    their votes with a nay that carries it.  From then on, each time a voter's entry comes,
+    it sends every vote against itself at ``k`` again (at most ``MAX_REPLAYS`` times), so
+    that a voter whose process was restarted meanwhile gets the other voters' votes for a
+    place where it voted: were it to answer one with a nay, its vote and nay make a fork
+    (:class:`Framer`).  It says ``holding`` and ``released`` (with ``k``) as it goes."""
+
+    relay = 0
+    MAX_REPLAYS = 40
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.held: bytes | None = None
+        self.released = False
+        self.replays = 0
+
+    def _adopt(self, fresh: Table) -> None:
+        kept = {k: v for k, v in self.__dict__.items() if k in ("held", "released", "replays", "say")}
+        super()._adopt(fresh)
+        self.__dict__.update(kept)
+
+    def allows(self, raw: bytes, seats: frozenset[int]) -> bool:
+        return self.released or raw != self.held
+
+    def _voters(self) -> set[int]:
+        assert self.seat is not None
+        return {s for s in range(self.n) if s not in (self.seat, self.relay)}
+
+    def decide(self, choice: Any) -> Output:
+        decision = self.decision()
+        out = super().decide(choice)
+        if self.held is None and self.deal_no == 0 and decision is not None and decision.kind == "play":
+            self.held = out.send[0]
+            self.tried.append(f"held its play at seq {header_of(self.held)['seq']} back")
+            self.say({"type": "attack", "step": "holding", "seq": header_of(self.held)["seq"]})
+        return out
+
+    def receive(self, raw: bytes | Decoded) -> Output:
+        out = super().receive(raw)
+        if self.held is None:
+            return out
+        k = header_of(self.held)["seq"]
+        voted = {a for (seq, a) in self.votes_against_me if seq == k}
+        if not self.released and voted >= self._voters():
+            self.released = True
+            self.tried.append(f"sent its play at seq {k} once seats {sorted(voted)} had voted against it")
+            self.say({"type": "attack", "step": "released", "seq": k})
+            out.send.append(self.held)
+        elif self.released and self.replays < self.MAX_REPLAYS:
+            h = header_of(raw if isinstance(raw, bytes) else raw.raw)
+            if h.get("author") in voted and h.get("kind") in ("choice", "deck") and h.get("deal") == 0 \
+                    and h.get("seq", 0) > k:
+                votes = [v for (seq, _), v in sorted(self.votes_against_me.items()) if seq == k]
+                self.replays += 1
+                out.send += votes
+        return out
+
+
+def header_of(raw: bytes) -> dict[str, Any]:
+    """The header of a table message, unchecked."""
+    header: dict[str, Any] = unpack(unpack(raw)[0])
+    return header
+
+
 class DealerGrinder(Attacker):
     """The last seat to commit in the first deal tries to pick the match's first dealer:
     it waits for every other seat's commitment, then tries seeds until the first deal's id
@@ -464,6 +543,7 @@ ATTACKERS: dict[str, type[Attacker]] = {
     "withhold-seed": SeedWithholder,
     "past-claims": PastClaimer,
     "grind-dealer": DealerGrinder,
+    "frame-voters": VoterFramer,
 }
 
 
@@ -495,6 +575,7 @@ def main(argv: list[str] | None = None) -> int:
     from p2pcards.core import load_games
     from p2pcards.identity import data_dir, load_or_create
     from p2pcards.net import NetError, join_table, single_error
+    from p2pcards.net.mesh import Mesh
 
     parser = argparse.ArgumentParser(prog="python -m tests.attackers")
     parser.add_argument("kind", choices=sorted(ATTACKERS))
@@ -508,11 +589,23 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(obj), flush=True)
 
     tried: list[str] = []
+    tables: list[Attacker] = []
 
     def table_class(*a: Any, **kw: Any) -> Table:
         table = ATTACKERS[args.kind](*a, **kw)
         table.tried = tried
+        table.say = line  # type: ignore[method-assign]
+        tables.append(table)
         return table
+
+    honest_send = Mesh.send
+
+    def send(mesh: Mesh, link: Any, payload: bytes) -> None:  # what the attacker keeps from whom
+        seats = next((s for lk, s in mesh.links if lk is link), frozenset())
+        if all(t.allows(payload, seats) for t in tables):
+            honest_send(mesh, link, payload)
+
+    Mesh.send = send  # type: ignore[method-assign]
 
     async def run() -> None:
         await join_table(host, int(port), me=me, registry=load_games(), data_dir=data_dir(), level="random",

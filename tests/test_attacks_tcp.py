@@ -7,6 +7,7 @@ every process exits."""
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from p2pcards.core import load_games
 from p2pcards.net import log_path
 from p2pcards.table.audit import audit_transcript
 from p2pcards.table.wire import FrameDecoder
-from tests.procs import LOOPBACK, Proc, until
+from tests.procs import LOOPBACK, Proc, frames, until
 from tests.table_helpers import header
 
 REGISTRY = load_games()
@@ -122,3 +123,66 @@ def test_a_process_that_grinds_its_seed_for_the_dealer_gets_nothing_for_it(tmp_p
     _check(tmp_path, run, None)
     dealers = {next(x for x in p.lines() if x["type"] == "deal")["dealer"] for p in run["procs"]}
     assert len(dealers) == 1, "every process, the attacker's too, draws the same dealer"
+
+
+# ---------------------------------------------------------------- integrity, round three, as processes
+def _attack_line(attacker: Proc, step: str) -> dict[str, Any] | None:
+    return next((x for x in attacker.lines() if x.get("type") == "attack" and x.get("step") == step), None)
+
+
+def test_a_voter_killed_and_resumed_in_the_deal_is_never_framed_for_equivocation(tmp_path):
+    """Attack 1 as processes: the attacker (seat 3) holds its first play back until seats 1
+    and 2 have voted against it -- the host's process (seat 0) is stopped meanwhile, so it
+    neither votes nor answers -- then sends it; let go, the host answers the votes with a
+    nay that carries the play, and the voters take it.  Seat 1's process is then killed
+    (SIGKILL) and taken up again with ``p2pcards resume`` within the deal, and the attacker
+    sends it seat 2's vote for that place again and again: a restarted voter that forgot its
+    own vote would answer with a nay, and its vote and nay would blame it for a fork.  It
+    remembers (its votes and nays are on disk): nobody honest is blamed or pushed out, the
+    honest processes end on one transcript."""
+    seats = 4
+    host = Proc(tmp_path, "host", tmp_path / "host", "host", "copas", "--bind", LOOPBACK, "--seats",
+                "bot:random,remote,remote,remote", "--deals", "1", "--timeout", "4", "--linger", "1", "--json",
+                "--no-announce")
+    procs = [host]
+    again = None
+    try:
+        port = until("the host to listen", lambda: host.lines()[:1])[0]["port"]
+        address = f"{LOOPBACK}:{port}"
+        for s in (1, 2):
+            joiner = Proc(tmp_path, f"join{s}", tmp_path / f"j{s}", "join", address, "--bot", "random", "--json",
+                          "--linger", "1")
+            procs.append(joiner)
+            until(f"joiner {s} to be seated", lambda j=joiner: j.lines()[:1])
+        attacker = Proc(tmp_path, "attacker", tmp_path / "attacker", "frame-voters", address,
+                        module="tests.attackers")
+        procs.append(attacker)
+        k = until("the attacker to hold its play back", lambda: _attack_line(attacker, "holding"), 60)["seq"]
+        host.signal(signal.SIGSTOP)  # (its clock has not run out: the attacker was due for less than the timeout)
+        until("the attacker to send its play", lambda: _attack_line(attacker, "released"), 30)
+        host.signal(signal.SIGCONT)
+        table_id = bytes.fromhex(next(x for x in host.lines() if x["type"] == "table")["table"])
+        one = log_path(tmp_path / "j1", table_id, 1)
+        until("seat 1 to take the play from a nay", lambda: len(frames(one)) > k + 1)
+        procs[1].proc.send_signal(signal.SIGKILL)
+        procs[1].proc.wait(10)
+        side = FrameDecoder().feed(one.with_suffix(".side").read_bytes())
+        assert any(header(v)["kind"] == "vote" and header(v)["seq"] == k for v in side), "seat 1 voted at k"
+        again = Proc(tmp_path, "join1-again", tmp_path / "j1", "resume", "--json", "--linger", "1")
+        live = [host, again, procs[2], attacker]
+        codes = [p.wait(120) for p in live]
+    finally:
+        for p in [*procs, *([again] if again else [])]:
+            p.kill()
+    for p in live:
+        assert "Traceback" not in p.stderr, p.stderr[-3000:]
+    run = {"procs": live, "codes": codes, "table": table_id, "seats": seats}
+    report = _check(tmp_path, run, None)
+    assert again.lines()[0]["type"] == "resumed", again.lines()[:1]
+    log = FrameDecoder().feed(_honest_logs(tmp_path, run)[0])
+    assert "fork" not in [header(raw)["kind"] for raw in log], "no voter was framed"
+    nays = [header(raw) for raw in FrameDecoder().feed(one.with_suffix(".side").read_bytes())]
+    assert not [n for n in nays if n["kind"] == "nay" and n["seq"] == k], "seat 1 never nayed where it voted"
+    tried = next(x for x in attacker.lines() if x["type"] == "tried")["tried"]
+    assert not any("fork of seat" in t for t in tried), tried
+    assert report["votes"] == []
