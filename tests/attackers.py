@@ -10,6 +10,7 @@ happened (an attack that never ran proves nothing).
 from __future__ import annotations
 
 import hashlib
+import time
 from typing import Any
 
 from p2pcards.core import Deal
@@ -20,7 +21,15 @@ from p2pcards.mental.seal import KeyEntry, SealedPayload, hpke_seal, sign_payloa
 from p2pcards.table.dealrun import DealRun
 from p2pcards.table.events import Output
 from p2pcards.table.table import Rejected, Table
-from p2pcards.table.transcript import TABLE, Decoded, make_certificate, parse_message, sign_message
+from p2pcards.table.transcript import (
+    ENTRY_KINDS,
+    TABLE,
+    Decoded,
+    make_certificate,
+    message_hash,
+    parse_message,
+    sign_message,
+)
 from p2pcards.table.wire import pack, unpack
 
 __all__ = [
@@ -41,6 +50,8 @@ __all__ = [
     "PastClaimer",
     "Framer",
     "VoterFramer",
+    "Sleeper",
+    "ForgedCloser",
     "DealerGrinder",
 ]
 
@@ -485,6 +496,75 @@ class VoterFramer(Framer):
         return out
 
 
+class Sleeper(Attacker):
+    """No attacker: an honest seat that is slow once -- at its second play of deal 0 it
+    thinks (its process blocked, as if stopped) for ``pause`` seconds, past the timeout, and
+    then plays: a late message (the table's voters hold it aside)."""
+
+    pause = 7.0
+
+    def decide(self, choice: Any) -> Output:
+        decision = self.decision()
+        if self.deal_no == 0 and decision is not None and decision.kind == "play" and not self.tried \
+                and any(a == self.seat for a in self.authors[self.deal_start:]):
+            self.tried.append(f"thought for {self.pause:g} s at seq {self.seq}")
+            self.say({"type": "attack", "step": "asleep", "seq": self.seq})
+            time.sleep(self.pause)
+        return super().decide(choice)
+
+
+class ForgedCloser(Attacker):
+    """Attack 2 as a process: it never votes until seat ``silent`` (an honest seat, slow
+    past the timeout: :class:`Sleeper`) has been voted against by every other seat; when
+    that seat's late message comes it does not take it, signs its own seed for the place
+    after it and wraps that as a ``close`` -- one seed, no close -- and shows it to seat
+    ``shown`` alone, as the proof that the table went on past the message that seat holds
+    aside (were it taken, that seat would take the message while the others take the
+    outvote).  ``wait`` seconds later it votes, which completes the outvote."""
+
+    silent, shown = 1, 0
+    wait = 1.5
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.late: bytes | None = None
+        self.forged: bytes | None = None
+        self.at = 0.0
+
+    def _adopt(self, fresh: Table) -> None:
+        kept = {k: v for k, v in self.__dict__.items() if k in ("late", "forged", "at", "say")}
+        super()._adopt(fresh)
+        self.__dict__.update(kept)
+
+    def allows(self, raw: bytes, seats: frozenset[int]) -> bool:
+        return raw != self.forged or self.shown in seats
+
+    def may_vote(self) -> frozenset[int]:
+        if self.forged is None or time.monotonic() < self.at + self.wait:
+            return frozenset()
+        return super().may_vote()
+
+    def receive(self, raw: bytes | Decoded) -> Output:
+        data = raw if isinstance(raw, bytes) else raw.raw
+        if self.late is not None and data == self.late:
+            return Output()  # (relayed copies: it never takes it)
+        h = header_of(data)
+        others = [s for s in range(self.n) if s not in (self.seat, self.silent)]
+        if self.late is None and self.deal_no == 0 and h.get("author") == self.silent and h.get("seq") == self.seq \
+                and h.get("kind") in ENTRY_KINDS and all(self.silence.vote_of(v, self.silent) for v in others):
+            self.late = data
+            seq, prev, seed = self.seq + 1, message_hash(data), self.party.seed
+            seed_msg = self.sign("seed", {"seed": seed}, seq=seq, prev=prev, deal=self.deal_no)
+            self.forged = make_certificate(table=self.table_id, deal=self.deal_no, seq=seq, prev=prev, kind="close",
+                                           body={"seats": [self.seat], "seeds": [seed]}, proof=[seed_msg])
+            self.at = time.monotonic()
+            self.tried.append(f"a close of its seed alone after seat {self.silent}'s late message at seq {self.seq},"
+                              f" shown to seat {self.shown}")
+            self.say({"type": "attack", "step": "forged", "seq": self.seq})
+            return Output(send=[self.forged])
+        return super().receive(raw)
+
+
 def header_of(raw: bytes) -> dict[str, Any]:
     """The header of a table message, unchecked."""
     header: dict[str, Any] = unpack(unpack(raw)[0])
@@ -544,6 +624,8 @@ ATTACKERS: dict[str, type[Attacker]] = {
     "past-claims": PastClaimer,
     "grind-dealer": DealerGrinder,
     "frame-voters": VoterFramer,
+    "slow": Sleeper,
+    "forge-close": ForgedCloser,
 }
 
 

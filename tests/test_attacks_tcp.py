@@ -186,3 +186,56 @@ def test_a_voter_killed_and_resumed_in_the_deal_is_never_framed_for_equivocation
     tried = next(x for x in attacker.lines() if x["type"] == "tried")["tried"]
     assert not any("fork of seat" in t for t in tried), tried
     assert report["votes"] == []
+
+
+def test_a_forged_close_shown_to_one_voter_does_not_split_the_voters(tmp_path):
+    """Attack 2 as processes: seat 1 (an honest process, slow once: it thinks past the
+    timeout) is voted against by seats 0 and 2; the attacker (seat 3) withholds its vote.
+    When seat 1's late play comes, the attacker signs its own seed for the place after it,
+    wraps it as a ``close`` and shows it to seat 0 alone -- as proof that the table went on
+    past the play seat 0 holds aside -- then votes, which completes the outvote.  A close of
+    one seed proves nothing (a close seat 0 may take holds the seed of every seat playing,
+    and seat 0 never revealed its own there: either check alone refuses it; with both gone
+    seat 0 takes the play and the voters part): seat 0 takes the outvote as seat 2 does, the
+    two voters stay on one chain, and seat 1 -- silent past the timeout, so voted out by the
+    rules -- follows the table to its end as the others do."""
+    host = Proc(tmp_path, "host", tmp_path / "host", "host", "copas", "--bind", LOOPBACK, "--seats",
+                "bot:random,remote,remote,remote", "--deals", "1", "--timeout", "5", "--linger", "1", "--json",
+                "--no-announce")
+    procs = [host]
+    try:
+        port = until("the host to listen", lambda: host.lines()[:1])[0]["port"]
+        address = f"{LOOPBACK}:{port}"
+        slow = Proc(tmp_path, "slow", tmp_path / "j1", "slow", address, module="tests.attackers")
+        procs.append(slow)
+        until("seat 1 to be seated", lambda: slow.lines()[:1])
+        two = Proc(tmp_path, "join2", tmp_path / "j2", "join", address, "--bot", "random", "--json", "--linger", "1")
+        procs.append(two)
+        until("seat 2 to be seated", lambda: two.lines()[:1])
+        attacker = Proc(tmp_path, "attacker", tmp_path / "attacker", "forge-close", address,
+                        module="tests.attackers")
+        procs.append(attacker)
+        codes = [p.wait(120) for p in procs]
+    finally:
+        for p in procs:
+            p.kill()
+    for p in procs:
+        assert "Traceback" not in p.stderr, p.stderr[-3000:]
+    assert codes[:3] == [0, 0, 0], [p.stderr[-2000:] for p in procs]
+    k = next(x for x in attacker.lines() if x.get("step") == "forged")["seq"]
+    assert next(x for x in slow.lines() if x.get("step") == "asleep")["seq"] == k
+    table_id = bytes.fromhex(next(x for x in host.lines() if x["type"] == "table")["table"])
+    logs = [log_path(tmp_path / "host", table_id, 0).read_bytes(), log_path(tmp_path / "j2", table_id, 2).read_bytes()]
+    assert logs[0] == logs[1], "the two voters hold the same transcript, byte for byte"
+    finals = [next(x for x in p.lines() if x["type"] == "final") for p in procs]
+    assert len({f["transcript_hash"] for f in finals[:3]}) == 1, "seat 1 followed the table to its end too"
+    log = FrameDecoder().feed(logs[0])
+    outvote = header(log[k])
+    assert outvote["kind"] == "outvote" and outvote["body"]["against"] == 1, outvote
+    assert sorted(outvote["body"]["voters"]) == [0, 2, 3], "the attacker's vote completed it"
+    report = audit_transcript(log, REGISTRY)
+    assert report["error"] is None and [v["seat"] for v in report["votes"]] == [1]
+    assert report["dummies"] == [1], "nobody but the seat silent past the timeout is out"
+    assert [(d["verdict"], d["seat"]) for d in report["deals"]] == [("vote-out", 1)]
+    tried = next(x for x in attacker.lines() if x["type"] == "tried")["tried"]
+    assert any("a close of its seed alone" in t for t in tried), tried
