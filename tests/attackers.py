@@ -52,6 +52,7 @@ __all__ = [
     "VoterFramer",
     "Sleeper",
     "ForgedCloser",
+    "Abandoner",
     "DealerGrinder",
 ]
 
@@ -565,6 +566,34 @@ class ForgedCloser(Attacker):
         return super().receive(raw)
 
 
+class Abandoner(Attacker):
+    """Attack 4: at a table of two, it abandons the match the moment it may (the other seat
+    due) once a closed deal has left it behind.  To fall behind soon it revokes when it can
+    (a card of another suit while it holds the suit led: a renúncia, which costs it the
+    deal once the audit finds it)."""
+
+    revoked: int = -1
+
+    def decide(self, choice: Any) -> Output:
+        view = self.view()
+        if view is not None and view.trick and self.revoked != self.deal_no:
+            led = view.trick[0][1][1]
+            if any(c[1] == led for _, c in view.hand):
+                wrong = [p for p, c in view.hand if c[1] != led and p not in view.legal]
+                if wrong:
+                    self.revoked = self.deal_no
+                    choice = wrong[0]
+        return super().decide(choice)
+
+    def _flush(self) -> list[bytes]:
+        out = super()._flush()
+        if self.match is not None and self.deals_done >= 1 and not self.finished and self.seat is not None \
+                and self.match.totals[self.seat] < max(self.match.totals) and self.may_abandon():
+            self.tried.append(f"abandoned at seq {self.seq}, deal {self.deal_no}, totals {list(self.match.totals)}")
+            out += self._abandon()
+        return out
+
+
 def header_of(raw: bytes) -> dict[str, Any]:
     """The header of a table message, unchecked."""
     header: dict[str, Any] = unpack(unpack(raw)[0])
@@ -626,6 +655,7 @@ ATTACKERS: dict[str, type[Attacker]] = {
     "frame-voters": VoterFramer,
     "slow": Sleeper,
     "forge-close": ForgedCloser,
+    "abandon-losing": Abandoner,
 }
 
 

@@ -7,6 +7,7 @@ every process exits."""
 
 from __future__ import annotations
 
+import json
 import signal
 from pathlib import Path
 from typing import Any
@@ -23,11 +24,12 @@ REGISTRY = load_games()
 
 def _table(tmp: Path, game: str, kind: str, deals: int, *options: str) -> dict[str, Any]:
     """A host (a random bot in seat 0), honest joiners and the attacker in the last seat;
-    every process run to its end.  Returns what each printed and the table id."""
+    every process run to its end (``deals`` 0: the match to its end).  Returns what each printed and the table id."""
     seats = 4 if game != "bisca" else 2
     spec = ",".join(["bot:random"] + ["remote"] * (seats - 1))
     host = Proc(tmp, "host", tmp / "host", "host", game, "--bind", LOOPBACK, "--seats", spec,
-                 "--deals", str(deals), "--timeout", "4", "--linger", "1", "--json", "--no-announce", *options)
+                 *(["--deals", str(deals)] if deals else []), "--timeout", "4", "--linger", "1", "--json",
+                 "--no-announce", *options)
     procs = [host]
     try:
         port = until("the host to listen", lambda: host.lines()[:1])[0]["port"]
@@ -239,3 +241,42 @@ def test_a_forged_close_shown_to_one_voter_does_not_split_the_voters(tmp_path):
     assert [(d["verdict"], d["seat"]) for d in report["deals"]] == [("vote-out", 1)]
     tried = next(x for x in attacker.lines() if x["type"] == "tried")["tried"]
     assert any("a close of its seed alone" in t for t in tried), tried
+
+
+def test_a_process_that_abandons_a_losing_two_seat_match_has_the_loss_recorded(tmp_path):
+    """Attack 4 as processes: at a Bisca table of two, the attacker abandons the match the
+    moment a closed deal has left it behind (and the other seat is due).  It may -- nobody can
+    vote at a table of two -- but the loss stays: the transcript's abandon, the audit, both
+    processes' final lines and the host's history (``p2pcards history --json``) say the
+    match was abandoned, with no winner, by whom, in which deal and with which totals."""
+    run = _table(tmp_path, "bisca", "abandon-losing", 0, "-o", "target=8")
+    procs, codes = run["procs"], run["codes"]
+    attacker = procs[-1]
+    tried = next(x for x in attacker.lines() if x["type"] == "tried")["tried"]
+    assert tried and "abandoned" in tried[-1], "the attack happened"
+    assert codes == [0, 0], [p.stderr[-2000:] for p in procs]
+    table_id = run["table"]
+    logs = [log_path(tmp_path / "host", table_id, 0).read_bytes(),
+            log_path(tmp_path / "attacker", table_id, 1).read_bytes()]
+    assert logs[0] == logs[1], "both replicas hold the same transcript, the abandon last"
+    log = FrameDecoder().feed(logs[0])
+    assert header(log[-1])["kind"] == "abandon" and header(log[-1])["author"] == 1
+    report = audit_transcript(log, REGISTRY)
+    abandoned = report["abandoned"]
+    assert report["winner"] is None and abandoned["by"] == 1, report
+    totals = abandoned["totals"]
+    assert totals[1] < totals[0] and abandoned["behind"] == totals[0] - totals[1]
+    assert abandoned["deal"] == len(report["deals"]) - (report["deals"][-1]["verdict"] == "incomplete")
+    assert report["votes"] == [] and report["dummies"] == [], "nobody was voted out"
+    assert all(d["seat"] in (None, 1) for d in report["deals"]), "no verdict against the honest seat"
+    finals = [next(x for x in p.lines() if x["type"] == "final") for p in procs]
+    assert finals[0]["abandoned"] == finals[1]["abandoned"] == abandoned
+    assert finals[0]["transcript_hash"] == finals[1]["transcript_hash"] == report["transcript_hash"]
+    history = Proc(tmp_path, "history", tmp_path / "host", "history", "--json")
+    assert history.wait(60) == 0, history.stderr
+    match = json.loads(history.out_path.read_text())["matches"][0]
+    assert match["ended"] == "abandoned" and match["winner"] is None and match["totals"] == totals, match
+    assert match["abandoned"] == abandoned, "the history says who abandoned, in which deal, how far behind"
+    rebuilt = Proc(tmp_path, "rebuilt", tmp_path / "host", "history", "--rebuild", "--json")
+    assert rebuilt.wait(60) == 0, rebuilt.stderr
+    assert json.loads(rebuilt.out_path.read_text())["matches"][0]["abandoned"] == abandoned, "and so do its transcripts"
