@@ -53,6 +53,7 @@ __all__ = [
     "Sleeper",
     "ForgedCloser",
     "Abandoner",
+    "TwoForker",
     "DealerGrinder",
 ]
 
@@ -594,6 +595,76 @@ class Abandoner(Attacker):
         return out
 
 
+class TwoForker(Attacker):
+    """Attack 5 as a process: at its sixth message of deal 0 it signs a second message for
+    that place (``late``) and for its second message of the deal (``early``), and shows
+    seats ``late_first`` the late one, the others the early one; once each replica has had
+    time to take the fork it was shown (a seed from every other seat, or
+    ``PHASE_AFTER`` messages later) it shows each the other one."""
+
+    late_first = frozenset({0, 1})
+    PHASE_AFTER = 30
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.plan: dict[bytes, list[frozenset[int]]] = {}
+        self.counts: dict[tuple[bytes, frozenset[int]], int] = {}
+        self.pending: list[bytes] = []
+        self.since = 0
+        self.seeds_seen: set[int] = set()
+
+    def _adopt(self, fresh: Table) -> None:
+        kept = {k: v for k, v in self.__dict__.items()
+                if k in ("plan", "counts", "pending", "since", "seeds_seen", "say")}
+        super()._adopt(fresh)
+        self.__dict__.update(kept)
+
+    def allows(self, raw: bytes, seats: frozenset[int]) -> bool:
+        phases = self.plan.get(raw)
+        if phases is None:
+            return True
+        n = self.counts.get((raw, seats), 0)
+        self.counts[(raw, seats)] = n + 1
+        return n >= len(phases) or bool(seats & phases[n])
+
+    def _second(self, k: int) -> bytes:
+        return self.sign("dispute", {"against": None, "reason": f"a second message for {k}", "evidence": None},
+                         seq=k, prev=self.hashes[k - 1], deal=self.deals[k])
+
+    def decide(self, choice: Any) -> Output:
+        out = super().decide(choice)
+        assert self.seat is not None
+        mine = [i for i in range(self.deal_start, self.seq) if self.authors[i] == self.seat]
+        if not self.plan and self.deal_no == 0 and len(mine) >= 6:
+            early, late = mine[1], mine[-1]
+            one, two = self._second(late), self._second(early)
+            rest = frozenset(range(self.n)) - self.late_first - {self.seat}
+            self.plan = {one: [self.late_first, rest], two: [rest, self.late_first]}
+            self.pending = [one, two]
+            self.tried.append(f"second messages for seq {early} and {late}, shown in two orders")
+            self.say({"type": "attack", "step": "forked", "early": early, "late": late})
+            out.send += [one, two]
+        return out
+
+    def receive(self, raw: bytes | Decoded) -> Output:
+        try:
+            out = super().receive(raw)
+        except Rejected:
+            out = Output()
+            if not self.pending:
+                raise
+        if self.pending:
+            h = header_of(raw if isinstance(raw, bytes) else raw.raw)
+            if h.get("kind") == "seed":
+                self.seeds_seen.add(h["author"])
+            self.since += 1
+            if self.seeds_seen >= set(range(self.n)) - {self.seat} or self.since >= self.PHASE_AFTER:
+                self.tried.append(f"showed each seat the other one ({len(self.seeds_seen)} seeds seen)")
+                out.send += self.pending
+                self.pending = []
+        return out
+
+
 def header_of(raw: bytes) -> dict[str, Any]:
     """The header of a table message, unchecked."""
     header: dict[str, Any] = unpack(unpack(raw)[0])
@@ -656,6 +727,7 @@ ATTACKERS: dict[str, type[Attacker]] = {
     "slow": Sleeper,
     "forge-close": ForgedCloser,
     "abandon-losing": Abandoner,
+    "two-forks": TwoForker,
 }
 
 

@@ -280,3 +280,20 @@ def test_a_process_that_abandons_a_losing_two_seat_match_has_the_loss_recorded(t
     rebuilt = Proc(tmp_path, "rebuilt", tmp_path / "host", "history", "--rebuild", "--json")
     assert rebuilt.wait(60) == 0, rebuilt.stderr
     assert json.loads(rebuilt.out_path.read_text())["matches"][0]["abandoned"] == abandoned, "and so do its transcripts"
+
+
+def test_two_forks_in_one_deal_by_a_process_shown_in_two_orders_end_on_one_chain(tmp_path):
+    """Attack 5 as processes: the attacker (seat 3) signs a second message for two places of
+    its own in deal 0, an early one and a late one, and shows seats 0 and 1 the late fork
+    first, seat 2 the early one; once each has taken the fork it saw (and revealed its seed
+    there) it shows each the other.  Every honest process goes back to the early fork and
+    ends on one transcript, the deal's fault on the attacker, nobody honest voted out."""
+    run = _table(tmp_path, "copas", "two-forks", 2)
+    report = _check(tmp_path, run, 3)
+    assert report["deals"][0]["kind"] == "equivocation", report["deals"][0]
+    forked = next(x for x in run["procs"][-1].lines() if x.get("step") == "forked")
+    log = FrameDecoder().feed(_honest_logs(tmp_path, run)[0])
+    forks = [i for i, raw in enumerate(log) if header(raw)["kind"] == "fork"]
+    assert forks == [forked["early"]], f"the table went back to the early fork ({forked}), not {forks}"
+    tried = next(x for x in run["procs"][-1].lines() if x["type"] == "tried")["tried"]
+    assert any("the other one" in t for t in tried), tried
