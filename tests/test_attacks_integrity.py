@@ -406,3 +406,85 @@ def test_messages_of_another_table_or_an_earlier_deal_change_nothing():
         with pytest.raises(Rejected, match="replayed") as caught:
             net.tables[2].receive(raw)
         assert caught.value.blame is None
+
+
+# ---------------------------------------------------------------- a restart at every step of a vote
+def _vote_and_nay_pairs(signed: list[bytes]) -> list[tuple[int, int]]:
+    """The places and seats for which these own messages hold both a vote and a nay."""
+    kinds_at: dict[tuple[int, int], set[str]] = {}
+    for raw in signed:
+        h = header(raw)
+        if h["kind"] in ("vote", "nay"):
+            kinds_at.setdefault((h["seq"], h["body"]["against"]), set()).add(h["kind"])
+    return sorted(slot for slot, ks in kinds_at.items() if ks == {"vote", "nay"})
+
+
+@pytest.mark.parametrize("when", ["before-the-vote-leaves", "after-the-vote", "after-a-nay", "after-a-fork"])
+def test_a_restart_at_every_step_of_a_vote_keeps_the_voter_honest(when):
+    """Seat 2 votes against seat 1 at place k (seat 1's play reached every seat but seat 2)
+    and its process restarts -- a fresh replica restored from its log and the votes and nays
+    it kept on disk -- at one step of the vote: after signing the vote but before it left,
+    right after it left, after it took the play from the others' nay, or after a fork later
+    in the deal made every replica go back (after the nay, seat 0, which signed it, restarts
+    too).  Then seat 3's late vote against seat 1 at k, and its own vote again, reach it (a
+    restarted voter that forgot its vote would answer with a nay: a fork of its own).  Over
+    every restart no honest seat signs both a vote and a nay for one place and seat, and
+    each ends on the table's chain.  (With the saved votes and nays not put back, every
+    case fails.)"""
+    net = make_net("copas", deals=2, table_class={ATTACKER: attackers.Framer})
+    held: dict[str, int] = {}
+
+    def route(src: int, dst: int, raw: bytes) -> bytes | None:
+        h = header(raw)
+        if "k" not in held and src == ATTACKER and h["kind"] == "choice" and h["deal"] == 0:
+            held["k"] = h["seq"]
+        if dst == VOTER and held.get("k") == h["seq"] and h["author"] == ATTACKER and h["kind"] == "choice" \
+                and "sent" not in held:
+            return None  # (any copy, a sync's too, until seat 2's vote has left)
+        return raw
+
+    mesh = mesh_of(net, route=route)
+    mesh.start()
+    _until(mesh, lambda: "k" in held and net.tables[VOTER].seq == held["k"] and not mesh._queue
+           and all(t.decision() is None for t in net.tables), "seat 1's play held from seat 2")
+    k = held["k"]
+    voter = net.tables[VOTER]
+    assert ATTACKER in voter.may_vote()
+    out = voter.vote(ATTACKER)
+    vote = out.send[0]
+    if when == "before-the-vote-leaves":
+        mesh.took(VOTER, out)  # on disk, never sent: the restart sends it
+        assert _restart(net, mesh, VOTER).silence.voted(ATTACKER), "the restored voter remembers its vote"
+        assert any(raw == vote for _, raw in mesh.sent)
+    else:
+        mesh.send(VOTER, mesh.took(VOTER, out))
+    held["sent"] = k
+    if when == "after-the-vote":
+        _restart(net, mesh, VOTER)
+        # seat 1's play, relayed, reaches it before any nay: a voter holds it aside
+        mesh._queue.appendleft((0, VOTER, net.tables[0].log[k]))
+    _until(mesh, lambda: net.tables[VOTER].seq > k, "seat 2 took seat 1's play")
+    assert net.tables[VOTER].log[k] == net.tables[0].log[k], "from a nay"
+    if when == "after-a-nay":  # (seat 0, whose nay carried the play, restarts too)
+        assert _nays_of(mesh, 0, k)
+        _restart(net, mesh, VOTER)
+        _restart(net, mesh, 0)
+    if when == "after-a-fork":
+        framer = net.tables[ATTACKER]
+        _until(mesh, lambda: any(a == ATTACKER for a in framer.chain.authors[k + 1:]), "a later place of seat 1's")
+        j = next(i for i in range(k + 1, framer.seq) if framer.chain.authors[i] == ATTACKER)
+        second = framer.sign("dispute", {"against": None, "reason": "a second message", "evidence": None}, seq=j,
+                             prev=framer.hashes[j - 1], deal=framer.chain.deals[j])
+        mesh.send(ATTACKER, [second])
+        _until(mesh, lambda: all("fork" in kinds(net.tables[s].log) for s in (0, 2, 3)), "the fork everywhere")
+        _restart(net, mesh, VOTER)
+    mesh._queue.extend([(3, VOTER, _late_vote(net, k)), (ATTACKER, VOTER, vote)])
+    mesh.run(max_steps=STEPS)
+    assert all(_vote_and_nay_pairs(mesh.signed.get(s, [])) == [] for s in (0, 2, 3)), \
+        "no honest seat ever signed both a vote and a nay for one place"
+    assert _nays_of(mesh, VOTER, k) == []
+    assert not net.tables[ATTACKER].forks, "seat 1 got nothing to frame seat 2 with"
+    log = assert_agree(net, [0, 2, 3])
+    assert kinds(log).count("fork") == (when == "after-a-fork")
+    assert all(v["seat"] == ATTACKER for t in net.tables for v in t.outvotes), "no honest seat is pushed out"
+    assert all(d["audit"]["seat"] in (None, ATTACKER) for d in deals_of(net.observed))
