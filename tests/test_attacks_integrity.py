@@ -488,3 +488,114 @@ def test_a_restart_at_every_step_of_a_vote_keeps_the_voter_honest(when):
     assert kinds(log).count("fork") == (when == "after-a-fork")
     assert all(v["seat"] == ATTACKER for t in net.tables for v in t.outvotes), "no honest seat is pushed out"
     assert all(d["audit"]["seat"] in (None, ATTACKER) for d in deals_of(net.observed))
+
+
+# ---------------------------------------------------------------- dispute spam
+class _Counts:
+    """Calls of the replica's costly checks, counted (monkeypatched in place)."""
+
+    NAMES = (("p2pcards.mental.party_rounds", "verify_shuffle"), ("p2pcards.mental.party_rounds", "verify_lock"),
+             ("p2pcards.table.claims", "verify_evidence"), ("p2pcards.table.claims", "audit"),
+             ("p2pcards.table.transcript", "verify"))
+
+    def __init__(self, monkeypatch: Any) -> None:
+        import importlib
+
+        self.calls: dict[str, int] = {}
+        for module, name in self.NAMES:
+            mod = importlib.import_module(module)
+            self.calls[name] = 0
+            monkeypatch.setattr(mod, name, self._counted(name, getattr(mod, name)))
+        self.calls["rebuild"] = 0
+        rebuild = Table._rebuild
+
+        def counted_rebuild(table: Table, *args: Any, **kwargs: Any) -> Any:
+            self.calls["rebuild"] += 1
+            return rebuild(table, *args, **kwargs)
+
+        monkeypatch.setattr(Table, "_rebuild", counted_rebuild)
+
+    def _counted(self, name: str, f: Any) -> Any:
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.calls[name] += 1
+            return f(*args, **kwargs)
+
+        return counted
+
+    def take(self) -> dict[str, int]:
+        out = dict(self.calls)
+        for name in self.calls:
+            self.calls[name] = 0
+        return out
+
+
+def test_dispute_spam_costs_one_signature_check_each_and_draws_no_answer(monkeypatch):
+    """A seat floods an honest replica with bogus disputes -- out of its turn, for places
+    long past and places ahead, in another seat's name where it is its turn (not its key),
+    each with 20 KB of junk evidence -- and then disputes in its turn, and sends that
+    dispute again and again, and variants of it.  Every bogus one costs the replica one
+    signature check at most (no proof, no evidence check, no replay, no rebuild) and draws
+    no answer; the one in turn is checked once (its evidence once, the deal's audit once,
+    at its close) and costs its author the deal; its copies and variants (a variant is a
+    second message for the place: a fork, which a replica that has revealed its seed takes
+    only on proof that its chain cannot close) cost one signature check each and draw no
+    answer.  Every replica ends on one chain -- the observer's too, which sees the dispute
+    and the spammer's own play for that place after the deal reached its seed round (it
+    used to take that fork at once, with every seat's seed already on the dispute's chain:
+    left on a chain that never closes)."""
+    net = make_net("copas", deals=2)
+    spammer, honest = 1, 0
+    mesh = mesh_of(net)
+    mesh.start()
+    _until(mesh, lambda: net.tables[honest].expected() == spammer and not mesh._queue
+           and net.tables[honest].seq > net.tables[honest].deal_start + 20, "seat 1's turn, the deal under way")
+    counts = _Counts(monkeypatch)
+    t = net.tables[honest]
+    seq, head = t.seq, t.head
+    junk = random.Random(1).randbytes(20_000)
+
+    def dispute(author: int, k: int, prev: bytes, reason: str = "bogus", against: int | None = 0) -> bytes:
+        return sign_message(net.ids[author], table=t.table_id, deal=t.deal_no, seq=k, prev=prev, author=author,
+                            kind="dispute", body={"against": against, "reason": reason, "evidence": junk})
+
+    bogus = [dispute(spammer, k, t.hashes[k - 1]) for k in range(t.deal_start + 1, seq)
+             if t.chain.authors[k] != spammer]
+    bogus += [dispute(spammer, seq + d, bytes(32)) for d in range(1, 20)]  # ahead, on no chain
+    bogus += [dispute(3, seq, head, f"in seat 1's turn {i}") for i in range(20)]  # another seat, out of turn
+    bogus += [dispute(spammer, seq, bytes(32), f"another chain {i}") for i in range(20)]
+    answers = []
+    for raw in bogus:
+        try:
+            answers += t.receive(raw).send
+        except Rejected:
+            pass
+    spent = counts.take()
+    assert answers == [] and (t.seq, t.head) == (seq, head), "nothing answered, nothing changed"
+    assert spent["verify"] <= len(bogus), spent
+    assert {k: v for k, v in spent.items() if k != "verify"} == {
+        "verify_shuffle": 0, "verify_lock": 0, "verify_evidence": 0, "audit": 0, "rebuild": 0}, spent
+    # the one in turn: its evidence checked once, and the deal halted
+    real = dispute(spammer, seq, head, "in turn")
+    first = t.receive(real)
+    assert [e.type for e in first.events] == ["dispute"]
+    spent = counts.take()
+    assert spent["verify_evidence"] == 1 and spent["rebuild"] == 0, spent
+    again = []
+    for i in range(20):
+        for raw in (real, dispute(spammer, seq, head, f"in turn, variant {i}")):
+            try:
+                again += t.receive(raw).send
+            except Rejected:
+                pass
+    spent = counts.take()
+    assert again == [], "copies and variants draw no answer"
+    assert spent == {"verify_shuffle": 0, "verify_lock": 0, "verify_evidence": 0, "audit": 0, "verify": 40,
+                     "rebuild": 0}, "one signature check each: no evidence check, no replay, no rebuild"
+    mesh.send(honest, first.send)  # (its seed: the deal is in its seed round)
+    mesh.send(spammer, [real])  # (and its own replica plays a card there: two messages for one place)
+    mesh.run(max_steps=STEPS)
+    assert_agree(net, [0, 2, 3])  # the observer's too: it saw both, after the deal reached its seed round
+    audit = deals_of(net.observed)[0]["audit"]
+    assert audit["seat"] == spammer and all(d["audit"]["seat"] in (None, spammer) for d in deals_of(net.observed))
+    assert all(v["seat"] == spammer for t_ in net.tables for v in t_.outvotes), "no honest seat is pushed out"
+    assert counts.take()["audit"] <= 2 * (len(net.tables) + 1), "each replica audits each deal once"
