@@ -1,9 +1,11 @@
 """Dishonest peers as real processes over TCP on loopback (``python -m tests.attackers``)
 against honest ``p2pcards host`` and ``p2pcards join`` processes: a retroactive vote, an
-instant vote, a lone vote in Bisca, an equivocation, a card copied in a shuffle.  For each: the honest processes end
-with byte-identical logs and the same verdicts, the right seat is blamed (or nobody when
-the attack changes nothing), no scored deal is lost, no honest seat is pushed out, and
-every process exits."""
+instant vote, a lone vote in Bisca, an equivocation, a card copied in a shuffle, a ground
+first dealer; and integrity, round three: a voter framed after its process was killed and
+resumed, a forged close shown to one voter, a losing two-seat match abandoned, two forks in
+one deal shown in two orders.  For each: the honest processes end with byte-identical logs
+and the same verdicts, the right seat is blamed (or nobody when the attack changes
+nothing), no scored deal is lost, no honest seat is pushed out, and every process exits."""
 
 from __future__ import annotations
 
