@@ -10,6 +10,7 @@ happened (an attack that never ran proves nothing).
 from __future__ import annotations
 
 import hashlib
+import time
 from typing import Any
 
 from p2pcards.core import Deal
@@ -20,7 +21,16 @@ from p2pcards.mental.seal import KeyEntry, SealedPayload, hpke_seal, sign_payloa
 from p2pcards.table.dealrun import DealRun
 from p2pcards.table.events import Output
 from p2pcards.table.table import Rejected, Table
-from p2pcards.table.transcript import TABLE, Decoded, TableKind, make_certificate, parse_message, sign_message
+from p2pcards.table.transcript import (
+    ENTRY_KINDS,
+    TABLE,
+    Decoded,
+    TableKind,
+    make_certificate,
+    message_hash,
+    parse_message,
+    sign_message,
+)
 from p2pcards.table.wire import pack, unpack
 
 __all__ = [
@@ -40,22 +50,37 @@ __all__ = [
     "SeedWithholder",
     "PastClaimer",
     "Framer",
+    "VoterFramer",
+    "Sleeper",
+    "ForgedCloser",
+    "Abandoner",
+    "TwoForker",
     "DealerGrinder",
     "OutOfTurn",
 ]
 
 
 class Attacker(Table):
-    """A table replica that also keeps a record of what it tried."""
+    """A table replica that also keeps a record of what it tried.  As a process
+    (:func:`main`) it may also say where its attack stands (``say``: a JSON line, for a
+    test that acts on it) and keep a message from some processes (:meth:`allows`)."""
 
     tried: list[str]
+
+    @staticmethod
+    def say(obj: dict[str, Any]) -> None:
+        """Where the attack stands (a process prints it as a JSON line)."""
+
+    def allows(self, raw: bytes, seats: frozenset[int]) -> bool:
+        """Whether the process sends ``raw`` to the process of ``seats`` (an honest one always does)."""
+        return True
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.tried = []
         super().__init__(*args, **kwargs)
 
     def _adopt(self, fresh: Table) -> None:
-        kept = {k: v for k, v in self.__dict__.items() if k in ("tried", "second")}
+        kept = {k: v for k, v in self.__dict__.items() if k in ("tried", "second", "say")}
         super()._adopt(fresh)
         self.__dict__.update(kept)
 
@@ -438,6 +463,241 @@ class Framer(Attacker):
         return out
 
 
+class VoterFramer(Framer):
+    """Attack 1 as a process (seat 3, say): it holds its first play of deal 0 (place ``k``)
+    back from every process until every seat but ``relay`` has voted against it there --
+    the test stops ``relay``'s process meanwhile, so that seat neither votes nor nays --
+    then sends it to everyone: the voters hold it until ``relay`` (let go again) answers
+    their votes with a nay that carries it.  From then on, each time a voter's entry comes,
+    it sends every vote against itself at ``k`` again (at most ``MAX_REPLAYS`` times), so
+    that a voter whose process was restarted meanwhile gets the other voters' votes for a
+    place where it voted: were it to answer one with a nay, its vote and nay make a fork
+    (:class:`Framer`).  It says ``holding`` and ``released`` (with ``k``) as it goes."""
+
+    relay = 0
+    MAX_REPLAYS = 40
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.held: bytes | None = None
+        self.released = False
+        self.replays = 0
+
+    def _adopt(self, fresh: Table) -> None:
+        kept = {k: v for k, v in self.__dict__.items() if k in ("held", "released", "replays", "say")}
+        super()._adopt(fresh)
+        self.__dict__.update(kept)
+
+    def allows(self, raw: bytes, seats: frozenset[int]) -> bool:
+        return self.released or raw != self.held
+
+    def _voters(self) -> set[int]:
+        assert self.seat is not None
+        return {s for s in range(self.n) if s not in (self.seat, self.relay)}
+
+    def decide(self, choice: Any) -> Output:
+        decision = self.decision()
+        out = super().decide(choice)
+        if self.held is None and self.deal_no == 0 and decision is not None and decision.kind == "play":
+            self.held = out.send[0]
+            self.tried.append(f"held its play at seq {header_of(self.held)['seq']} back")
+            self.say({"type": "attack", "step": "holding", "seq": header_of(self.held)["seq"]})
+        return out
+
+    def receive(self, raw: bytes | Decoded) -> Output:
+        out = super().receive(raw)
+        if self.held is None:
+            return out
+        k = header_of(self.held)["seq"]
+        voted = {a for (seq, a) in self.votes_against_me if seq == k}
+        if not self.released and voted >= self._voters():
+            self.released = True
+            self.tried.append(f"sent its play at seq {k} once seats {sorted(voted)} had voted against it")
+            self.say({"type": "attack", "step": "released", "seq": k})
+            out.send.append(self.held)
+        elif self.released and self.replays < self.MAX_REPLAYS:
+            h = header_of(raw if isinstance(raw, bytes) else raw.raw)
+            if h.get("author") in voted and h.get("kind") in ("choice", "deck") and h.get("deal") == 0 \
+                    and h.get("seq", 0) > k:
+                votes = [v for (seq, _), v in sorted(self.votes_against_me.items()) if seq == k]
+                self.replays += 1
+                out.send += votes
+        return out
+
+
+class Sleeper(Attacker):
+    """No attacker: an honest seat that is slow once -- at its second play of deal 0 it
+    thinks (its process blocked, as if stopped) for ``pause`` seconds, past the timeout, and
+    then plays: a late message (the table's voters hold it aside)."""
+
+    pause = 7.0
+
+    def decide(self, choice: Any) -> Output:
+        decision = self.decision()
+        if self.deal_no == 0 and decision is not None and decision.kind == "play" and not self.tried \
+                and any(a == self.seat for a in self.authors[self.deal_start:]):
+            self.tried.append(f"thought for {self.pause:g} s at seq {self.seq}")
+            self.say({"type": "attack", "step": "asleep", "seq": self.seq})
+            time.sleep(self.pause)
+        return super().decide(choice)
+
+
+class ForgedCloser(Attacker):
+    """Attack 2 as a process: it never votes until seat ``silent`` (an honest seat, slow
+    past the timeout: :class:`Sleeper`) has been voted against by every other seat; when
+    that seat's late message comes it does not take it, signs its own seed for the place
+    after it and wraps that as a ``close`` -- one seed, no close -- and shows it to seat
+    ``shown`` alone, as the proof that the table went on past the message that seat holds
+    aside (were it taken, that seat would take the message while the others take the
+    outvote).  ``wait`` seconds later it votes, which completes the outvote."""
+
+    silent, shown = 1, 0
+    wait = 1.5
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.late: bytes | None = None
+        self.forged: bytes | None = None
+        self.at = 0.0
+
+    def _adopt(self, fresh: Table) -> None:
+        kept = {k: v for k, v in self.__dict__.items() if k in ("late", "forged", "at", "say")}
+        super()._adopt(fresh)
+        self.__dict__.update(kept)
+
+    def allows(self, raw: bytes, seats: frozenset[int]) -> bool:
+        return raw != self.forged or self.shown in seats
+
+    def may_vote(self) -> frozenset[int]:
+        if self.forged is None or time.monotonic() < self.at + self.wait:
+            return frozenset()
+        return super().may_vote()
+
+    def receive(self, raw: bytes | Decoded) -> Output:
+        data = raw if isinstance(raw, bytes) else raw.raw
+        if self.late is not None and data == self.late:
+            return Output()  # (relayed copies: it never takes it)
+        h = header_of(data)
+        others = [s for s in range(self.n) if s not in (self.seat, self.silent)]
+        if self.late is None and self.deal_no == 0 and h.get("author") == self.silent and h.get("seq") == self.seq \
+                and h.get("kind") in ENTRY_KINDS and all(self.silence.vote_of(v, self.silent) for v in others):
+            self.late = data
+            seq, prev, seed = self.seq + 1, message_hash(data), self.party.seed
+            seed_msg = self.sign("seed", {"seed": seed}, seq=seq, prev=prev, deal=self.deal_no)
+            self.forged = make_certificate(table=self.table_id, deal=self.deal_no, seq=seq, prev=prev, kind="close",
+                                           body={"seats": [self.seat], "seeds": [seed]}, proof=[seed_msg])
+            self.at = time.monotonic()
+            self.tried.append(f"a close of its seed alone after seat {self.silent}'s late message at seq {self.seq},"
+                              f" shown to seat {self.shown}")
+            self.say({"type": "attack", "step": "forged", "seq": self.seq})
+            return Output(send=[self.forged])
+        return super().receive(raw)
+
+
+class Abandoner(Attacker):
+    """Attack 4: at a table of two, it abandons the match the moment it may (the other seat
+    due) once a closed deal has left it behind.  To fall behind soon it revokes when it can
+    (a card of another suit while it holds the suit led: a renúncia, which costs it the
+    deal once the audit finds it)."""
+
+    revoked: int = -1
+
+    def decide(self, choice: Any) -> Output:
+        view = self.view()
+        if view is not None and view.trick and self.revoked != self.deal_no:
+            led = view.trick[0][1][1]
+            if any(c[1] == led for _, c in view.hand):
+                wrong = [p for p, c in view.hand if c[1] != led and p not in view.legal]
+                if wrong:
+                    self.revoked = self.deal_no
+                    choice = wrong[0]
+        return super().decide(choice)
+
+    def _flush(self) -> list[bytes]:
+        out = super()._flush()
+        if self.match is not None and self.deals_done >= 1 and not self.finished and self.seat is not None \
+                and self.match.totals[self.seat] < max(self.match.totals) and self.may_abandon():
+            self.tried.append(f"abandoned at seq {self.seq}, deal {self.deal_no}, totals {list(self.match.totals)}")
+            out += self._abandon()
+        return out
+
+
+class TwoForker(Attacker):
+    """Attack 5 as a process: at its sixth message of deal 0 it signs a second message for
+    that place (``late``) and for its second message of the deal (``early``), and shows
+    seats ``late_first`` the late one, the others the early one; once each replica has had
+    time to take the fork it was shown (a seed from every other seat, or
+    ``PHASE_AFTER`` messages later) it shows each the other one."""
+
+    late_first = frozenset({0, 1})
+    PHASE_AFTER = 30
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.plan: dict[bytes, list[frozenset[int]]] = {}
+        self.counts: dict[tuple[bytes, frozenset[int]], int] = {}
+        self.pending: list[bytes] = []
+        self.since = 0
+        self.seeds_seen: set[int] = set()
+
+    def _adopt(self, fresh: Table) -> None:
+        kept = {k: v for k, v in self.__dict__.items()
+                if k in ("plan", "counts", "pending", "since", "seeds_seen", "say")}
+        super()._adopt(fresh)
+        self.__dict__.update(kept)
+
+    def allows(self, raw: bytes, seats: frozenset[int]) -> bool:
+        phases = self.plan.get(raw)
+        if phases is None:
+            return True
+        n = self.counts.get((raw, seats), 0)
+        self.counts[(raw, seats)] = n + 1
+        return n >= len(phases) or bool(seats & phases[n])
+
+    def _second(self, k: int) -> bytes:
+        return self.sign("dispute", {"against": None, "reason": f"a second message for {k}", "evidence": None},
+                         seq=k, prev=self.hashes[k - 1], deal=self.deals[k])
+
+    def decide(self, choice: Any) -> Output:
+        out = super().decide(choice)
+        assert self.seat is not None
+        mine = [i for i in range(self.deal_start, self.seq) if self.authors[i] == self.seat]
+        if not self.plan and self.deal_no == 0 and len(mine) >= 6:
+            early, late = mine[1], mine[-1]
+            one, two = self._second(late), self._second(early)
+            rest = frozenset(range(self.n)) - self.late_first - {self.seat}
+            self.plan = {one: [self.late_first, rest], two: [rest, self.late_first]}
+            self.pending = [one, two]
+            self.tried.append(f"second messages for seq {early} and {late}, shown in two orders")
+            self.say({"type": "attack", "step": "forked", "early": early, "late": late})
+            out.send += [one, two]
+        return out
+
+    def receive(self, raw: bytes | Decoded) -> Output:
+        try:
+            out = super().receive(raw)
+        except Rejected:
+            out = Output()
+            if not self.pending:
+                raise
+        if self.pending:
+            h = header_of(raw if isinstance(raw, bytes) else raw.raw)
+            if h.get("kind") == "seed":
+                self.seeds_seen.add(h["author"])
+            self.since += 1
+            if self.seeds_seen >= set(range(self.n)) - {self.seat} or self.since >= self.PHASE_AFTER:
+                self.tried.append(f"showed each seat the other one ({len(self.seeds_seen)} seeds seen)")
+                out.send += self.pending
+                self.pending = []
+        return out
+
+
+def header_of(raw: bytes) -> dict[str, Any]:
+    """The header of a table message, unchecked."""
+    header: dict[str, Any] = unpack(unpack(raw)[0])
+    return header
+
+
 class DealerGrinder(Attacker):
     """The last seat to commit in the first deal tries to pick the match's first dealer:
     it waits for every other seat's commitment, then tries seeds until the first deal's id
@@ -491,6 +751,11 @@ ATTACKERS: dict[str, type[Attacker]] = {
     "past-claims": PastClaimer,
     "grind-dealer": DealerGrinder,
     "out-of-turn": OutOfTurn,
+    "frame-voters": VoterFramer,
+    "slow": Sleeper,
+    "forge-close": ForgedCloser,
+    "abandon-losing": Abandoner,
+    "two-forks": TwoForker,
 }
 
 
@@ -522,6 +787,7 @@ def main(argv: list[str] | None = None) -> int:
     from p2pcards.core import load_games
     from p2pcards.identity import data_dir, load_or_create
     from p2pcards.net import NetError, join_table, single_error
+    from p2pcards.net.mesh import Mesh
 
     parser = argparse.ArgumentParser(prog="python -m tests.attackers")
     parser.add_argument("kind", choices=sorted(ATTACKERS))
@@ -535,11 +801,23 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(obj), flush=True)
 
     tried: list[str] = []
+    tables: list[Attacker] = []
 
     def table_class(*a: Any, **kw: Any) -> Table:
         table = ATTACKERS[args.kind](*a, **kw)
         table.tried = tried
+        table.say = line  # type: ignore[method-assign]
+        tables.append(table)
         return table
+
+    honest_send = Mesh.send
+
+    def send(mesh: Mesh, link: Any, payload: bytes) -> None:  # what the attacker keeps from whom
+        seats = next((s for lk, s in mesh.links if lk is link), frozenset())
+        if all(t.allows(payload, seats) for t in tables):
+            honest_send(mesh, link, payload)
+
+    Mesh.send = send  # type: ignore[method-assign]
 
     async def run() -> None:
         await join_table(host, int(port), me=me, registry=load_games(), data_dir=data_dir(), level="random",

@@ -406,3 +406,196 @@ def test_messages_of_another_table_or_an_earlier_deal_change_nothing():
         with pytest.raises(Rejected, match="replayed") as caught:
             net.tables[2].receive(raw)
         assert caught.value.blame is None
+
+
+# ---------------------------------------------------------------- a restart at every step of a vote
+def _vote_and_nay_pairs(signed: list[bytes]) -> list[tuple[int, int]]:
+    """The places and seats for which these own messages hold both a vote and a nay."""
+    kinds_at: dict[tuple[int, int], set[str]] = {}
+    for raw in signed:
+        h = header(raw)
+        if h["kind"] in ("vote", "nay"):
+            kinds_at.setdefault((h["seq"], h["body"]["against"]), set()).add(h["kind"])
+    return sorted(slot for slot, ks in kinds_at.items() if ks == {"vote", "nay"})
+
+
+@pytest.mark.parametrize("when", ["before-the-vote-leaves", "after-the-vote", "after-a-nay", "after-a-fork"])
+def test_a_restart_at_every_step_of_a_vote_keeps_the_voter_honest(when):
+    """Seat 2 votes against seat 1 at place k (seat 1's play reached every seat but seat 2)
+    and its process restarts -- a fresh replica restored from its log and the votes and nays
+    it kept on disk -- at one step of the vote: after signing the vote but before it left,
+    right after it left, after it took the play from the others' nay, or after a fork later
+    in the deal made every replica go back (after the nay, seat 0, which signed it, restarts
+    too).  Then seat 3's late vote against seat 1 at k, and its own vote again, reach it (a
+    restarted voter that forgot its vote would answer with a nay: a fork of its own).  Over
+    every restart no honest seat signs both a vote and a nay for one place and seat, and
+    each ends on the table's chain.  (With the saved votes and nays not put back, every
+    case fails.)"""
+    net = make_net("copas", deals=2, table_class={ATTACKER: attackers.Framer})
+    held: dict[str, int] = {}
+
+    def route(src: int, dst: int, raw: bytes) -> bytes | None:
+        h = header(raw)
+        if "k" not in held and src == ATTACKER and h["kind"] == "choice" and h["deal"] == 0:
+            held["k"] = h["seq"]
+        if dst == VOTER and held.get("k") == h["seq"] and h["author"] == ATTACKER and h["kind"] == "choice" \
+                and "sent" not in held:
+            return None  # (any copy, a sync's too, until seat 2's vote has left)
+        return raw
+
+    mesh = mesh_of(net, route=route)
+    mesh.start()
+    _until(mesh, lambda: "k" in held and net.tables[VOTER].seq == held["k"] and not mesh._queue
+           and all(t.decision() is None for t in net.tables), "seat 1's play held from seat 2")
+    k = held["k"]
+    voter = net.tables[VOTER]
+    assert ATTACKER in voter.may_vote()
+    out = voter.vote(ATTACKER)
+    vote = out.send[0]
+    if when == "before-the-vote-leaves":
+        mesh.took(VOTER, out)  # on disk, never sent: the restart sends it
+        assert _restart(net, mesh, VOTER).silence.voted(ATTACKER), "the restored voter remembers its vote"
+        assert any(raw == vote for _, raw in mesh.sent)
+    else:
+        mesh.send(VOTER, mesh.took(VOTER, out))
+    held["sent"] = k
+    if when == "after-the-vote":
+        _restart(net, mesh, VOTER)
+        # seat 1's play, relayed, reaches it before any nay: a voter holds it aside
+        mesh._queue.appendleft((0, VOTER, net.tables[0].log[k]))
+    _until(mesh, lambda: net.tables[VOTER].seq > k, "seat 2 took seat 1's play")
+    assert net.tables[VOTER].log[k] == net.tables[0].log[k], "from a nay"
+    if when == "after-a-nay":  # (seat 0, whose nay carried the play, restarts too)
+        assert _nays_of(mesh, 0, k)
+        _restart(net, mesh, VOTER)
+        _restart(net, mesh, 0)
+    if when == "after-a-fork":
+        framer = net.tables[ATTACKER]
+        _until(mesh, lambda: any(a == ATTACKER for a in framer.chain.authors[k + 1:]), "a later place of seat 1's")
+        j = next(i for i in range(k + 1, framer.seq) if framer.chain.authors[i] == ATTACKER)
+        second = framer.sign("dispute", {"against": None, "reason": "a second message", "evidence": None}, seq=j,
+                             prev=framer.hashes[j - 1], deal=framer.chain.deals[j])
+        mesh.send(ATTACKER, [second])
+        _until(mesh, lambda: all("fork" in kinds(net.tables[s].log) for s in (0, 2, 3)), "the fork everywhere")
+        _restart(net, mesh, VOTER)
+    mesh._queue.extend([(3, VOTER, _late_vote(net, k)), (ATTACKER, VOTER, vote)])
+    mesh.run(max_steps=STEPS)
+    assert all(_vote_and_nay_pairs(mesh.signed.get(s, [])) == [] for s in (0, 2, 3)), \
+        "no honest seat ever signed both a vote and a nay for one place"
+    assert _nays_of(mesh, VOTER, k) == []
+    assert not net.tables[ATTACKER].forks, "seat 1 got nothing to frame seat 2 with"
+    log = assert_agree(net, [0, 2, 3])
+    assert kinds(log).count("fork") == (when == "after-a-fork")
+    assert all(v["seat"] == ATTACKER for t in net.tables for v in t.outvotes), "no honest seat is pushed out"
+    assert all(d["audit"]["seat"] in (None, ATTACKER) for d in deals_of(net.observed))
+
+
+# ---------------------------------------------------------------- dispute spam
+class _Counts:
+    """Calls of the replica's costly checks, counted (monkeypatched in place)."""
+
+    NAMES = (("p2pcards.mental.party_rounds", "verify_shuffle"), ("p2pcards.mental.party_rounds", "verify_lock"),
+             ("p2pcards.table.claims", "verify_evidence"), ("p2pcards.table.claims", "audit"),
+             ("p2pcards.table.transcript", "verify"))
+
+    def __init__(self, monkeypatch: Any) -> None:
+        import importlib
+
+        self.calls: dict[str, int] = {}
+        for module, name in self.NAMES:
+            mod = importlib.import_module(module)
+            self.calls[name] = 0
+            monkeypatch.setattr(mod, name, self._counted(name, getattr(mod, name)))
+        self.calls["rebuild"] = 0
+        rebuild = Table._rebuild
+
+        def counted_rebuild(table: Table, *args: Any, **kwargs: Any) -> Any:
+            self.calls["rebuild"] += 1
+            return rebuild(table, *args, **kwargs)
+
+        monkeypatch.setattr(Table, "_rebuild", counted_rebuild)
+
+    def _counted(self, name: str, f: Any) -> Any:
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.calls[name] += 1
+            return f(*args, **kwargs)
+
+        return counted
+
+    def take(self) -> dict[str, int]:
+        out = dict(self.calls)
+        for name in self.calls:
+            self.calls[name] = 0
+        return out
+
+
+def test_dispute_spam_costs_one_signature_check_each_and_draws_no_answer(monkeypatch):
+    """A seat floods an honest replica with bogus disputes -- out of its turn, for places
+    long past and places ahead, in another seat's name where it is its turn (not its key),
+    each with 20 KB of junk evidence -- and then disputes in its turn, and sends that
+    dispute again and again, and variants of it.  Every bogus one costs the replica one
+    signature check at most (no proof, no evidence check, no replay, no rebuild) and draws
+    no answer; the one in turn is checked once (its evidence once, the deal's audit once,
+    at its close) and costs its author the deal; its copies and variants (a variant is a
+    second message for the place: a fork, which a replica that has revealed its seed takes
+    only on proof that its chain cannot close) cost one signature check each and draw no
+    answer.  Every replica ends on one chain -- the observer's too, which sees the dispute
+    and the spammer's own play for that place after the deal reached its seed round (it
+    used to take that fork at once, with every seat's seed already on the dispute's chain:
+    left on a chain that never closes)."""
+    net = make_net("copas", deals=2)
+    spammer, honest = 1, 0
+    mesh = mesh_of(net)
+    mesh.start()
+    _until(mesh, lambda: net.tables[honest].expected() == spammer and not mesh._queue
+           and net.tables[honest].seq > net.tables[honest].deal_start + 20, "seat 1's turn, the deal under way")
+    counts = _Counts(monkeypatch)
+    t = net.tables[honest]
+    seq, head = t.seq, t.head
+    junk = random.Random(1).randbytes(20_000)
+
+    def dispute(author: int, k: int, prev: bytes, reason: str = "bogus", against: int | None = 0) -> bytes:
+        return sign_message(net.ids[author], table=t.table_id, deal=t.deal_no, seq=k, prev=prev, author=author,
+                            kind="dispute", body={"against": against, "reason": reason, "evidence": junk})
+
+    bogus = [dispute(spammer, k, t.hashes[k - 1]) for k in range(t.deal_start + 1, seq)
+             if t.chain.authors[k] != spammer]
+    bogus += [dispute(spammer, seq + d, bytes(32)) for d in range(1, 20)]  # ahead, on no chain
+    bogus += [dispute(3, seq, head, f"in seat 1's turn {i}") for i in range(20)]  # another seat, out of turn
+    bogus += [dispute(spammer, seq, bytes(32), f"another chain {i}") for i in range(20)]
+    answers = []
+    for raw in bogus:
+        try:
+            answers += t.receive(raw).send
+        except Rejected:
+            pass
+    spent = counts.take()
+    assert answers == [] and (t.seq, t.head) == (seq, head), "nothing answered, nothing changed"
+    assert spent["verify"] <= len(bogus), spent
+    assert {k: v for k, v in spent.items() if k != "verify"} == {
+        "verify_shuffle": 0, "verify_lock": 0, "verify_evidence": 0, "audit": 0, "rebuild": 0}, spent
+    # the one in turn: its evidence checked once, and the deal halted
+    real = dispute(spammer, seq, head, "in turn")
+    first = t.receive(real)
+    assert [e.type for e in first.events] == ["dispute"]
+    spent = counts.take()
+    assert spent["verify_evidence"] == 1 and spent["rebuild"] == 0, spent
+    again = []
+    for i in range(20):
+        for raw in (real, dispute(spammer, seq, head, f"in turn, variant {i}")):
+            try:
+                again += t.receive(raw).send
+            except Rejected:
+                pass
+    spent = counts.take()
+    assert again == [], "copies and variants draw no answer"
+    assert spent == {"verify_shuffle": 0, "verify_lock": 0, "verify_evidence": 0, "audit": 0, "verify": 40,
+                     "rebuild": 0}, "one signature check each: no evidence check, no replay, no rebuild"
+    mesh.send(honest, first.send)  # (its seed: the deal is in its seed round)
+    mesh.send(spammer, [real])  # (and its own replica plays a card there: two messages for one place)
+    mesh.run(max_steps=STEPS)
+    assert_agree(net, [0, 2, 3])  # the observer's too: it saw both, after the deal reached its seed round
+    audit = deals_of(net.observed)[0]["audit"]
+    assert audit["seat"] == spammer and all(d["audit"]["seat"] in (None, spammer) for d in deals_of(net.observed))
+    assert all(v["seat"] == spammer for t_ in net.tables for v in t_.outvotes), "no honest seat is pushed out"
+    assert counts.take()["audit"] <= 2 * (len(net.tables) + 1), "each replica audits each deal once"

@@ -1,12 +1,16 @@
 """Dishonest peers as real processes over TCP on loopback (``python -m tests.attackers``)
 against honest ``p2pcards host`` and ``p2pcards join`` processes: a retroactive vote, an
-instant vote, a lone vote in Bisca, an equivocation, a card copied in a shuffle.  For each: the honest processes end
-with byte-identical logs and the same verdicts, the right seat is blamed (or nobody when
-the attack changes nothing), no scored deal is lost, no honest seat is pushed out, and
-every process exits."""
+instant vote, a lone vote in Bisca, an equivocation, a card copied in a shuffle, a ground
+first dealer; and integrity, round three: a voter framed after its process was killed and
+resumed, a forged close shown to one voter, a losing two-seat match abandoned, two forks in
+one deal shown in two orders.  For each: the honest processes end with byte-identical logs
+and the same verdicts, the right seat is blamed (or nobody when the attack changes
+nothing), no scored deal is lost, no honest seat is pushed out, and every process exits."""
 
 from __future__ import annotations
 
+import json
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +18,7 @@ from p2pcards.core import load_games
 from p2pcards.net import log_path
 from p2pcards.table.audit import audit_transcript
 from p2pcards.table.wire import FrameDecoder
-from tests.procs import LOOPBACK, Proc, until
+from tests.procs import LOOPBACK, Proc, frames, until
 from tests.table_helpers import header
 
 REGISTRY = load_games()
@@ -22,11 +26,12 @@ REGISTRY = load_games()
 
 def _table(tmp: Path, game: str, kind: str, deals: int, *options: str) -> dict[str, Any]:
     """A host (a random bot in seat 0), honest joiners and the attacker in the last seat;
-    every process run to its end.  Returns what each printed and the table id."""
+    every process run to its end (``deals`` 0: the match to its end).  Returns what each printed and the table id."""
     seats = 4 if game != "bisca" else 2
     spec = ",".join(["bot:random"] + ["remote"] * (seats - 1))
     host = Proc(tmp, "host", tmp / "host", "host", game, "--bind", LOOPBACK, "--seats", spec,
-                 "--deals", str(deals), "--timeout", "4", "--linger", "1", "--json", "--no-announce", *options)
+                 *(["--deals", str(deals)] if deals else []), "--timeout", "4", "--linger", "1", "--json",
+                 "--no-announce", *options)
     procs = [host]
     try:
         port = until("the host to listen", lambda: host.lines()[:1])[0]["port"]
@@ -122,3 +127,175 @@ def test_a_process_that_grinds_its_seed_for_the_dealer_gets_nothing_for_it(tmp_p
     _check(tmp_path, run, None)
     dealers = {next(x for x in p.lines() if x["type"] == "deal")["dealer"] for p in run["procs"]}
     assert len(dealers) == 1, "every process, the attacker's too, draws the same dealer"
+
+
+# ---------------------------------------------------------------- integrity, round three, as processes
+def _attack_line(attacker: Proc, step: str) -> dict[str, Any] | None:
+    return next((x for x in attacker.lines() if x.get("type") == "attack" and x.get("step") == step), None)
+
+
+def test_a_voter_killed_and_resumed_in_the_deal_is_never_framed_for_equivocation(tmp_path):
+    """Attack 1 as processes: the attacker (seat 3) holds its first play back until seats 1
+    and 2 have voted against it -- the host's process (seat 0) is stopped meanwhile, so it
+    neither votes nor answers -- then sends it; let go, the host answers the votes with a
+    nay that carries the play, and the voters take it.  Seat 1's process is then killed
+    (SIGKILL) and taken up again with ``p2pcards resume`` within the deal, and the attacker
+    sends it seat 2's vote for that place again and again: a restarted voter that forgot its
+    own vote would answer with a nay, and its vote and nay would blame it for a fork.  It
+    remembers (its votes and nays are on disk): nobody honest is blamed or pushed out, the
+    honest processes end on one transcript."""
+    seats = 4
+    host = Proc(tmp_path, "host", tmp_path / "host", "host", "copas", "--bind", LOOPBACK, "--seats",
+                "bot:random,remote,remote,remote", "--deals", "1", "--timeout", "4", "--linger", "1", "--json",
+                "--no-announce")
+    procs = [host]
+    again = None
+    try:
+        port = until("the host to listen", lambda: host.lines()[:1])[0]["port"]
+        address = f"{LOOPBACK}:{port}"
+        for s in (1, 2):
+            joiner = Proc(tmp_path, f"join{s}", tmp_path / f"j{s}", "join", address, "--bot", "random", "--json",
+                          "--linger", "1")
+            procs.append(joiner)
+            until(f"joiner {s} to be seated", lambda j=joiner: j.lines()[:1])
+        attacker = Proc(tmp_path, "attacker", tmp_path / "attacker", "frame-voters", address,
+                        module="tests.attackers")
+        procs.append(attacker)
+        k = until("the attacker to hold its play back", lambda: _attack_line(attacker, "holding"), 60)["seq"]
+        host.signal(signal.SIGSTOP)  # (its clock has not run out: the attacker was due for less than the timeout)
+        until("the attacker to send its play", lambda: _attack_line(attacker, "released"), 30)
+        host.signal(signal.SIGCONT)
+        table_id = bytes.fromhex(next(x for x in host.lines() if x["type"] == "table")["table"])
+        one = log_path(tmp_path / "j1", table_id, 1)
+        until("seat 1 to take the play from a nay", lambda: len(frames(one)) > k + 1)
+        procs[1].proc.send_signal(signal.SIGKILL)
+        procs[1].proc.wait(10)
+        side = FrameDecoder().feed(one.with_suffix(".side").read_bytes())
+        assert any(header(v)["kind"] == "vote" and header(v)["seq"] == k for v in side), "seat 1 voted at k"
+        again = Proc(tmp_path, "join1-again", tmp_path / "j1", "resume", "--json", "--linger", "1")
+        live = [host, again, procs[2], attacker]
+        codes = [p.wait(120) for p in live]
+    finally:
+        for p in [*procs, *([again] if again else [])]:
+            p.kill()
+    for p in live:
+        assert "Traceback" not in p.stderr, p.stderr[-3000:]
+    run = {"procs": live, "codes": codes, "table": table_id, "seats": seats}
+    report = _check(tmp_path, run, None)
+    assert again.lines()[0]["type"] == "resumed", again.lines()[:1]
+    log = FrameDecoder().feed(_honest_logs(tmp_path, run)[0])
+    assert "fork" not in [header(raw)["kind"] for raw in log], "no voter was framed"
+    nays = [header(raw) for raw in FrameDecoder().feed(one.with_suffix(".side").read_bytes())]
+    assert not [n for n in nays if n["kind"] == "nay" and n["seq"] == k], "seat 1 never nayed where it voted"
+    tried = next(x for x in attacker.lines() if x["type"] == "tried")["tried"]
+    assert not any("fork of seat" in t for t in tried), tried
+    assert report["votes"] == []
+
+
+def test_a_forged_close_shown_to_one_voter_does_not_split_the_voters(tmp_path):
+    """Attack 2 as processes: seat 1 (an honest process, slow once: it thinks past the
+    timeout) is voted against by seats 0 and 2; the attacker (seat 3) withholds its vote.
+    When seat 1's late play comes, the attacker signs its own seed for the place after it,
+    wraps it as a ``close`` and shows it to seat 0 alone -- as proof that the table went on
+    past the play seat 0 holds aside -- then votes, which completes the outvote.  A close of
+    one seed proves nothing (a close seat 0 may take holds the seed of every seat playing,
+    and seat 0 never revealed its own there: either check alone refuses it; with both gone
+    seat 0 takes the play and the voters part): seat 0 takes the outvote as seat 2 does, the
+    two voters stay on one chain, and seat 1 -- silent past the timeout, so voted out by the
+    rules -- follows the table to its end as the others do."""
+    host = Proc(tmp_path, "host", tmp_path / "host", "host", "copas", "--bind", LOOPBACK, "--seats",
+                "bot:random,remote,remote,remote", "--deals", "1", "--timeout", "5", "--linger", "1", "--json",
+                "--no-announce")
+    procs = [host]
+    try:
+        port = until("the host to listen", lambda: host.lines()[:1])[0]["port"]
+        address = f"{LOOPBACK}:{port}"
+        slow = Proc(tmp_path, "slow", tmp_path / "j1", "slow", address, module="tests.attackers")
+        procs.append(slow)
+        until("seat 1 to be seated", lambda: slow.lines()[:1])
+        two = Proc(tmp_path, "join2", tmp_path / "j2", "join", address, "--bot", "random", "--json", "--linger", "1")
+        procs.append(two)
+        until("seat 2 to be seated", lambda: two.lines()[:1])
+        attacker = Proc(tmp_path, "attacker", tmp_path / "attacker", "forge-close", address,
+                        module="tests.attackers")
+        procs.append(attacker)
+        codes = [p.wait(120) for p in procs]
+    finally:
+        for p in procs:
+            p.kill()
+    for p in procs:
+        assert "Traceback" not in p.stderr, p.stderr[-3000:]
+    assert codes[:3] == [0, 0, 0], [p.stderr[-2000:] for p in procs]
+    k = next(x for x in attacker.lines() if x.get("step") == "forged")["seq"]
+    assert next(x for x in slow.lines() if x.get("step") == "asleep")["seq"] == k
+    table_id = bytes.fromhex(next(x for x in host.lines() if x["type"] == "table")["table"])
+    logs = [log_path(tmp_path / "host", table_id, 0).read_bytes(), log_path(tmp_path / "j2", table_id, 2).read_bytes()]
+    assert logs[0] == logs[1], "the two voters hold the same transcript, byte for byte"
+    finals = [next(x for x in p.lines() if x["type"] == "final") for p in procs]
+    assert len({f["transcript_hash"] for f in finals[:3]}) == 1, "seat 1 followed the table to its end too"
+    log = FrameDecoder().feed(logs[0])
+    outvote = header(log[k])
+    assert outvote["kind"] == "outvote" and outvote["body"]["against"] == 1, outvote
+    assert sorted(outvote["body"]["voters"]) == [0, 2, 3], "the attacker's vote completed it"
+    report = audit_transcript(log, REGISTRY)
+    assert report["error"] is None and [v["seat"] for v in report["votes"]] == [1]
+    assert report["dummies"] == [1], "nobody but the seat silent past the timeout is out"
+    assert [(d["verdict"], d["seat"]) for d in report["deals"]] == [("vote-out", 1)]
+    tried = next(x for x in attacker.lines() if x["type"] == "tried")["tried"]
+    assert any("a close of its seed alone" in t for t in tried), tried
+
+
+def test_a_process_that_abandons_a_losing_two_seat_match_has_the_loss_recorded(tmp_path):
+    """Attack 4 as processes: at a Bisca table of two, the attacker abandons the match the
+    moment a closed deal has left it behind (and the other seat is due).  It may -- nobody can
+    vote at a table of two -- but the loss stays: the transcript's abandon, the audit, both
+    processes' final lines and the host's history (``p2pcards history --json``) say the
+    match was abandoned, with no winner, by whom, in which deal and with which totals."""
+    run = _table(tmp_path, "bisca", "abandon-losing", 0, "-o", "target=8")
+    procs, codes = run["procs"], run["codes"]
+    attacker = procs[-1]
+    tried = next(x for x in attacker.lines() if x["type"] == "tried")["tried"]
+    assert tried and "abandoned" in tried[-1], "the attack happened"
+    assert codes == [0, 0], [p.stderr[-2000:] for p in procs]
+    table_id = run["table"]
+    logs = [log_path(tmp_path / "host", table_id, 0).read_bytes(),
+            log_path(tmp_path / "attacker", table_id, 1).read_bytes()]
+    assert logs[0] == logs[1], "both replicas hold the same transcript, the abandon last"
+    log = FrameDecoder().feed(logs[0])
+    assert header(log[-1])["kind"] == "abandon" and header(log[-1])["author"] == 1
+    report = audit_transcript(log, REGISTRY)
+    abandoned = report["abandoned"]
+    assert report["winner"] is None and abandoned["by"] == 1, report
+    totals = abandoned["totals"]
+    assert totals[1] < totals[0] and abandoned["behind"] == totals[0] - totals[1]
+    assert abandoned["deal"] == len(report["deals"]) - (report["deals"][-1]["verdict"] == "incomplete")
+    assert report["votes"] == [] and report["dummies"] == [], "nobody was voted out"
+    assert all(d["seat"] in (None, 1) for d in report["deals"]), "no verdict against the honest seat"
+    finals = [next(x for x in p.lines() if x["type"] == "final") for p in procs]
+    assert finals[0]["abandoned"] == finals[1]["abandoned"] == abandoned
+    assert finals[0]["transcript_hash"] == finals[1]["transcript_hash"] == report["transcript_hash"]
+    history = Proc(tmp_path, "history", tmp_path / "host", "history", "--json")
+    assert history.wait(60) == 0, history.stderr
+    match = json.loads(history.out_path.read_text())["matches"][0]
+    assert match["ended"] == "abandoned" and match["winner"] is None and match["totals"] == totals, match
+    assert match["abandoned"] == abandoned, "the history says who abandoned, in which deal, how far behind"
+    rebuilt = Proc(tmp_path, "rebuilt", tmp_path / "host", "history", "--rebuild", "--json")
+    assert rebuilt.wait(60) == 0, rebuilt.stderr
+    assert json.loads(rebuilt.out_path.read_text())["matches"][0]["abandoned"] == abandoned, "and so do its transcripts"
+
+
+def test_two_forks_in_one_deal_by_a_process_shown_in_two_orders_end_on_one_chain(tmp_path):
+    """Attack 5 as processes: the attacker (seat 3) signs a second message for two places of
+    its own in deal 0, an early one and a late one, and shows seats 0 and 1 the late fork
+    first, seat 2 the early one; once each has taken the fork it saw (and revealed its seed
+    there) it shows each the other.  Every honest process goes back to the early fork and
+    ends on one transcript, the deal's fault on the attacker, nobody honest voted out."""
+    run = _table(tmp_path, "copas", "two-forks", 2)
+    report = _check(tmp_path, run, 3)
+    assert report["deals"][0]["kind"] == "equivocation", report["deals"][0]
+    forked = next(x for x in run["procs"][-1].lines() if x.get("step") == "forked")
+    log = FrameDecoder().feed(_honest_logs(tmp_path, run)[0])
+    forks = [i for i, raw in enumerate(log) if header(raw)["kind"] == "fork"]
+    assert forks == [forked["early"]], f"the table went back to the early fork ({forked}), not {forks}"
+    tried = next(x for x in run["procs"][-1].lines() if x["type"] == "tried")["tried"]
+    assert any("the other one" in t for t in tried), tried

@@ -386,7 +386,7 @@ def test_export_history_and_stats_commands(tmp_path, home, cli, capsys):
 
 def test_a_database_of_version_1_is_migrated_to_keep_hints(tmp_path):
     """Version 2 adds the ``hints`` table: a version-1 database keeps its rows and gains it."""
-    from p2pcards.history.db import MIGRATIONS
+    from p2pcards.history.db import MIGRATIONS, SCHEMA_VERSION
 
     path = db_path(tmp_path)
     conn = sqlite3.connect(path)
@@ -403,7 +403,7 @@ def test_a_database_of_version_1_is_migrated_to_keep_hints(tmp_path):
     conn.commit()
     conn.close()
     with History(path) as history:
-        assert history.version == 2
+        assert history.version == SCHEMA_VERSION
         assert [m["table_id"] for m in history.matches()] == [facts.table_id]
         history.record_hint(facts, 0, 0, 1, "7H", True)
         assert history.rows("hints") == [(facts.table_id, 0, 0, 1, "7H", 1)]

@@ -5,7 +5,9 @@
 - ``matches``: one row per table -- its id, game, options, when it started (the time its
   first table file was written), the deals it was to last, how it ended (``finished``,
   ``abandoned``, ``voided``: ended with no deal scored, or ``unfinished``: no end known
-  yet), the winning side, the totals and the transcript hash at its end;
+  yet), the winning side, the totals and the transcript hash at its end, and for a table a
+  seat abandoned, what its transcript says of that end (JSON: who, in which deal, the
+  totals and how far behind its side was);
 - ``seats``: who sat where -- name, fingerprint, ``person`` or ``bot`` and the bot's level;
 - ``deals``: one row per closed deal -- its result (JSON), the audit's verdict and the seat
   it names, the side that won it, a capote (a side that took every trick), the seat that
@@ -130,6 +132,11 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         followed INTEGER CHECK (followed IN (0, 1)),
         PRIMARY KEY (table_id, deal, seat, at)
     );
+    """,
+    # what an abandoned table's transcript says of its end: who abandoned, in which deal, the
+    # totals and how far behind (JSON; NULL for any other end, and for a table thrown away)
+    """
+    ALTER TABLE matches ADD COLUMN abandoned TEXT;
     """,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
@@ -354,9 +361,11 @@ class History:
             scored = c.execute("SELECT COUNT(*) FROM deals WHERE table_id = ? AND result IS NOT NULL",
                                (facts.table_id,)).fetchone()[0]
             ended = "abandoned" if event.get("abandoned") else "finished" if scored else "voided"
-            c.execute("UPDATE matches SET ended = ?, winner = ?, totals = ?, transcript_hash = ? WHERE table_id = ?",
+            abandoned = event.get("abandoned")
+            c.execute("UPDATE matches SET ended = ?, winner = ?, totals = ?, transcript_hash = ?, abandoned = ? "
+                      "WHERE table_id = ?",
                       (ended, event["winner"], json.dumps(event["totals"]), event.get("transcript_hash"),
-                       facts.table_id))
+                       json.dumps(abandoned, sort_keys=True) if abandoned else None, facts.table_id))
         return True
 
     def abandon(self, table_id: str) -> bool:
@@ -400,6 +409,7 @@ class History:
                 match = dict(m)
                 match["options"] = json.loads(match["options"])
                 match["totals"] = json.loads(match["totals"])
+                match["abandoned"] = json.loads(match["abandoned"]) if match["abandoned"] is not None else None
                 match["seats"] = [dict(s) for s in c.execute("SELECT seat, side, name, fingerprint, kind, level "
                                                              "FROM seats WHERE table_id = ? ORDER BY seat",
                                                              (m["table_id"],))]

@@ -46,6 +46,8 @@ JSON output (--json): one object
   {"matches": [{"table": HEX, "game": NAME, "options": {...}, "started": UNIX-SECONDS,
      "deals_planned": N or null, "ended": "finished"|"abandoned"|"voided"|"unfinished",
      "winner": SIDE or null, "totals": [...], "transcript_hash": HEX or null,
+     "abandoned": null or {"by": SEAT, "deal": N, "waiting_for": [SEAT...], "totals": [...],
+                           "behind": N (how far the side of the seat that abandoned trailed)},
      "seats": [{"seat": SEAT, "side": SIDE, "name": TEXT, "fingerprint": TEXT,
                 "kind": "person"|"bot", "level": LEVEL or null}],
      "hints": [N per seat, in seat order: the hints that seat asked for on the table screen],
@@ -107,7 +109,8 @@ def _public(match: dict[str, Any]) -> dict[str, Any]:
     return {
         "table": match["table_id"], "game": match["game"], "options": match["options"], "started": match["started"],
         "deals_planned": match["deals_planned"], "ended": match["ended"], "winner": match["winner"],
-        "totals": match["totals"], "transcript_hash": match["transcript_hash"], "seats": match["seats"],
+        "totals": match["totals"], "transcript_hash": match["transcript_hash"],
+        "abandoned": match.get("abandoned"), "seats": match["seats"],
         "hints": match.get("hints", []),
         "deals": [{k: d[k] for k in ("deal", "dealer", "trump", "result", "verdict", "verdict_seat", "verdict_kind",
                                      "verdict_reason", "winner", "capote", "renuncia", "points", "totals")}

@@ -431,9 +431,12 @@ class Table(Replica):
 
         A replica that has revealed its seed for this deal goes back only when another
         playing seat has revealed its seed after the certificate (proof that the chain this
-        replica is on can never close)."""
+        replica is on can never close).  So does an observer (no seed of its own) that has
+        seen the deal reach its seed round: the seated replicas may all have revealed theirs
+        on this chain, which then closes without the certificate."""
         k = env.seq
-        if self.seeds.sent and not self._branch_proven(env):
+        revealed = self.seeds.sent or (self.observer and self.stage == Stage.SEEDS)
+        if revealed and not self._branch_proven(env):
             self._pending_cert = env.raw
             raise Rejected(f"a certificate for seq {k}; this peer revealed its seed on another chain and waits "
                            "for proof that it cannot close")
