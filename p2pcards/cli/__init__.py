@@ -19,6 +19,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from p2pcards.cli import common
 from p2pcards.cli.common import CliError, _is_terminal
 from p2pcards.cli.common import _left_note as _left_note
 from p2pcards.cli.parser import build_parser
@@ -27,9 +28,22 @@ from p2pcards.cli.play import cmd_start
 __all__ = ["main", "build_parser", "CliError"]
 
 
+def _argv_lang(argv: Sequence[str]) -> str | None:
+    """The language ``--lang`` names on the command line (before or after the command), if
+    any: the words of an error argparse finds before it has parsed it."""
+    for i, arg in enumerate(argv):
+        if arg == "--lang" and i + 1 < len(argv) and argv[i + 1] in ("en", "pt"):
+            return argv[i + 1]
+        if arg in ("--lang=en", "--lang=pt"):
+            return arg.partition("=")[2]
+    return None
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     parser = build_parser()
+    common.LANG = _argv_lang(sys.argv[1:] if argv is None else list(argv))
     args = parser.parse_args(argv)
+    common.LANG = args.start_lang or getattr(args, "lang", None) or common.LANG
     if getattr(args, "func", None) is None:
         args.func = cmd_start
     out = out or sys.stdout
@@ -39,9 +53,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             return 0
         return int(args.func(args, out))
     except CliError as exc:
-        parser.exit(2, f"p2pcards: error: {exc}\n")
+        parser.exit(2, common._words()("cli_error", reason=exc.words(common._words().lang)) + "\n")
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
+        print("\n" + common._words()("interrupted"), file=sys.stderr)
         return 130

@@ -20,7 +20,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     try:
         return run_export(args.logfile, args.json, out, _load())
     except HistoryError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError.of(exc) from None
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
@@ -32,13 +32,12 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     try:
         match = follow_log(args.logfile, _load())
     except HistoryError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError.of(exc) from None
     seats = match.spec.seats
     if args.seat is not None and not 1 <= args.seat <= seats:
-        raise CliError(f"--seat: {match.spec.title} has seats 1 to {seats}, not {args.seat}")
+        raise CliError.said("err_replay_seat", title=match.spec.title, seats=seats, seat=args.seat)
     if not _is_terminal(out):
-        raise CliError("a replay runs on the full-screen table: run it in a terminal "
-                       "(`p2pcards export LOGFILE` prints the deals as text)")
+        raise CliError.said("err_replay_terminal")
     seat = args.seat - 1 if args.seat is not None else seat_of_log(Path(args.logfile))
     return replay_match(match, lang=args.start_lang or default_lang(), seat=seat)
 
@@ -59,7 +58,7 @@ def cmd_history(args: argparse.Namespace, out: TextIO) -> int:
     try:
         return run_history(data_dir(), args.game, args.player, args.json, args.rebuild, out, _load(), _text(args))
     except HistoryError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError.of(exc) from None
 
 
 def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
@@ -70,7 +69,7 @@ def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
     try:
         return run_stats(data_dir(), args.json, out, _load(), _text(args))
     except HistoryError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError.of(exc) from None
 
 
 def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
@@ -106,7 +105,7 @@ def _audit_logs(paths: list[str]) -> tuple[list[tuple[str, list[bytes]]], list[d
     try:
         read = [(path, read_transcript(path)) for path in paths]
     except HistoryError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError.of(exc) from None
     registry = _load()
     reports = []
     for path, (messages, torn) in read:

@@ -134,9 +134,10 @@ def run_history(data_dir: Path, game: str | None, player: str | None, json_out: 
     if game is not None or rebuild_first:
         registry = registry if registry is not None else load_games()
         if game is not None and game not in registry.games:
-            raise HistoryError(f"unknown game {game!r} (installed: {', '.join(sorted(registry.games)) or 'none'})")
+            raise HistoryError.said("err_unknown_game", game=game,
+                                    installed=", ".join(sorted(registry.games)) or "none")
     if player is not None and not player.strip():
-        raise HistoryError("--player needs a name or the start of a fingerprint")
+        raise HistoryError.said("err_player_empty")
     if rebuild_first:
         rebuilt = rebuild(data_dir, registry)
     with _open(data_dir) as history:

@@ -11,6 +11,6 @@ Nothing here draws a screen or does I/O.
 """
 
 from p2pcards.words.games import game_word, line_text, summary_text
-from p2pcards.words.text import LANGS, STRINGS, Text, default_lang
+from p2pcards.words.text import LANGS, STRINGS, Said, Text, default_lang
 
-__all__ = ["LANGS", "STRINGS", "Text", "default_lang", "game_word", "line_text", "summary_text"]
+__all__ = ["LANGS", "STRINGS", "Said", "Text", "default_lang", "game_word", "line_text", "summary_text"]
