@@ -14,9 +14,9 @@ PT: dict[str, str] = {
     "you": "Você",
     "you_marker": "você",
     "person": "pessoa",
-    "bot": "bot {level}",
+    "bot": "bot {level}",  # "bot" is Portuguese too (Priberam); a seat panel has room for little more
     "dummy": "morto (votado fora)",
-    "you_dummy": "você (votado fora: a assistir)",
+    "you_dummy": "o seu lugar (votado fora: a assistir)",
     "runs_here": "neste computador",
     "runs_on": "no computador {fp}",
     "level_random": "aleatório",
@@ -29,7 +29,7 @@ PT: dict[str, str] = {
     "sits_out": "não joga",
     "plays": "joga",
     "score_short": "pontos {n}",
-    "taken_short": "{n} pts",
+    "taken_short": "{n} pontos",
     "catching_up": "a pôr a mesa em dia: refaz-se a partir da transcrição, verificando de novo cada mensagem…",
     "connecting": "a preparar a mesa…",
     "committing": "a baralhar… compromissos {k}/{n}",
@@ -73,8 +73,8 @@ PT: dict[str, str] = {
     ),
     "stopped": "parou: {reason}",
     "speed": "ritmo {s:g} s",
-    "prompt_play": "←/→ escolhe · Enter ou Espaço joga · {keys}: essa carta · clique numa carta",
-    "prompt_extra": "x ou clique: {choice}",
+    "prompt_play": "←/→ escolhe · Enter ou Espaço joga · {keys}: essa carta · ou carregue numa carta",
+    "prompt_extra": "x ou um clique: {choice}",
     "prompt_wait": "l última vaza · s pontuação · ? ajuda · q sair",
     "not_allowed": "{card} não pode ser jogada agora (siga as regras da vaza)",
     "not_allowed_why": "{card} não pode ser jogada agora: {why}",
@@ -99,11 +99,11 @@ PT: dict[str, str] = {
     "this_deal": "Esta mão",
     "match": "Partida",
     "points": "pontos",
-    "pts": "pts",
+    "pts": "pontos",
     "tricks": "vazas",
     "us": "Nós",
     "them": "Eles",
-    "side_points": "{name}: {pts} pts, {tricks} vazas",
+    "side_points": "{name}: {pts} pontos, {tricks} vazas",
     "n_tricks_one": "1 vaza",
     "n_tricks_other": "{n} vazas",
     "n_points_one": "1 ponto",
@@ -151,7 +151,7 @@ PT: dict[str, str] = {
     "winner_team": "{name} ganham a bandeira!",
     "winner_player": "{name} ganha a partida!",
     "winner_you": "Ganhou a partida!",
-    "winners_you": "Você e o seu parceiro ganham!",
+    "winners_you": "Ganhou a partida, com o seu parceiro!",
     "no_winner": "A mesa parou após as mãos que tinha para jogar ({n}), antes do fim da partida: sem vencedor.",
     "tally": "Contas finais",
     "leave_key": "Enter ou q: sair da mesa",
@@ -166,7 +166,7 @@ PT: dict[str, str] = {
         "←/→\tpercorrer a mão (também ↑/↓ na lista do trunfo)\n"
         "Enter/Espaço\tjogar a carta escolhida (Espaço marca uma carta quando escolhe cartas)\n"
         "1-9, 0, a-c\ta carta nesse lugar (0 é a 10.ª; a, b, c da 11.ª à 13.ª)\n"
-        "clique\tuma carta, um botão, uma escolha\n"
+        "rato\tcarregar numa carta, num botão, numa escolha\n"
         "x\ta outra escolha de uma jogada, quando o jogo a dá (aparece por baixo da mesa)\n"
         "n\trecusar, quando o jogo deixa (por ex. não jogar uma mão)\n"
         "l\ta última vaza\n"
@@ -195,13 +195,15 @@ PT: dict[str, str] = {
     "start_keys": "↑/↓ mover · ←/→ mudar · Enter escolher · Esc voltar · q sair",
     "start_keys_form": "↑/↓ mover · ←/→ mudar o valor · Enter começar · Esc voltar",
     "start_keys_host": "↑/↓ mover · ←/→ mudar o valor · Enter abrir a mesa · Esc voltar",
-    "start_address": "Endereço (HOST:PORTA)",
+    # an address is ENDEREÇO:PORTA everywhere in Portuguese (the screens, the errors): the host is named by
+    # its address, and "anfitrião" would be a long word for the same thing
+    "start_address": "Endereço (ENDEREÇO:PORTA)",
     "start_title_you": "{title} · é {name}",
     "start_name": "O seu nome nas mesas",
     "start_name_help": "Os outros jogadores veem-no ao lado do seu lugar. Enter guarda-o; "
                        "`p2pcards play --name NOME` muda-o mais tarde.",
     "ask_name": "O seu nome nas mesas (os outros jogadores veem-no; Enter guarda “{name}”): ",
-    "start_bad_address": "esperava HOST:PORTA, por ex. 192.168.1.20:40123",
+    "start_bad_address": "esperava ENDEREÇO:PORTA, por ex. 192.168.1.20:40123",
     "lan_placeholder": "A descoberta na rede local ainda não está instalada: sem lista. Use “Entrar por endereço”.",
     "lan_none": "Ainda não se vê nenhuma mesa na rede local (a escutar…).",
     "lan_entry": "{game} aberta por {host} em {address} — {free}",
@@ -359,7 +361,7 @@ PT: dict[str, str] = {
     "text_intro_name": ", como {name}",
     "text_level_random": "ao acaso",
     "text_level_heuristic": "heurístico",
-    "text_level_search": "pesquisa (o mais forte)",
+    "text_level_search": "pesquisa, o mais forte",
     "text_teams": "Equipas: {teams}",
     "text_against": "{a} contra {b}",
     "text_and": "{a} e {b}",
@@ -394,7 +396,7 @@ PT: dict[str, str] = {
     "text_err_at_least_other": "escolha pelo menos {n} cartas",
     "text_played": "{who} jogou {card}",
     "text_took_trick": "{who} levou a vaza",
-    "text_turned": "{who} voltou {card}: o trunfo é {suit}",
+    "text_turned": "{who} virou {card}: o trunfo é {suit}",
     "text_chose_trump": "{who} escolheu o trunfo: {suit}",
     "text_went_in": "{who} entrou com as cartas que tinha",
     "text_went_in_exchanging_one": "{who} entrou e trocou 1 carta",
@@ -411,7 +413,7 @@ PT: dict[str, str] = {
     "text_renuncia": "Renúncia de {who}: a mão está perdida",
     "text_match": "Partida ({label}): {totals}",
     "text_winner_you": "A partida acabou: ganhou!",
-    "text_winners_us": "A partida acabou: você e {partners} ganham!",
+    "text_winners_us": "A partida acabou: ganhou, com {partners}!",
     "text_winner": "A partida acabou: {who} ganha.",
     "text_winners": "A partida acabou: {names} ganham.",
     "text_no_winner_one": "A mesa acaba aqui, ao fim de 1 mão, antes do fim da partida: sem vencedor.",
