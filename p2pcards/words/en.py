@@ -621,4 +621,7 @@ EN: dict[str, str] = {
     "argparse_one_value": "expected one argument",
     "argparse_values": "expected at least one argument",
     "argparse_not_with": "not allowed with argument {args}",
+    "err_option_unknown": "{game}: unknown option {option!r} (options: {options})",
+    "err_option_none": "{game}: unknown option {option!r} (it has no options)",
+    "err_option_value": "{game}: {option} must be {first} or {last}",
 }

@@ -615,4 +615,7 @@ PT: dict[str, str] = {
     "argparse_one_value": "falta o valor",
     "argparse_values": "falta pelo menos um valor",
     "argparse_not_with": "não pode ir com o argumento {args}",
+    "err_option_unknown": "{game}: a opção {option!r} não existe (opções: {options})",
+    "err_option_none": "{game}: a opção {option!r} não existe (o jogo não tem opções)",
+    "err_option_value": "{game}: {option} tem de ser {first} ou {last}",
 }

@@ -45,7 +45,7 @@ class _Decimal(float):
     the format (``{s:g}``, ``{x:.1f}``)."""
 
     def __format__(self, spec: str) -> str:
-        return float.__format__(self, spec).replace(".", ",")
+        return format(float(self), spec).replace(".", ",")
 
     def __str__(self) -> str:
         return format(self, "")
@@ -62,7 +62,7 @@ class Text:
         self._table = STRINGS[lang]
         self._comma = self._table.get("stats_decimal") == ","
 
-    def __call__(self, key: str, **fields: object) -> str:
+    def __call__(self, key: str, /, **fields: object) -> str:
         if not fields:
             return self._table[key]
         if self._comma:
