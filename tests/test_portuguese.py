@@ -1,0 +1,149 @@
+"""Portuguese everywhere a person reads (first contact: "Portuguese stops at the table"):
+each command's output for people and its errors, with ``--lang pt``, in a data directory
+where tables were played, checked for English words left; numbers with a decimal comma.
+
+argparse's own usage lines stay English (they are argparse's); the error line under them
+is ours.  ``--json`` outputs are a contract and stay as they are (tests/test_history.py,
+tests/test_cli.py)."""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from p2pcards.net import log_path
+from p2pcards.words import Text
+from tests.test_history import _played
+
+#: English words that have no business in a Portuguese line (none of them is Portuguese:
+#: not "a", "no", "de"...; not "bot", a Portuguese word too).
+ENGLISH = set("""
+    the and of with won win wins lost deal deals match matches table tables player players points pts
+    error warning note not unfinished finished abandoned voided ended seat seats you your is are was were
+    be been has have it its this that these there here in on at to by for from or an cannot can could
+    expected got must between unknown choose installed none computer hosted joined against trick tricks card
+    cards turned played interrupted argument arguments invalid value required unrecognized file directory
+    such message messages transcript log whose than more least only yet winner team last per read open start
+    starts prefix identity found free nobody several name one choice
+""".split())
+
+
+def english_left(text: str) -> set[str]:
+    """The English words of ``text``, leaving out argparse's usage lines, commands in
+    backquotes, values in quotes, paths, flags and their values (KEY=a|b), metavariables
+    (GAME, TABLE), and anything with a digit in it (fingerprints, table ids, cards)."""
+    kept = []
+    usage = False
+    for line in text.splitlines():
+        usage = line.startswith("usage:") or (usage and line.startswith(" "))
+        if not usage:
+            kept.append(line)
+    text = "\n".join(kept)
+    text = re.sub(r"por omissão \S+", " ", text)  # `games`: a default as it is typed after -o KEY=
+    text = re.sub(r"`[^`]*`", " ", text)
+    text = re.sub(r"'[^']*'", " ", text)
+    found = set()
+    for token in text.split():
+        if any(c in token for c in "/=|") or token.startswith("-") or any(c.isdigit() for c in token):
+            continue
+        for word in re.findall(r"[^\W\d_]+", token):
+            if not word.isupper() and word.lower() in ENGLISH:
+                found.add(word.lower())
+    return found
+
+
+def decimal_points(text: str) -> list[str]:
+    """Numbers written with a decimal point (an IP address is not one)."""
+    return re.findall(r"(?<![\d.])\d+\.\d+(?![\d.])", text)
+
+
+@pytest.fixture
+def played(home: Path) -> Path:
+    """A data directory with a Sueca table and a Bisca table played to their end."""
+    _played(home, "sueca", 1)
+    table = _played(home, "bisca", 1)
+    return log_path(home, table, 0)
+
+
+def _run(cli, capsys, *argv: str) -> tuple[int, str]:
+    """``p2pcards --lang pt ARGV``: its exit status, and what it wrote (out and err)."""
+    capsys.readouterr()
+    try:
+        code, out = cli("--lang", "pt", *argv)
+    except SystemExit as stop:
+        code, out = int(stop.code or 0), ""
+    err = capsys.readouterr()
+    return code, out + err.out + err.err
+
+
+def test_every_command_and_error_speaks_portuguese(played, cli, capsys, monkeypatch, tmp_path):
+    empty, torn = tmp_path / "empty.log", tmp_path / "torn.log"
+    empty.write_bytes(b"")
+    torn.write_bytes(b"\x00\x00")
+    runs = [
+        ["history", "--rebuild"], ["history"], ["history", "--game", "sueca"], ["history", "--player", "ninguém"],
+        ["stats"], ["resume", "--list"], ["games"],
+        # errors: ours, and argparse's lines under its usage
+        ["history", "--game", "xadrez"], ["history", "--player", " "], ["audit", str(tmp_path / "missing.log")],
+        ["replay", str(tmp_path / "missing.log")], ["export", str(empty)], ["audit", str(torn)],
+        ["audit", str(tmp_path)],
+        ["replay", str(played), "--seat", "9"], ["resume", "zzz"], ["play", "sueca", "--seed", "x"], ["bogus"],
+        ["arena", "sueca", "--players", "random"], ["play", "sueca", "--bots", "x"], ["play", "sueca", "--speed", "20"],
+        ["play", "sueca", "-o", "foo"], ["play", "sueca", "--host", "--join", "x"],
+        ["host", "sueca", "--port", "99999"],
+        ["host"], ["play", "xadrez"], ["play", "sueca", "-o", "target=9"], ["tables", "--wait", "0"],
+        # not here: a detail said by another layer, in English, after our words (a bad HOST:PORT, --seats
+        # SPEC or table name: p2pcards.net and p2pcards.discovery say what is wrong with it)
+    ]
+    left = {}
+    for argv in runs:
+        code, said = _run(cli, capsys, *argv)
+        assert said.strip(), argv
+        if english_in := english_left(said):
+            left[" ".join(argv)] = (sorted(english_in), said)
+        assert not decimal_points(said), (argv, said)
+    assert not left, "\n".join(f"p2pcards --lang pt {k}: {words}\n{said}" for k, (words, said) in left.items())
+
+
+def test_an_interrupted_command_says_so_in_portuguese(home, cli, capsys, monkeypatch):
+    def interrupted(args, out):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("p2pcards.cli.parser.cmd_stats", interrupted)
+    code, said = _run(cli, capsys, "stats")
+    assert code == 130 and said.strip() == "interrompido"
+    capsys.readouterr()
+    code, _ = cli("stats")
+    assert code == 130 and capsys.readouterr().err.strip() == "interrupted"  # English stays as it was
+
+
+def test_text_mode_in_portuguese(home, cli, capsys, monkeypatch):
+    """A deal begun in line mode, its keys asked, the scores, then leaving: no English,
+    and European forms (the trump card is turned: virou)."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO("?\ns\nl\nq\n"))
+    code, said = _run(cli, capsys, "play", "sueca", "--text", "--seed", "3", "--deals", "1", "--name", "Zé")
+    assert code == 0 and "virou" in said and "voltou" not in said
+    assert english_left(said) == set(), said
+
+
+def test_portuguese_numbers_have_a_decimal_comma():
+    t = Text("pt")
+    assert t("speed", s=0.8) == "ritmo 0,8 s"
+    assert Text("en")("speed", s=0.8) == "pace 0.8 s"
+    assert t("hint_why_value", margin=2.5, worlds=40).startswith("cerca de 2,5 pontos")
+    assert t("speed", s=1.0) == "ritmo 1 s"
+
+
+def test_the_errors_keep_their_english_words_in_english(home, cli, capsys):
+    """``str()`` of an error is its English words, as before: other programs and logs read it."""
+    from p2pcards.history import HistoryError
+    from p2pcards.history.opened import read_transcript
+
+    with pytest.raises(HistoryError) as caught:
+        read_transcript(home / "missing.log")
+    assert str(caught.value) == f"cannot read {home / 'missing.log'}: No such file or directory"
+    assert caught.value.words("pt") == f"não é possível ler {home / 'missing.log'}: o ficheiro não existe"
