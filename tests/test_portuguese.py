@@ -147,3 +147,26 @@ def test_the_errors_keep_their_english_words_in_english(home, cli, capsys):
         read_transcript(home / "missing.log")
     assert str(caught.value) == f"cannot read {home / 'missing.log'}: No such file or directory"
     assert caught.value.words("pt") == f"não é possível ler {home / 'missing.log'}: o ficheiro não existe"
+
+
+def test_the_tables_on_the_lan_in_portuguese(cli, capsys, home, monkeypatch):
+    """``tables`` over the fake LAN: one table to join, one that cannot be joined, one whose
+    announcement cannot be read; and none at all, with the wait's decimal comma."""
+    import p2pcards.discovery as discovery
+    from p2pcards.discovery.record import encode_txt
+    from p2pcards.testing.fake_lan import FakeLan, open_fake
+    from tests.test_discovery import ann
+
+    lan = FakeLan()
+    monkeypatch.setattr(discovery, "open_discovery", lambda **kwargs: open_fake(lan, ttl=120))
+    code, said = _run(cli, capsys, "tables", "--wait", "0.2")
+    assert code == 0 and said == "nenhuma mesa encontrada na rede local em 0,2 s\n"
+    lan.inject("Mesa do Zé", encode_txt(ann(deals=2)), port=4100, addresses=["10.0.0.9"])
+    lan.inject("xadrez", encode_txt(ann(game="chess", options={})), port=4101, addresses=["10.0.0.8"])
+    lan.inject("estragada", b"\x03abc")
+    code, said = _run(cli, capsys, "tables", "--wait", "0.2")
+    assert code == 0 and "3 de 4 lugares livres, aberta por Zé" in said and "joga chess" in said
+    assert "para entrar: p2pcards play --join 'Mesa do Zé'" in said
+    # a malformed announcement's detail is p2pcards.discovery's own (English), after our words
+    lines = [line for line in said.splitlines() if not line.startswith("estragada:")]
+    assert english_left("\n".join(lines)) == set(), said

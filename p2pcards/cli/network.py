@@ -169,4 +169,4 @@ def cmd_tables(args: argparse.Namespace, out: TextIO) -> int:
         raise CliError.said("err_seconds_range", flag="--wait")
     registry = _load()
     _setup_logging(args.verbose)
-    return run_tables(args, out, registry.games, PROTO)
+    return run_tables(args, out, registry.games, PROTO, _words())

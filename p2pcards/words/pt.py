@@ -618,4 +618,15 @@ PT: dict[str, str] = {
     "err_option_unknown": "{game}: a opção {option!r} não existe (opções: {options})",
     "err_option_none": "{game}: a opção {option!r} não existe (o jogo não tem opções)",
     "err_option_value": "{game}: {option} tem de ser {first} ou {last}",
+    "tables_no_address": "sem endereço",
+    "tables_unjoinable": "{name}: não se pode entrar: {reason} ({where})",
+    "tables_deals_one": ", 1 mão",
+    "tables_deals_other": ", {n} mãos",
+    "tables_row": "{name}: {game}{opts}{deals}, {free} de {total} lugares livres, aberta por {host} [{fingerprint}] "
+                  "em {where}",
+    "tables_cannot": "; não se pode entrar: {reason}",
+    "tables_join": "; para entrar: p2pcards play --join {name} (um jogador do computador: p2pcards join {name})",
+    "tables_gone": "{name}: já não está na rede",
+    "tables_changed": "(mudou) ",
+    "tables_none": "nenhuma mesa encontrada na rede local em {wait:g} s",
 }
