@@ -84,9 +84,11 @@ def test_every_command_and_error_speaks_portuguese(played, cli, capsys, monkeypa
     empty, torn = tmp_path / "empty.log", tmp_path / "torn.log"
     empty.write_bytes(b"")
     torn.write_bytes(b"\x00\x00")
+    cut = tmp_path / "cut.log"  # a whole log and the start of a frame: a process stopped while it wrote
+    cut.write_bytes(played.read_bytes() + b"\x00\x00\x01")
     runs = [
         ["history", "--rebuild"], ["history"], ["history", "--game", "sueca"], ["history", "--player", "ninguém"],
-        ["stats"], ["resume", "--list"], ["games"],
+        ["stats"], ["resume", "--list"], ["games"], ["audit", str(played)], ["audit", str(cut)],
         # errors: ours, and argparse's lines under its usage
         ["history", "--game", "xadrez"], ["history", "--player", " "], ["audit", str(tmp_path / "missing.log")],
         ["replay", str(tmp_path / "missing.log")], ["export", str(empty)], ["audit", str(torn)],

@@ -634,4 +634,35 @@ EN: dict[str, str] = {
     "tables_gone": "{name}: gone",
     "tables_changed": "(changed) ",
     "tables_none": "no table found on the local network within {wait:g} s",
+    "audit_messages_one": "1 message",
+    "audit_messages_other": "{n} messages",
+    "audit_head": "table {table} of {game}: {messages}",
+    "audit_no_genesis": "a transcript of {messages} whose genesis (its first message, which names the table and the "
+                        "game) does not verify",
+    "audit_torn": "WARNING: the last {bytes} bytes do not make a whole frame: message seq {seq} was being written "
+                  "when the process stopped (it was never sent; `p2pcards resume` cuts it off); the messages before "
+                  "it are audited",
+    "audit_seat": " seat {n}",
+    "audit_deal": "deal {deal}: {verdict}{who}{why}",
+    "audit_verdict_clean": "clean",
+    "audit_verdict_renuncia": "renuncia",
+    "audit_verdict_fault": "fault",
+    "audit_verdict_vote-out": "vote-out",
+    "audit_verdict_void": "void",
+    "audit_verdict_incomplete": "incomplete",
+    "audit_vote": "seat {seat} was voted out in deal {deal} (seq {seq}) by seats {voters}; a dummy from then on",
+    "audit_behind": " while behind by {n}",
+    "audit_unattributed": "unattributed",
+    "audit_seat_of": "seat {n}",
+    "audit_error": "error at message seq {seq} ({who}): {reason}",
+    "audit_ok": "OK: totals {totals}, transcript {transcript}",
+    "audit_fault": "FAULT: this transcript does not verify",
+    "audit_disagree": "DISAGREE: {path} parts from {other} at seq {seq}: they are not the same transcript",
+    "audit_abandoned": "abandoned by seat {by}{behind} in deal {deal}, waiting for {waiting}: no winner",
+    "audit_waiting_one": "seat(s) {seats}",
+    "audit_waiting_other": "seat(s) {seats}",
+    "audit_rejected_one": "{n} message(s) of this seat were not accepted by the table (kept apart, not part of the "
+                          "transcript)",
+    "audit_rejected_other": "{n} message(s) of this seat were not accepted by the table (kept apart, not part of the "
+                            "transcript)",
 }

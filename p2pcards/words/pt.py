@@ -629,4 +629,35 @@ PT: dict[str, str] = {
     "tables_gone": "{name}: já não está na rede",
     "tables_changed": "(mudou) ",
     "tables_none": "nenhuma mesa encontrada na rede local em {wait:g} s",
+    "audit_messages_one": "1 mensagem",
+    "audit_messages_other": "{n} mensagens",
+    "audit_head": "mesa {table} de {game}: {messages}",
+    "audit_no_genesis": "uma transcrição de {messages} cuja génese (a primeira mensagem, que diz a mesa e o jogo) não "
+                        "se verifica",
+    "audit_torn": "AVISO: os últimos {bytes} bytes não fazem uma moldura inteira: a mensagem seq {seq} estava a ser "
+                  "escrita quando o processo parou (nunca foi enviada; `p2pcards resume` corta-a); as mensagens antes "
+                  "dela são auditadas",
+    "audit_seat": " lugar {n}",
+    "audit_deal": "mão {deal}: {verdict}{who}{why}",
+    "audit_verdict_clean": "limpa",
+    "audit_verdict_renuncia": "renúncia",
+    "audit_verdict_fault": "falta",
+    "audit_verdict_vote-out": "votado fora",
+    "audit_verdict_void": "anulada",
+    "audit_verdict_incomplete": "incompleta",
+    "audit_vote": "o lugar {seat} foi votado fora na mão {deal} (seq {seq}) pelos lugares {voters}; um morto daí em "
+                  "diante",
+    "audit_behind": " quando perdia por {n}",
+    "audit_unattributed": "sem culpado conhecido",
+    "audit_seat_of": "lugar {n}",
+    "audit_error": "erro na mensagem seq {seq} ({who}): {reason}",
+    "audit_ok": "OK: totais {totals}, transcrição {transcript}",
+    "audit_fault": "FALTA: esta transcrição não se verifica",
+    "audit_disagree": "DISCORDAM: {path} separa-se de {other} na seq {seq}: não são a mesma transcrição",
+    "audit_abandoned": "abandonada pelo lugar {by}{behind} na mão {deal}, à espera {waiting}: sem vencedor",
+    "audit_waiting_one": "do lugar {seats}",
+    "audit_waiting_other": "dos lugares {seats}",
+    "audit_rejected_one": "{n} mensagem deste lugar não foi aceite pela mesa (guardada à parte, fora da transcrição)",
+    "audit_rejected_other": "{n} mensagens deste lugar não foram aceites pela mesa (guardadas à parte, fora da "
+                            "transcrição)",
 }
