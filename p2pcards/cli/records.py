@@ -18,7 +18,7 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     from p2pcards.history.export import run_export
 
     try:
-        return run_export(args.logfile, args.json, out, _load())
+        return run_export(args.logfile, args.json, out, _load(), _words())
     except HistoryError as exc:
         raise CliError.of(exc) from None
 

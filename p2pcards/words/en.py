@@ -665,4 +665,18 @@ EN: dict[str, str] = {
                           "transcript)",
     "audit_rejected_other": "{n} message(s) of this seat were not accepted by the table (kept apart, not part of the "
                             "transcript)",
+    "export_head": "table {table} of {game}: {n} messages, {deals}",
+    "export_deals_one": "1 deal opened",
+    "export_deals_other": "{n} deals opened",
+    "export_torn": "WARNING: the last {bytes} bytes of {path} do not make a whole message (message seq {seq} was "
+                   "being written when the process stopped); the messages before it are exported",
+    "export_not_opened": "deal {deal}: not opened ({verdict}){why}",
+    "export_breaks_who": " (seat {seat}, {name})",
+    "export_breaks": "the transcript breaks at message seq {seq}{who}: {reason}; nothing after it is exported",
+    "export_stops": "the transcript stops before the table's end",
+    "export_who": "{name} (seat {n})",
+    "export_trumps": ", trumps {suit}",
+    "export_deal": "deal {deal}: {dealer} deals{trump}",
+    "export_trick": "  trick {n}: {plays} -> {winner}",
+    "export_match": "  match: {line}",
 }

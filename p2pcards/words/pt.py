@@ -660,4 +660,18 @@ PT: dict[str, str] = {
     "audit_rejected_one": "{n} mensagem deste lugar não foi aceite pela mesa (guardada à parte, fora da transcrição)",
     "audit_rejected_other": "{n} mensagens deste lugar não foram aceites pela mesa (guardadas à parte, fora da "
                             "transcrição)",
+    "export_head": "mesa {table} de {game}: {n} mensagens, {deals}",
+    "export_deals_one": "1 mão aberta",
+    "export_deals_other": "{n} mãos abertas",
+    "export_torn": "AVISO: os últimos {bytes} bytes de {path} não fazem uma mensagem inteira (a mensagem seq {seq} "
+                   "estava a ser escrita quando o processo parou); as mensagens antes dela são exportadas",
+    "export_not_opened": "mão {deal}: não aberta ({verdict}){why}",
+    "export_breaks_who": " (lugar {seat}, {name})",
+    "export_breaks": "a transcrição quebra na mensagem seq {seq}{who}: {reason}; nada depois dela é exportado",
+    "export_stops": "a transcrição acaba antes do fim da mesa",
+    "export_who": "{name} (lugar {n})",
+    "export_trumps": ", trunfo {suit}",
+    "export_deal": "mão {deal}: dá {dealer}{trump}",
+    "export_trick": "  vaza {n}: {plays} -> {winner}",
+    "export_match": "  partida: {line}",
 }
