@@ -173,3 +173,40 @@ def test_the_tables_on_the_lan_in_portuguese(cli, capsys, home, monkeypatch):
     # a malformed announcement's detail is p2pcards.discovery's own (English), after our words
     lines = [line for line in said.splitlines() if not line.startswith("estragada:")]
     assert english_left("\n".join(lines)) == set(), said
+
+
+def test_a_table_on_the_network_told_in_portuguese(monkeypatch):
+    """The lines ``host``, ``join`` and ``resume`` print for people (not --json), in Portuguese:
+    seated, the table starting, resumed, a vote, a dispute, a fork, a deal and the end."""
+    from p2pcards.cli import common
+    from p2pcards.cli.printer import _TablePrinter
+
+    class Told:
+        def __init__(self, **event: object) -> None:
+            self.event = event
+
+        def to_json(self) -> dict[str, object]:
+            return dict(self.event)
+
+    monkeypatch.setattr(common, "LANG", "pt")
+    out = io.StringIO()
+    printer = _TablePrinter(out, False)
+    printer.data = Path("/dados")
+    printer.seated({"seat": 1, "game": "sueca", "host": {"name": "Zé"}, "timeout": 2.5})
+    seats = [{"seat": s, "name": f"p{s}", "fingerprint": "abcd", "bot": None if s == 0 else "random",
+              "runs_on": None if s < 2 else "efgh"} for s in range(4)]
+    printer.on_table({"table": "ab" * 32, "game": "sueca", "seats": seats, "local_seats": [0]})
+    printer.resumed({"table": "ab" * 32, "game": "sueca", "seats": [0, 2], "finished": False, "seq": 40,
+                     "deals_done": 1})
+    printer.on_event(0, Told(type="vote_out", against=1, voters=[0, 2, 3], deal=0))
+    printer.on_event(0, Told(type="dispute", accuser=2, against=3, deal=1, reason="uma razão"))
+    printer.on_event(0, Told(type="fork", against=3, seq=12, deal=1))
+    printer.on_event(0, Told(type="deal", deal=1, dealer=0, trump="H", result={"points": [70, 50]}, totals=[1, 0],
+                             audit={"verdict": "clean", "seat": None, "reason": None}, match_over=True, winner=0))
+    printer.on_event(0, Told(type="final", winner=None, deals=2, totals=[1, 0], transcript_hash="cd" * 32,
+                             abandoned={"by": 3, "behind": 2, "deal": 1}))
+    said = out.getvalue()
+    assert "2,5 s" in said and "votado fora por lugar 1 (p0), lugar 3 (p2) e lugar 4 (p3)" in said
+    assert "computador aleatório" in said
+    # a deal's result is the arena's record, as JSON (`p2pcards arena --help`), in every language
+    assert english_left(re.sub(r"\{[^}]*\}", " ", said)) == set(), said

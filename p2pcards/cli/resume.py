@@ -164,6 +164,5 @@ def _throw_away(found: Any, printer: _TablePrinter) -> int:
         print(t("cli_error", reason=t("err_cannot_abandon", table=m.table_hex[:16], error=exc)), file=sys.stderr)
         return 1
     printer.line({"type": "abandoned", "table": m.table_hex, "game": m.game, "role": m.role},
-                 f"table {m.table_hex[:16]} ({m.game}, against the computer) abandoned: it ends with no winner; "
-                 f"its transcript stays in {found.path.parent}")
+                 _words()("resume_thrown", table=m.table_hex[:16], game=m.game, path=found.path.parent))
     return 0

@@ -679,4 +679,38 @@ EN: dict[str, str] = {
     "export_deal": "deal {deal}: {dealer} deals{trump}",
     "export_trick": "  trick {n}: {plays} -> {winner}",
     "export_match": "  match: {line}",
+    "printer_seat": "seat {n} ({name})",
+    "printer_or": " (or {others})",
+    "printer_here": " (127.0.0.1:{port} on this machine)",
+    "printer_listening": "table for {game} open on {where}; people join with: p2pcards play --join {hint}; a computer "
+                         "player with: p2pcards join {first}",
+    "printer_seated": "seated at seat {seat} of {game} hosted by {host} (a seat silent for {timeout:g} s is voted "
+                      "out); waiting for the other players",
+    "printer_bot": ", {level} bot",
+    "printer_runs_on": " run by {fp}",
+    "printer_starts": "table {table} of {game} starts; seats {seats}",
+    "printer_over": "it is over",
+    "printer_reconnecting": "reconnecting to the other players",
+    "printer_deals_done_one": "1 deal done",
+    "printer_deals_done_other": "{n} deals done",
+    "printer_resuming": "resuming table {table} of {game} ({seats_word} {seats}) from its saved transcript of "
+                        "{messages}, {deals}; {state}",
+    "printer_vote_out": "{seat} was silent past the timeout and was voted out by {voters}: it loses deal {deal}, and "
+                        "from the next deal it is a dummy (its cards face up, played alike by every peer)",
+    "printer_against": " against {seat}",
+    "printer_dispute": "{seat} disputes deal {deal}{against}: {reason}; every seat reveals its seed and the audit "
+                       "decides",
+    "printer_fork": "{seat} signed two different messages for seq {seq}: it loses deal {deal}",
+    "printer_won_by": "won by {side}",
+    "printer_stopped": "stopped before the match's end, no winner",
+    "printer_abandoned": "abandoned by {seat}{behind} in deal {deal}, no winner",
+    "printer_watched": " (this seat was voted out and watched the rest)",
+    "printer_deals_one": "1 deal",
+    "printer_deals_other": "{n} deals",
+    "printer_final": "table over after {deals}{out}: {winner}, totals {totals}; transcript {transcript}, log {log}",
+    "printer_void": "void",
+    "printer_match_won": "; match won by {side}",
+    "printer_deal": "deal {deal}: dealer {dealer} trump {trump} {result}; audit {verdict}; totals {totals}{over}",
+    "resume_thrown": "table {table} ({game}, against the computer) abandoned: it ends with no winner; its transcript "
+                     "stays in {path}",
 }

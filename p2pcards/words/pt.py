@@ -674,4 +674,40 @@ PT: dict[str, str] = {
     "export_deal": "mão {deal}: dá {dealer}{trump}",
     "export_trick": "  vaza {n}: {plays} -> {winner}",
     "export_match": "  partida: {line}",
+    "printer_seat": "lugar {n} ({name})",
+    "printer_or": " (ou {others})",
+    "printer_here": " (127.0.0.1:{port} neste computador)",
+    "printer_listening": "mesa de {game} aberta em {where}; as pessoas entram com: p2pcards play --join {hint}; um "
+                         "jogador do computador com: p2pcards join {first}",
+    "printer_seated": "sentado no lugar {seat} de {game}, mesa aberta por {host} (um lugar calado durante {timeout:g} "
+                      "s é votado fora); à espera dos outros jogadores",
+    "printer_bot": ", computador {level}",
+    "printer_runs_on": " a correr em {fp}",
+    "printer_starts": "a mesa {table} de {game} começa; lugares {seats}",
+    "printer_over": "já acabou",
+    "printer_reconnecting": "a religar aos outros jogadores",
+    "printer_deals_done_one": "1 mão jogada",
+    "printer_deals_done_other": "{n} mãos jogadas",
+    "printer_resuming": "a retomar a mesa {table} de {game} ({seats_word} {seats}) a partir da transcrição guardada, "
+                        "de {messages}, {deals}; {state}",
+    "printer_vote_out": "{seat} esteve calado além do tempo e foi votado fora por {voters}: perde a mão {deal}, e a "
+                        "partir da mão seguinte é um morto (as cartas à vista, jogadas da mesma maneira por todos os "
+                        "pares)",
+    "printer_against": " contra {seat}",
+    "printer_dispute": "{seat} contesta a mão {deal}{against}: {reason}; cada lugar revela a sua semente e a "
+                       "auditoria decide",
+    "printer_fork": "{seat} assinou duas mensagens diferentes para a seq {seq}: perde a mão {deal}",
+    "printer_won_by": "ganha por {side}",
+    "printer_stopped": "parou antes do fim da partida, sem vencedor",
+    "printer_abandoned": "abandonada por {seat}{behind} na mão {deal}, sem vencedor",
+    "printer_watched": " (este lugar foi votado fora e assistiu ao resto)",
+    "printer_deals_one": "1 mão",
+    "printer_deals_other": "{n} mãos",
+    "printer_final": "a mesa acabou ao fim de {deals}{out}: {winner}, totais {totals}; transcrição {transcript}, "
+                     "registo {log}",
+    "printer_void": "anulada",
+    "printer_match_won": "; partida ganha por {side}",
+    "printer_deal": "mão {deal}: dá {dealer}, trunfo {trump} {result}; auditoria {verdict}; totais {totals}{over}",
+    "resume_thrown": "mesa {table} ({game}, contra o computador) abandonada: acaba sem vencedor; a transcrição fica "
+                     "em {path}",
 }
