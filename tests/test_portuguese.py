@@ -210,3 +210,19 @@ def test_a_table_on_the_network_told_in_portuguese(monkeypatch):
     assert "computador aleatório" in said
     # a deal's result is the arena's record, as JSON (`p2pcards arena --help`), in every language
     assert english_left(re.sub(r"\{[^}]*\}", " ", said)) == set(), said
+
+
+def test_the_locale_chooses_portuguese_when_lang_does_not(home, cli, capsys, monkeypatch):
+    """No --lang: a Portuguese locale speaks Portuguese, errors and argparse's lines too;
+    --lang en wins over it."""
+    monkeypatch.setenv("LC_ALL", "pt_PT.UTF-8")
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        cli("history", "--game", "xadrez")
+    assert capsys.readouterr().err.startswith("p2pcards: erro: jogo desconhecido 'xadrez' (instalados: bisca, ")
+    with pytest.raises(SystemExit):
+        cli("play", "sueca", "--deals", "x")
+    assert capsys.readouterr().err.endswith("p2pcards play: erro: argumento --deals: 'x' não é um número inteiro\n")
+    with pytest.raises(SystemExit):
+        cli("--lang", "en", "history", "--game", "xadrez")
+    assert capsys.readouterr().err.startswith("p2pcards: error: unknown game 'xadrez'")
