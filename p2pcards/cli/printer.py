@@ -41,28 +41,28 @@ def _describe_duel(report: dict[str, Any]) -> list[str]:
 
 def _side(spec: GameSpec, side: int) -> str:
     """A match's side for people: a team by its seats, or a seat, counted from 1."""
+    t = _words()
     if spec.teams and 0 <= side < len(spec.teams):
-        return f"team {side + 1} (seats {_and([str(s + 1) for s in spec.teams[side]])})"
-    return f"seat {side + 1}"
+        seats = [str(s + 1) for s in spec.teams[side]]
+        joined = "".join(seats) if len(seats) < 2 else t("text_and", a=", ".join(seats[:-1]), b=seats[-1])
+        return t("arena_team", n=side + 1, seats=joined)
+    return t("audit_seat_of", n=side + 1)
 
 
 def _describe(record: dict[str, Any], spec: GameSpec) -> str:
     """An arena record as a line for people: matches, deals and seats counted from 1."""
     from p2pcards.core import pretty
 
+    t = _words()
     if record["type"] == "summary":
-        return (
-            f"{record['deals']} deals, {record['matches_finished']} matches finished; "
-            f"matches won per side: {record['wins']}"
-        )
+        return t("arena_summary", deals=t.plural("arena_deals", record["deals"]),
+                 finished=t.plural("arena_finished", record["matches_finished"]), wins=record["wins"])
     res = {k: v for k, v in record["result"].items() if v is not None}
     trump = pretty("A" + record["trump"])[1:] if record["trump"] else "-"
-    over = f"  match won by {_side(spec, record['winner'])}" if record["match_over"] and record["winner"] is not None \
+    over = t("arena_won", side=_side(spec, record["winner"])) if record["match_over"] and record["winner"] is not None \
         else ""
-    return (
-        f"match {record['match'] + 1} deal {record['deal'] + 1}: dealer seat {record['dealer'] + 1} trump {trump} "
-        f"{json.dumps(res)} totals {record['totals']}{over}"
-    )
+    return t("arena_deal", match=record["match"] + 1, deal=record["deal"] + 1, dealer=record["dealer"] + 1,
+             trump=trump, result=json.dumps(res), totals=record["totals"], over=over)
 
 
 class _TablePrinter:

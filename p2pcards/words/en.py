@@ -713,4 +713,12 @@ EN: dict[str, str] = {
     "printer_deal": "deal {deal}: dealer {dealer} trump {trump} {result}; audit {verdict}; totals {totals}{over}",
     "resume_thrown": "table {table} ({game}, against the computer) abandoned: it ends with no winner; its transcript "
                      "stays in {path}",
+    "arena_team": "team {n} (seats {seats})",
+    "arena_won": "  match won by {side}",
+    "arena_deal": "match {match} deal {deal}: dealer seat {dealer} trump {trump} {result} totals {totals}{over}",
+    "arena_summary": "{deals}, {finished}; matches won per side: {wins}",
+    "arena_deals_one": "{n} deals",
+    "arena_deals_other": "{n} deals",
+    "arena_finished_one": "{n} matches finished",
+    "arena_finished_other": "{n} matches finished",
 }

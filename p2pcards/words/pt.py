@@ -710,4 +710,12 @@ PT: dict[str, str] = {
     "printer_deal": "mão {deal}: dá {dealer}, trunfo {trump} {result}; auditoria {verdict}; totais {totals}{over}",
     "resume_thrown": "mesa {table} ({game}, contra o computador) abandonada: acaba sem vencedor; a transcrição fica "
                      "em {path}",
+    "arena_team": "equipa {n} (lugares {seats})",
+    "arena_won": "  partida ganha por {side}",
+    "arena_deal": "partida {match} mão {deal}: dá o lugar {dealer}, trunfo {trump} {result} totais {totals}{over}",
+    "arena_summary": "{deals}, {finished}; partidas ganhas por lado: {wins}",
+    "arena_deals_one": "{n} mão",
+    "arena_deals_other": "{n} mãos",
+    "arena_finished_one": "{n} partida acabada",
+    "arena_finished_other": "{n} partidas acabadas",
 }
