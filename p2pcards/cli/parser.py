@@ -103,7 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"p2pcards {__version__}")
     parser.add_argument("--lang", choices=("en", "pt"), default=None, dest="start_lang",
-                        help="language of the start screen (default: from the locale)")
+                        help="language of the start screen, of what the commands print for people and of "
+                        "their errors (the help stays English; default: from the locale)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     raw = _HelpFormatter
 
