@@ -574,9 +574,9 @@ PT: dict[str, str] = {
     "resume_state_abandoned": "acabou: abandonada",
     "resume_state_unknown": "acabou: a mesa continuou sem este lugar; o resultado não se sabe",
     "resume_note": "p2pcards: nota: mesa por acabar {table}: `p2pcards resume {prefix}` retoma os seus lugares",
-    "resume_returning": "p2pcards: esta identidade tem uma mesa por acabar em {address}: retoma o seu lugar "
+    "resume_returning": "p2pcards: esta identidade tem uma mesa por acabar em {address}: a retomar o lugar dela "
                         "({table}); --new entra numa mesa nova",
-    "resume_returning_you": "p2pcards: tem uma mesa por acabar em {address}: retoma o seu lugar ({table})",
+    "resume_returning_you": "p2pcards: tem uma mesa por acabar em {address}: a retomar o seu lugar ({table})",
     "err_player_empty": "--player precisa de um nome ou do início de uma impressão digital",
     "err_read": "não é possível ler {path}: {reason}",
     "os_error_ENOENT": "o ficheiro não existe",
