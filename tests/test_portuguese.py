@@ -92,6 +92,7 @@ def test_every_command_and_error_speaks_portuguese(played, cli, capsys, monkeypa
         ["history", "--rebuild"], ["history"], ["history", "--game", "sueca"], ["history", "--player", "ninguém"],
         ["stats"], ["resume", "--list"], ["games"], ["audit", str(played)], ["audit", str(cut)],
         ["export", str(played)], ["export", str(cut)], ["arena", "sueca", "--deals", "2"],
+        ["duel", "sueca", "--a", "random", "--b", "heuristic", "--pairs", "1", "--jobs", "1"],
         # errors: ours, and argparse's lines under its usage
         ["history", "--game", "xadrez"], ["history", "--player", " "], ["audit", str(tmp_path / "missing.log")],
         ["replay", str(tmp_path / "missing.log")], ["export", str(empty)], ["audit", str(torn)],

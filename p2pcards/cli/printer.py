@@ -7,35 +7,41 @@ import json
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from p2pcards.cli.common import _and, _count, _words
+from p2pcards.cli.common import _words
 from p2pcards.core import GameRegistry, GameSpec
 from p2pcards.table.events import TableEvent
 
 
 def _describe_duel(report: dict[str, Any]) -> list[str]:
     """A duel's report as a few aligned lines for people: seats counted from 1."""
-    plays = [_and([str(s + 1) for s in seats]) for seats in report["seating"]]
-    seat_word = "seats" if len(report["seating"][0]) > 1 else "seat"
+    t = _words()
+
+    def joined(items: list[str]) -> str:
+        return "".join(items) if len(items) < 2 else t("text_and", a=", ".join(items[:-1]), b=items[-1])
+
+    plays = [joined([str(s + 1) for s in seats]) for seats in report["seating"]]
     pairs = report["pairs"]
     measure = report["measure"]
+    better = t(f"duel_better_{measure['better']}") if f"duel_better_{measure['better']}" in t else measure["better"]
+    name = t(f"stats_measure_{measure['name']}") if f"stats_measure_{measure['name']}" in t else measure["name"]
     lines = [
-        f"{report['game']}: A {report['a']} against B {report['b']}, {_count(pairs, 'pair')} "
-        f"({_count(pairs * report['plays_per_pair'], 'deal')}), seed {report['seed']}",
-        f"each deal played {report['plays_per_pair']} times: A in {seat_word} {', then '.join(plays)}; "
-        "B in the other seats",
-        f"A won {report['wins']}, tied {report['ties']}, lost {report['losses']}: win rate "
-        f"{report['win_rate'] * 100:.1f} % (95 % interval {report['interval'][0] * 100:.1f} to "
-        f"{report['interval'][1] * 100:.1f} %)",
-        f"{measure['name']} per deal ({measure['better']} is better): A {report['mean']['a']:.2f}, "
-        f"B {report['mean']['b']:.2f}",
-        f"{'ms per decision':<20} {'mean':>9} {'p50':>9} {'p99':>9} {'decisions':>10}",
+        t("duel_head", game=report["game"], a=report["a"], b=report["b"], pairs=t.plural("duel_pairs", pairs),
+          deals=t.plural("duel_deals", pairs * report["plays_per_pair"]), seed=report["seed"]),
+        t("duel_seating", n=report["plays_per_pair"], seats=t.plural("duel_seats", len(report["seating"][0])),
+          plays=t("duel_then").join(plays)),
+        t("duel_rate", wins=report["wins"], ties=report["ties"], losses=report["losses"],
+          rate=float(report["win_rate"] * 100), lo=float(report["interval"][0] * 100),
+          hi=float(report["interval"][1] * 100)),
+        t("duel_mean", measure=name, better=better, a=float(report["mean"]["a"]), b=float(report["mean"]["b"])),
+        f"{t('duel_ms'):<20} {t('duel_mean_col'):>9} {'p50':>9} {'p99':>9} {t('duel_decisions'):>10}",
     ]
     width = max(len(report["a"]), len(report["b"]))
     for side in ("a", "b"):
-        t = report["ms_per_decision"][side]
+        m = report["ms_per_decision"][side]
         who = f"  {side.upper()} {report[side]:<{width}}"
-        lines.append(f"{who:<20} {t['mean']:>9.3f} {t['p50']:>9.3f} {t['p99']:>9.3f} {t['decisions']:>10}")
-    lines.append(f"total {report['seconds']:.2f} s on {_count(report['jobs'], 'job')}")
+        lines.append(t("duel_row", who=f"{who:<20}", mean=float(m["mean"]), p50=float(m["p50"]), p99=float(m["p99"]),
+                       decisions=m["decisions"]))
+    lines.append(t("duel_total", seconds=float(report["seconds"]), jobs=t.plural("duel_jobs", report["jobs"])))
     return lines
 
 
