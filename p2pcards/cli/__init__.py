@@ -40,6 +40,16 @@ def _argv_lang(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Run the ``p2pcards`` command line ``argv`` (default: the process's), printing to
+    ``out``; returns the exit status (argparse's errors and ours exit with 2)."""
+    before = common.LANG
+    try:
+        return _main(argv, out)
+    finally:
+        common.LANG = before  # the language is this command's, not the next caller's in this process
+
+
+def _main(argv: Sequence[str] | None, out: TextIO | None) -> int:
     parser = build_parser()
     common.LANG = _argv_lang(sys.argv[1:] if argv is None else list(argv))
     args = parser.parse_args(argv)
@@ -47,15 +57,16 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     if getattr(args, "func", None) is None:
         args.func = cmd_start
     out = out or sys.stdout
+    t = common._words()
     try:
         if args.func is cmd_start and not _is_terminal(out):  # `p2pcards` alone, not on a terminal: the help
             parser.print_help(out)
             return 0
         return int(args.func(args, out))
     except CliError as exc:
-        parser.exit(2, common._words()("cli_error", reason=exc.words(common._words().lang)) + "\n")
+        parser.exit(2, t("cli_error", reason=exc.words(t.lang)) + "\n")
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
-        print("\n" + common._words()("interrupted"), file=sys.stderr)
+        print("\n" + t("interrupted"), file=sys.stderr)
         return 130
