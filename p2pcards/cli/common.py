@@ -9,10 +9,23 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from p2pcards.core import GameRegistry, GameSpec, OptionError, load_games
+from p2pcards.words import Said, Text, default_lang
+
+#: the language of the commands' words for people (``--lang``, set by :func:`p2pcards.cli.main`;
+#: None: the locale's)
+LANG: str | None = None
 
 
-class CliError(Exception):
-    """A user error: printed as ``p2pcards: error: ...`` with exit status 2."""
+def _words() -> Text:
+    """The words of the command's output, errors and notes for people: ``--lang``, else the
+    locale's language."""
+    return Text(LANG or default_lang())
+
+
+class CliError(Said):
+    """A user error: printed as ``p2pcards: error: ...`` (in the person's language) with
+    exit status 2.  ``CliError.said(KEY, **fields)`` says it in words of
+    :mod:`p2pcards.words`; ``CliError(text)`` passes on a message from elsewhere as it is."""
 
 
 def _parse_options(spec: GameSpec, pairs: Sequence[str]) -> dict[str, Any]:
@@ -20,8 +33,18 @@ def _parse_options(spec: GameSpec, pairs: Sequence[str]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise CliError(f"-o expects KEY=VALUE, got {pair!r}")
+            raise CliError.said("err_option_pair", pair=pair)
         raw[key.strip()] = value.strip()
+    known = {o.name: o for o in spec.options}
+    for key, value in raw.items():  # said here in words (p2pcards.core says it in English)
+        if key not in known:
+            if known:
+                raise CliError.said("err_option_unknown", game=spec.name, option=key, options=", ".join(sorted(known)))
+            raise CliError.said("err_option_none", game=spec.name, option=key)
+        allowed = [str(v) for v in known[key].allowed]
+        if value.lower() not in allowed and len(allowed) > 1:
+            raise CliError.said("err_option_value", game=spec.name, option=key, first=", ".join(allowed[:-1]),
+                                last=allowed[-1])
     try:
         return spec.resolve_options(raw)
     except OptionError as exc:
@@ -29,16 +52,15 @@ def _parse_options(spec: GameSpec, pairs: Sequence[str]) -> dict[str, Any]:
 
 
 def _game(registry: GameRegistry, name: str) -> GameSpec:
-    try:
-        return registry.get(name)
-    except KeyError as exc:
-        raise CliError(exc.args[0]) from None
+    if name not in registry.games:
+        raise CliError.said("err_unknown_game", game=name, installed=", ".join(sorted(registry.games)) or "none")
+    return registry.get(name)
 
 
 def _load() -> GameRegistry:
     registry = load_games()
     for problem in registry.problems:
-        print(f"p2pcards: warning: plugin {problem.plugin} skipped: {problem.error}", file=sys.stderr)
+        print(_words()("cli_warning_plugin", plugin=problem.plugin, error=problem.error), file=sys.stderr)
     return registry
 
 
@@ -103,11 +125,24 @@ def _run_net(main: Any) -> int:
         with single_error():
             trio.run(main)
     except ListenError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(_net_words(exc)) from None
     except NetError as exc:
-        print(f"p2pcards: error: {exc}", file=sys.stderr)
+        print(_words()("cli_error", reason=_net_words(exc)), file=sys.stderr)
         return 1
     return 0
+
+
+def _net_words(exc: BaseException) -> str:
+    """A network failure in the person's language: the words the table screens use for it
+    (``net_...``, the runtime's own message as its detail) when there are some, else its
+    message as it is (in English: the message as it is, always)."""
+    from p2pcards.net import Refused
+
+    t = _words()
+    key = f"net_refused_{exc.code}" if isinstance(exc, Refused) else f"net_{type(exc).__name__}"
+    if t.lang == "en" or key not in t:
+        return str(exc)
+    return t(key, detail=str(exc))
 
 
 def _identity(name: str | None = None) -> Any:
@@ -116,11 +151,11 @@ def _identity(name: str | None = None) -> Any:
     from p2pcards.identity import IdentityError, check_name, data_dir, load_or_create
 
     if name is not None and (problem := check_name(name)):
-        raise CliError(f"--name: {problem}")
+        raise CliError(f"--name: {problem}")  # the problem: p2pcards.identity's words (English)
     try:
         return load_or_create(data_dir(), name)
     except (IdentityError, OSError) as exc:
-        raise CliError(f"cannot load this user's identity: {exc}") from None
+        raise CliError.said("err_identity", error=str(exc)) from None
 
 
 def _ask_name(me: Any, lang: str) -> Any:
@@ -144,11 +179,11 @@ def _ask_name(me: Any, lang: str) -> Any:
 
 def _check_timeout(value: float, flag: str) -> None:
     if not 0 < value <= 3600:
-        raise CliError(f"{flag} must be more than 0 and at most 3600 seconds")
+        raise CliError.said("err_seconds_range", flag=flag)
 
 
 def _check_linger(args: argparse.Namespace) -> float:
     linger: float = args.linger
     if not 0 <= linger <= 3600:
-        raise CliError("--linger must be between 0 and 3600 seconds")
+        raise CliError.said("err_linger")
     return linger

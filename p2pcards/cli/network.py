@@ -16,9 +16,10 @@ from p2pcards.cli.common import (
     _parse_options,
     _run_net,
     _setup_logging,
+    _words,
 )
 from p2pcards.cli.printer import _network_start, _TablePrinter
-from p2pcards.cli.resume import _resume
+from p2pcards.cli.resume import _resume, describe_saved
 from p2pcards.core import GameRegistry, GameSpec
 from p2pcards.players import PLAYER_LEVELS
 
@@ -34,12 +35,12 @@ def cmd_host(args: argparse.Namespace, out: TextIO) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     if args.deals is not None and args.deals < 1:
-        raise CliError("--deals must be at least 1")
+        raise CliError.said("err_deals_min")
     if not 0 <= args.port <= 65535:
-        raise CliError("--port must be between 0 and 65535")
+        raise CliError.said("err_port", flag="--port")
     _check_timeout(args.timeout, "--timeout")
     if args.lobby_timeout <= 0:
-        raise CliError("--lobby-timeout must be positive")
+        raise CliError.said("err_positive", flag="--lobby-timeout")
     linger, me, printer = _network_start(args, out, registry)
     _warn_unfinished(printer.data, me, role="host", game=spec.name)
     announcement = _announcement(args, spec, options, seats, me)
@@ -75,7 +76,7 @@ def _announcement(args: argparse.Namespace, spec: GameSpec, options: dict[str, A
     if args.table_name is not None and (problem := check_table_name(args.table_name)):
         raise CliError(f"--table-name: {problem}")
     if not 1 <= args.mdns_ttl <= 4500:
-        raise CliError("--mdns-ttl must be between 1 and 4500 seconds")
+        raise CliError.said("err_mdns_ttl")
     return make_announcement(spec, options, seats, me, args.deals)
 
 
@@ -85,7 +86,7 @@ def _host_port(text: str) -> tuple[str, int]:
     try:
         return parse_host_port(text)
     except AddressError as exc:
-        raise CliError(f"expected HOST:PORT (e.g. 192.168.1.20:40123), got {text!r}: {exc}") from None
+        raise CliError.said("err_host_port", text=text, error=str(exc)) from None
 
 
 def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
@@ -95,16 +96,15 @@ def cmd_join(args: argparse.Namespace, out: TextIO) -> int:
     by_name = ":" not in args.address  # a table name never has a colon (p2pcards.discovery)
     host, port = _join_target(args, by_name)
     if args.bot not in PLAYER_LEVELS:
-        raise CliError(f"unknown bot level {args.bot!r} (choose from {', '.join(PLAYER_LEVELS)})")
+        raise CliError.said("err_bot_level", level=args.bot, levels=", ".join(PLAYER_LEVELS))
     if args.name is not None and not (0 < len(args.name) <= MAX_NAME and args.name.isprintable()):
-        raise CliError(f"--name must be 1 to {MAX_NAME} printable characters")
+        raise CliError.said("err_name_length", n=MAX_NAME)
     if args.lobby_timeout <= 0:
-        raise CliError("--lobby-timeout must be positive")
+        raise CliError.said("err_positive", flag="--lobby-timeout")
     registry = _load()
     linger, me, printer = _network_start(args, out, registry)
     if not args.new and (found := _returning(printer.data, me, args.address, (host, port), by_name)):
-        print(f"p2pcards: this identity has an unfinished table joined at {args.address}: taking its seat again "
-              f"({found.describe()}); --new joins a new table instead", file=sys.stderr)
+        print(_words()("resume_returning", address=args.address, table=describe_saved(found)), file=sys.stderr)
         return _resume(found, me, registry, printer, linger)
 
     async def main() -> None:
@@ -131,8 +131,7 @@ def _warn_unfinished(data: Any, me: Any, **which: Any) -> None:
     from p2pcards.net import unfinished_tables
 
     for found in unfinished_tables(data, me, **which):
-        print(f"p2pcards: note: unfinished table {found.describe()}: `p2pcards resume {found.table[:8]}` "
-              "takes its seats again", file=sys.stderr)
+        print(_words()("resume_note", table=describe_saved(found), prefix=found.table[:8]), file=sys.stderr)
 
 
 def _join_target(args: argparse.Namespace, by_name: bool) -> tuple[str, int]:
@@ -142,11 +141,11 @@ def _join_target(args: argparse.Namespace, by_name: bool) -> tuple[str, int]:
     if args.host_fingerprint is not None and (problem := check_fingerprint(args.host_fingerprint)):
         raise CliError(f"--host-fingerprint: {problem}")
     if args.wait is not None and not 0 < args.wait <= 3600:
-        raise CliError("--wait must be more than 0 and at most 3600 seconds")
+        raise CliError.said("err_seconds_range", flag="--wait")
     if not by_name:
         return _host_port(args.address)
     if problem := check_table_name(args.address):
-        raise CliError(f"expected a table name or HOST:PORT, got {args.address!r}: {problem}")
+        raise CliError.said("err_table_or_address", text=args.address, problem=problem)
     return "", 0
 
 
@@ -167,7 +166,7 @@ def cmd_tables(args: argparse.Namespace, out: TextIO) -> int:
     from p2pcards.net import PROTO
 
     if args.wait is not None and not 0 < args.wait <= 3600:
-        raise CliError("--wait must be more than 0 and at most 3600 seconds")
+        raise CliError.said("err_seconds_range", flag="--wait")
     registry = _load()
     _setup_logging(args.verbose)
-    return run_tables(args, out, registry.games, PROTO)
+    return run_tables(args, out, registry.games, PROTO, _words())

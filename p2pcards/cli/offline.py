@@ -99,16 +99,16 @@ def cmd_arena(args: argparse.Namespace, out: TextIO) -> int:
     spec = _game(registry, args.game)
     options = _parse_options(spec, args.option)
     if args.deals < 1:
-        raise CliError("--deals must be at least 1")
+        raise CliError.said("err_deals_min")
     if args.players is None:
         levels = ["heuristic"] * spec.seats
     else:
         levels = [p.strip() for p in args.players.split(",")]
         if len(levels) != spec.seats:
-            raise CliError(f"{spec.name} has {spec.seats} seats; --players names {len(levels)}")
+            raise CliError.said("err_players_count", game=spec.name, seats=spec.seats, n=len(levels))
         for level in levels:
             if level not in PLAYER_LEVELS:
-                raise CliError(f"unknown player {level!r} (choose from {', '.join(PLAYER_LEVELS)})")
+                raise CliError.said("err_player_level", level=level, levels=", ".join(PLAYER_LEVELS))
     for record in run_arena(spec, options, args.deals, args.seed, levels):
         if args.json:
             out.write(json.dumps(record, separators=(",", ":")) + "\n")
@@ -152,7 +152,7 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
 
         registry = _load()
         if args.seconds <= 0:
-            raise CliError("--seconds must be positive")
+            raise CliError.said("err_positive", flag="--seconds")
         report = run_rules_bench(registry.games, args.seconds)
         if args.json:
             print(json.dumps(report), file=out)
@@ -180,9 +180,9 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
         except ValueError as exc:
             raise CliError(str(exc)) from None
     if not 2 <= args.seats <= 4:
-        raise CliError("--seats must be 2, 3 or 4")
+        raise CliError.said("err_bench_seats")
     if args.cards < args.seats or args.cards > 52:
-        raise CliError("--cards must be between the number of seats and 52")
+        raise CliError.said("err_bench_cards")
     from p2pcards.tools import bench_deck as deck_bench
 
     return deck_bench.run(seats=args.seats, cards=args.cards, json_out=args.json)
@@ -192,7 +192,7 @@ def _bench_table(args: argparse.Namespace, out: TextIO) -> int:
     from p2pcards.tools.bench_table import run_table_bench
 
     if not 1 <= args.deals <= 50:
-        raise CliError("--deals must be between 1 and 50")
+        raise CliError.said("err_bench_deals")
     try:
         report = run_table_bench(args.deals)
     except RuntimeError as exc:

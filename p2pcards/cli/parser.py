@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import re
+import sys
+from typing import NoReturn
 
 from p2pcards import __version__
 from p2pcards.cli.help import (
@@ -41,8 +44,57 @@ def _lan_options(p: argparse._ActionsContainer) -> None:
     add_lan_options(p)
 
 
+#: argparse's own error messages (Python 3.11 to 3.13) and the words that say them in
+#: another language: (pattern, key); the pattern's groups are the key's fields.  English
+#: keeps argparse's message as it is.
+_ARGPARSE_ERRORS = [
+    (r"unrecognized arguments: (?P<args>.*)", "argparse_unrecognized"),
+    (r"the following arguments are required: (?P<args>.*)", "argparse_required"),
+    (r"ambiguous option: (?P<option>\S+) could match (?P<matches>.*)", "argparse_ambiguous"),
+    (r"one of the arguments (?P<args>.*) is required", "argparse_one_of"),
+    (r"argument (?P<arg>\S+): (?P<problem>.*)", "argparse_argument"),
+    (r"invalid choice: (?P<value>.*) \(choose from (?P<choices>.*)\)", "argparse_choice"),
+    (r"invalid int value: (?P<value>.*)", "argparse_int"),
+    (r"invalid float value: (?P<value>.*)", "argparse_float"),
+    (r"invalid (?P<type>\w+) value: (?P<value>.*)", "argparse_value"),
+    (r"expected one argument", "argparse_one_value"),
+    (r"expected at least one argument", "argparse_values"),
+    (r"not allowed with argument (?P<args>.*)", "argparse_not_with"),
+]
+
+
+def _argparse_words(message: str) -> str:
+    """argparse's error ``message`` in the words of the command's language."""
+    from p2pcards.cli.common import _words
+
+    t = _words()
+    if t.lang == "en":
+        return message
+    for pattern, key in _ARGPARSE_ERRORS:
+        if m := re.fullmatch(pattern, message):
+            fields = m.groupdict()
+            if key == "argparse_argument":
+                fields["problem"] = _argparse_words(fields["problem"])
+            return t(key, **fields)
+    return message
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser whose error lines (not its usage and help, which stay English) are
+    in the command's language (``--lang``, else the locale's)."""
+
+    def error(self, message: str) -> NoReturn:
+        from p2pcards.cli.common import _words
+
+        self.print_usage(sys.stderr)
+        t = _words()
+        if t.lang == "en":  # argparse's own line, as it always was
+            self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, t("cli_error", reason=_argparse_words(message)).replace("p2pcards", self.prog, 1) + "\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="p2pcards",
         description="Card tables on a local network with no server and no dealer: "
         "Sueca, Bisca, Copas and Sobe e Desce, or any installed game plugin.  With no COMMAND, on a terminal: "
@@ -51,7 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"p2pcards {__version__}")
     parser.add_argument("--lang", choices=("en", "pt"), default=None, dest="start_lang",
-                        help="language of the start screen (default: from the locale)")
+                        help="language of the start screen, of what the commands print for people and of "
+                        "their errors (the help stays English; default: from the locale)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     raw = _HelpFormatter
 

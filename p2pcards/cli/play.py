@@ -17,9 +17,10 @@ from p2pcards.cli.common import (
     _left_note,
     _load,
     _parse_options,
+    _words,
 )
 from p2pcards.cli.network import _announcement, _join_target, _returning, _warn_unfinished
-from p2pcards.cli.resume import _resume_on_screen
+from p2pcards.cli.resume import _resume_on_screen, describe_saved
 from p2pcards.core import GameRegistry, GameSpec
 from p2pcards.players import PLAYER_LEVELS
 
@@ -29,16 +30,15 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     spec = _game(registry, args.game)
     options = _parse_options(spec, args.option)
     if args.bots not in PLAYER_LEVELS:
-        raise CliError(f"unknown bot level {args.bots!r} (choose from {', '.join(PLAYER_LEVELS)})")
+        raise CliError.said("err_bot_level", level=args.bots, levels=", ".join(PLAYER_LEVELS))
     if args.deals is not None and args.deals < 1:
-        raise CliError("--deals must be at least 1")
+        raise CliError.said("err_deals_min")
     if not 0 <= args.speed <= 10:
-        raise CliError("--speed must be between 0 and 10 seconds")
+        raise CliError.said("err_speed")
     if args.no_hints and not args.host:
-        raise CliError("--no-hints is for a table you host (--host): at a table you join, its host decides, "
-                       "and against the computer hints are yours to ask or not")
+        raise CliError.said("err_no_hints")
     if args.web and args.text:
-        raise CliError("--web and --text: choose one")
+        raise CliError.said("err_choose_one", a="--web", b="--text")
     if args.host or args.join is not None:
         return _play_lan(args, out, registry, spec, options)
     if args.web:  # the table in the browser (p2pcards.web), then the start page
@@ -73,9 +73,9 @@ def _play_lan(args: argparse.Namespace, out: TextIO, registry: GameRegistry, spe
     from p2pcards.words import default_lang
 
     if args.host and args.join is not None:
-        raise CliError("--host and --join: choose one")
+        raise CliError.said("err_choose_one", a="--host", b="--join")
     if not 0 <= args.port <= 65535:
-        raise CliError("--port must be between 0 and 65535")
+        raise CliError.said("err_port", flag="--port")
     seats: list[Any] = []
     by_name = False
     if args.host:
@@ -84,20 +84,18 @@ def _play_lan(args: argparse.Namespace, out: TextIO, registry: GameRegistry, spe
         except ValueError as exc:
             raise CliError(str(exc)) from None
         if not any(s.kind == "me" for s in seats):
-            raise CliError("--seats must name one 'me' seat: yours")
+            raise CliError.said("err_seats_me")
         _check_timeout(args.timeout, "--timeout")
     else:
         args.address = args.join
         by_name = ":" not in args.join
         host, port = _join_target(args, by_name)
     if (args.text or not _is_terminal(out)) and not args.web:
-        raise CliError("a LAN table is played on the full-screen table: run it in a terminal, without --text "
-                       "(a headless computer player joins with `p2pcards join`)")
+        raise CliError.said("err_lan_terminal")
     lang = args.lang or args.start_lang or default_lang()
     me = _ask_name(_identity(args.name), lang)
     if not args.host and (found := _returning(data_dir(), me, args.join, (host, port), by_name)):
-        print(f"p2pcards: you have an unfinished table joined at {args.join}: taking your seat again "
-              f"({found.describe()})", file=sys.stderr)
+        print(_words()("resume_returning_you", address=args.join, table=describe_saved(found)), file=sys.stderr)
         if args.web:
             from p2pcards.tui.lan import ResumePlan
 

@@ -7,43 +7,52 @@ import json
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from p2pcards.cli.common import _and, _count
+from p2pcards.cli.common import _words
 from p2pcards.core import GameRegistry, GameSpec
 from p2pcards.table.events import TableEvent
 
 
 def _describe_duel(report: dict[str, Any]) -> list[str]:
     """A duel's report as a few aligned lines for people: seats counted from 1."""
-    plays = [_and([str(s + 1) for s in seats]) for seats in report["seating"]]
-    seat_word = "seats" if len(report["seating"][0]) > 1 else "seat"
+    t = _words()
+
+    def joined(items: list[str]) -> str:
+        return "".join(items) if len(items) < 2 else t("text_and", a=", ".join(items[:-1]), b=items[-1])
+
+    plays = [joined([str(s + 1) for s in seats]) for seats in report["seating"]]
     pairs = report["pairs"]
     measure = report["measure"]
+    better = t(f"duel_better_{measure['better']}") if f"duel_better_{measure['better']}" in t else measure["better"]
+    name = t(f"stats_measure_{measure['name']}") if f"stats_measure_{measure['name']}" in t else measure["name"]
     lines = [
-        f"{report['game']}: A {report['a']} against B {report['b']}, {_count(pairs, 'pair')} "
-        f"({_count(pairs * report['plays_per_pair'], 'deal')}), seed {report['seed']}",
-        f"each deal played {report['plays_per_pair']} times: A in {seat_word} {', then '.join(plays)}; "
-        "B in the other seats",
-        f"A won {report['wins']}, tied {report['ties']}, lost {report['losses']}: win rate "
-        f"{report['win_rate'] * 100:.1f} % (95 % interval {report['interval'][0] * 100:.1f} to "
-        f"{report['interval'][1] * 100:.1f} %)",
-        f"{measure['name']} per deal ({measure['better']} is better): A {report['mean']['a']:.2f}, "
-        f"B {report['mean']['b']:.2f}",
-        f"{'ms per decision':<20} {'mean':>9} {'p50':>9} {'p99':>9} {'decisions':>10}",
+        t("duel_head", game=report["game"], a=report["a"], b=report["b"], pairs=t.plural("duel_pairs", pairs),
+          deals=t.plural("duel_deals", pairs * report["plays_per_pair"]), seed=report["seed"]),
+        t("duel_seating", n=report["plays_per_pair"], seats=t.plural("duel_seats", len(report["seating"][0])),
+          plays=t("duel_then").join(plays)),
+        t("duel_rate", wins=report["wins"], ties=report["ties"], losses=report["losses"],
+          rate=float(report["win_rate"] * 100), lo=float(report["interval"][0] * 100),
+          hi=float(report["interval"][1] * 100)),
+        t("duel_mean", measure=name, better=better, a=float(report["mean"]["a"]), b=float(report["mean"]["b"])),
+        f"{t('duel_ms'):<20} {t('duel_mean_col'):>9} {'p50':>9} {'p99':>9} {t('duel_decisions'):>10}",
     ]
     width = max(len(report["a"]), len(report["b"]))
     for side in ("a", "b"):
-        t = report["ms_per_decision"][side]
+        m = report["ms_per_decision"][side]
         who = f"  {side.upper()} {report[side]:<{width}}"
-        lines.append(f"{who:<20} {t['mean']:>9.3f} {t['p50']:>9.3f} {t['p99']:>9.3f} {t['decisions']:>10}")
-    lines.append(f"total {report['seconds']:.2f} s on {_count(report['jobs'], 'job')}")
+        lines.append(t("duel_row", who=f"{who:<20}", mean=float(m["mean"]), p50=float(m["p50"]), p99=float(m["p99"]),
+                       decisions=m["decisions"]))
+    lines.append(t("duel_total", seconds=float(report["seconds"]), jobs=t.plural("duel_jobs", report["jobs"])))
     return lines
 
 
 def _side(spec: GameSpec, side: int) -> str:
     """A match's side for people: a team by its seats, or a seat, counted from 1."""
+    t = _words()
     if spec.teams and 0 <= side < len(spec.teams):
-        return f"team {side + 1} (seats {_and([str(s + 1) for s in spec.teams[side]])})"
-    return f"seat {side + 1}"
+        seats = [str(s + 1) for s in spec.teams[side]]
+        joined = "".join(seats) if len(seats) < 2 else t("text_and", a=", ".join(seats[:-1]), b=seats[-1])
+        return t("arena_team", n=side + 1, seats=joined)
+    return t("audit_seat_of", n=side + 1)
 
 
 def _describe(record: dict[str, Any], spec: GameSpec) -> str:
@@ -52,25 +61,23 @@ def _describe(record: dict[str, Any], spec: GameSpec) -> str:
     from p2pcards.core import pretty
     from p2pcards.words.games import summary_text
 
+    t = _words()
     if record["type"] == "summary":
-        finished = record["matches_finished"]
-        return (f"{_count(record['deals'], 'deal')}, {finished} match{'' if finished == 1 else 'es'} finished; "
-                f"matches won per side: {record['wins']}")
+        return t("arena_summary", deals=t.plural("arena_deals", record["deals"]),
+                 finished=t.plural("arena_finished", record["matches_finished"]), wins=record["wins"])
     trump = pretty("A" + record["trump"])[1:] if record["trump"] else "-"
-    over = f"  match won by {_side(spec, record['winner'])}" if record["match_over"] and record["winner"] is not None \
+    over = t("arena_won", side=_side(spec, record["winner"])) if record["match_over"] and record["winner"] is not None \
         else ""
     try:
         def seat_name(seat: int, _you: bool = False) -> str:
-            return f"seat {seat + 1}"
+            return t("audit_seat_of", n=seat + 1)
 
         summary = spec.deal_summary(record["result"])
-        said = "; ".join(summary_text(spec, "en", summary, lambda side: _side(spec, side), seat_name, mark=""))
+        said = "; ".join(summary_text(spec, t.lang, summary, lambda side: _side(spec, side), seat_name, mark=""))
     except Exception:  # noqa: BLE001 -- a result the game's words cannot read: as it is
         said = json.dumps({k: v for k, v in record["result"].items() if v is not None})
-    return (
-        f"match {record['match'] + 1} deal {record['deal'] + 1}: dealer seat {record['dealer'] + 1} trump {trump}: "
-        f"{said}; totals {record['totals']}{over}"
-    )
+    return t("arena_deal", match=record["match"] + 1, deal=record["deal"] + 1, dealer=record["dealer"] + 1,
+             trump=trump, result=said, totals=record["totals"], over=over)
 
 
 class _TablePrinter:
@@ -87,14 +94,24 @@ class _TablePrinter:
         self.registry: GameRegistry | None = None
         #: the history the table is recorded in (handed to the node)
         self.recorder: Any = None
+        #: the words of the lines for people (``--lang``)
+        self.t = _words()
 
     def seat(self, seat: int) -> str:
         """A seat as people see it: "seat N" counted from 1, with its name once the table is known."""
         names = [s["name"] for s in self.table["seats"]] if self.table else []
-        return f"seat {seat + 1} ({names[seat]})" if 0 <= seat < len(names) else f"seat {seat + 1}"
+        if 0 <= seat < len(names):
+            return self.t("printer_seat", n=seat + 1, name=names[seat])
+        return self.t("audit_seat_of", n=seat + 1)
 
     def seats(self, seats: Sequence[int]) -> str:
-        return _and([self.seat(s) for s in seats])
+        return self.joined([self.seat(s) for s in seats])
+
+    def joined(self, items: Sequence[str]) -> str:
+        """"a", "a and b", "a, b and c", in the printer's words."""
+        if len(items) < 2:
+            return "".join(items)
+        return self.t("text_and", a=", ".join(items[:-1]), b=items[-1])
 
     def side(self, side: int) -> str:
         """A match's winning side: a team (its seats) or a seat."""
@@ -119,36 +136,39 @@ class _TablePrinter:
                 lan = []
             dial = [format_host_port(a, port) for a in lan] or [f"127.0.0.1:{port}"]
             first = dial[0]
-            hint = first + (f" (or {', '.join(dial[1:])})" if len(dial) > 1 else "")
+            hint = first + (self.t("printer_or", others=", ".join(dial[1:])) if len(dial) > 1 else "")
             if lan:
-                hint += f" (127.0.0.1:{port} on this machine)"
+                hint += self.t("printer_here", port=port)
         else:
             first = hint = where
         self.line({"type": "listening", "address": address, "port": port, "game": game},
-                  f"table for {game} open on {where}; people join with: p2pcards play --join {hint}; "
-                  f"a computer player with: p2pcards join {first}")
+                  self.t("printer_listening", game=game, where=where, hint=hint, first=first))
 
     def seated(self, info: dict[str, Any]) -> None:
-        self.line(info, f"seated at seat {info['seat'] + 1} of {info['game']} hosted by {info['host']['name']} "
-                        f"(a seat silent for {info['timeout']:g} s is voted out); waiting for the other players")
+        self.line(info, self.t("printer_seated", seat=info["seat"] + 1, game=info["game"], host=info["host"]["name"],
+                               timeout=float(info["timeout"])))
 
     def on_table(self, info: dict[str, Any]) -> None:
         self.table = info
         self.first = min(info["local_seats"]) if info["local_seats"] else None
+        t = self.t
         seats = "; ".join(
             f"{s['seat'] + 1}: {s['name']} ({s['fingerprint']}"
-            + (f", {s['bot']} bot" if s["bot"] else "")
-            + (f" run by {s['runs_on']}" if s["runs_on"] else "") + ")"
+            + (t("printer_bot", level=t(f"stats_level_{s['bot']}") if f"stats_level_{s['bot']}" in t else s["bot"])
+               if s["bot"] else "")
+            + (t("printer_runs_on", fp=s["runs_on"]) if s["runs_on"] else "") + ")"
             for s in info["seats"]
         )
-        self.line(info, f"table {info['table'][:16]} of {info['game']} starts; seats {seats}")
+        self.line(info, t("printer_starts", table=info["table"][:16], game=info["game"], seats=seats))
 
     def resumed(self, info: dict[str, Any]) -> None:
+        t = self.t
         seats = ", ".join(str(s + 1) for s in info["seats"])
-        state = "it is over" if info["finished"] else "reconnecting to the other players"
-        self.line(info, f"resuming table {info['table'][:16]} of {info['game']} (seat(s) {seats}) from its saved "
-                        f"transcript of {_count(info['seq'], 'message')}, {_count(info['deals_done'], 'deal')} done; "
-                        f"{state}")
+        state = t("printer_over") if info["finished"] else t("printer_reconnecting")
+        self.line(info, t("printer_resuming", table=info["table"][:16], game=info["game"],
+                          seats_word=t.plural("resume_seats", len(info["seats"])), seats=seats,
+                          messages=t.plural("audit_messages", info["seq"]),
+                          deals=t.plural("printer_deals_done", info["deals_done"]), state=state))
 
     def on_event(self, seat: int, told: TableEvent) -> None:
         if seat != self.first or self.table is None:
@@ -157,18 +177,17 @@ class _TablePrinter:
         obj = {**event, "table": self.table["table"], "seat": seat}
         kind = event["type"]
         if kind == "vote_out":
-            self.line(obj, f"{self.seat(event['against'])} was silent past the timeout and was voted out by "
-                           f"{self.seats(event['voters'])}: it loses deal {event['deal'] + 1}, and from the next "
-                           "deal it is a dummy (its cards face up, played alike by every peer)")
+            self.line(obj, self.t("printer_vote_out", seat=self.seat(event["against"]),
+                                  voters=self.seats(event["voters"]), deal=event["deal"] + 1))
             return
         if kind == "dispute":
-            against = "" if event["against"] is None else f" against {self.seat(event['against'])}"
-            self.line(obj, f"{self.seat(event['accuser'])} disputes deal {event['deal'] + 1}{against}: "
-                           f"{event['reason']}; every seat reveals its seed and the audit decides")
+            against = "" if event["against"] is None else self.t("printer_against", seat=self.seat(event["against"]))
+            self.line(obj, self.t("printer_dispute", seat=self.seat(event["accuser"]), deal=event["deal"] + 1,
+                                  against=against, reason=event["reason"]))
             return
         if kind == "fork":
-            self.line(obj, f"{self.seat(event['against'])} signed two different messages for seq {event['seq']}: "
-                           f"it loses deal {event['deal'] + 1}")
+            self.line(obj, self.t("printer_fork", seat=self.seat(event["against"]), seq=event["seq"],
+                                  deal=event["deal"] + 1))
             return
         if kind == "voted_out":
             self.voted_out = True
@@ -181,32 +200,35 @@ class _TablePrinter:
             obj["log"] = str(log_path(self.data, bytes.fromhex(self.table["table"]), seat)) if self.data else None
             obj["voted_out"] = bool(event.get("voted_out")) or self.voted_out
             obj.setdefault("abandoned", None)
+            t = self.t
             if event["winner"] is not None:
-                winner = f"won by {self.side(event['winner'])}"
+                winner = t("printer_won_by", side=self.side(event["winner"]))
             else:
-                winner = "stopped before the match's end, no winner"
+                winner = t("printer_stopped")
             if obj["abandoned"]:
                 a = obj["abandoned"]
-                behind = f" while behind by {a['behind']}" if a.get("behind") else ""
-                winner = f"abandoned by {self.seat(a['by'])}{behind} in deal {a['deal'] + 1}, no winner"
-            out = " (this seat was voted out and watched the rest)" if obj["voted_out"] else ""
-            self.line(obj, f"table over after {_count(event['deals'], 'deal')}{out}: {winner}, "
-                           f"totals {event['totals']}; transcript {event['transcript_hash'][:16]}, log {obj['log']}")
+                behind = t("audit_behind", n=a["behind"]) if a.get("behind") else ""
+                winner = t("printer_abandoned", seat=self.seat(a["by"]), behind=behind, deal=a["deal"] + 1)
+            out = t("printer_watched") if obj["voted_out"] else ""
+            self.line(obj, t("printer_final", deals=t.plural("printer_deals", event["deals"]), out=out, winner=winner,
+                             totals=event["totals"], transcript=event["transcript_hash"][:16], log=obj["log"]))
             return
         from p2pcards.core import pretty
 
+        t = self.t
         audit = event["audit"]
-        verdict = audit["verdict"]
+        verdict = t(f"audit_verdict_{audit['verdict']}") if f"audit_verdict_{audit['verdict']}" in t \
+            else audit["verdict"]
         if audit["seat"] is not None or audit["reason"]:
             who = "" if audit["seat"] is None else f"{self.seat(audit['seat'])}: "
             verdict += f" ({who}{audit['reason']})"
         trump = pretty("A" + event["trump"])[1:] if event["trump"] else "-"
         result = json.dumps({k: v for k, v in (event["result"] or {}).items() if v is not None}) \
-            if event["result"] else "void"
-        over = f"; match won by {self.side(event['winner'])}" if event["match_over"] and event["winner"] is not None \
-            else ""
-        self.line(obj, f"deal {event['deal'] + 1}: dealer {self.seat(event['dealer'])} trump {trump} {result}; "
-                       f"audit {verdict}; totals {event['totals']}{over}")
+            if event["result"] else t("printer_void")
+        over = t("printer_match_won", side=self.side(event["winner"])) \
+            if event["match_over"] and event["winner"] is not None else ""
+        self.line(obj, t("printer_deal", deal=event["deal"] + 1, dealer=self.seat(event["dealer"]), trump=trump,
+                         result=result, verdict=verdict, totals=event["totals"], over=over))
 
 
 def _network_start(args: Any, out: TextIO, registry: GameRegistry) -> tuple[float, Any, _TablePrinter]:

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
-from p2pcards.cli.common import CliError, _and, _count, _is_terminal, _load
+from p2pcards.cli.common import CliError, _is_terminal, _load, _words
 
 
 def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
@@ -18,9 +18,9 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     from p2pcards.history.export import run_export
 
     try:
-        return run_export(args.logfile, args.json, out, _load())
+        return run_export(args.logfile, args.json, out, _load(), _words())
     except HistoryError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError.of(exc) from None
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
@@ -32,13 +32,12 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     try:
         match = follow_log(args.logfile, _load())
     except HistoryError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError.of(exc) from None
     seats = match.spec.seats
     if args.seat is not None and not 1 <= args.seat <= seats:
-        raise CliError(f"--seat: {match.spec.title} has seats 1 to {seats}, not {args.seat}")
+        raise CliError.said("err_replay_seat", title=match.spec.title, seats=seats, seat=args.seat)
     if not _is_terminal(out):
-        raise CliError("a replay runs on the full-screen table: run it in a terminal "
-                       "(`p2pcards export LOGFILE` prints the deals as text)")
+        raise CliError.said("err_replay_terminal")
     seat = args.seat - 1 if args.seat is not None else seat_of_log(Path(args.logfile))
     return replay_match(match, lang=args.start_lang or default_lang(), seat=seat)
 
@@ -59,7 +58,7 @@ def cmd_history(args: argparse.Namespace, out: TextIO) -> int:
     try:
         return run_history(data_dir(), args.game, args.player, args.json, args.rebuild, out, _load(), _text(args))
     except HistoryError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError.of(exc) from None
 
 
 def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
@@ -70,7 +69,7 @@ def cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
     try:
         return run_stats(data_dir(), args.json, out, _load(), _text(args))
     except HistoryError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError.of(exc) from None
 
 
 def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
@@ -89,8 +88,7 @@ def cmd_audit(args: argparse.Namespace, out: TextIO) -> int:
             print(f"{path}:", file=out)
         _print_audit(report, len(messages), out)
     for d in disagreements:
-        print(f"DISAGREE: {d['path']} parts from {d['with']} at seq {d['seq']}: they are not the same transcript",
-              file=out)
+        print(_words()("audit_disagree", path=d["path"], other=d["with"], seq=d["seq"]), file=out)
     return 0 if ok else 1
 
 
@@ -106,7 +104,7 @@ def _audit_logs(paths: list[str]) -> tuple[list[tuple[str, list[bytes]]], list[d
     try:
         read = [(path, read_transcript(path)) for path in paths]
     except HistoryError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError.of(exc) from None
     registry = _load()
     reports = []
     for path, (messages, torn) in read:
@@ -135,37 +133,43 @@ def _disagreements(logs: list[tuple[str, list[bytes]]]) -> list[dict[str, Any]]:
 
 
 def _print_audit(report: dict[str, Any], count: int, out: TextIO) -> None:
-    """One log's audit, for people."""
+    """One log's audit, for people, in the command's language (the audit's own reasons stay
+    as p2pcards.table says them)."""
+    t = _words()
+
+    def seats(items: list[int]) -> str:
+        names = [str(s + 1) for s in items]
+        return "".join(names) if len(names) < 2 else t("text_and", a=", ".join(names[:-1]), b=names[-1])
+
+    messages = t.plural("audit_messages", count)
     if report.get("table") and report.get("game"):
-        print(f"table {report['table'][:16]} of {report['game']}: {_count(count, 'message')}", file=out)
+        print(t("audit_head", table=report["table"][:16], game=report["game"], messages=messages), file=out)
     else:
-        print(f"a transcript of {_count(count, 'message')} whose genesis (its first message, which "
-              "names the table and the game) does not verify", file=out)
+        print(t("audit_no_genesis", messages=messages), file=out)
     torn = report["torn_tail"]
     if torn:
-        print(f"WARNING: the last {torn['bytes']} bytes do not make a whole frame: message seq {torn['seq']} was "
-              "being written when the process stopped (it was never sent; `p2pcards resume` cuts it off); the "
-              "messages before it are audited", file=out)
+        print(t("audit_torn", bytes=torn["bytes"], seq=torn["seq"]), file=out)
     for d in report.get("deals", []):
-        who = f" seat {d['seat'] + 1}" if d.get("seat") is not None else ""
+        who = t("audit_seat", n=d["seat"] + 1) if d.get("seat") is not None else ""
         why = f": {d['reason']}" if d.get("reason") else ""
-        print(f"deal {d['deal'] + 1}: {d['verdict']}{who}{why}", file=out)
+        verdict = t(f"audit_verdict_{d['verdict']}") if f"audit_verdict_{d['verdict']}" in t else d["verdict"]
+        print(t("audit_deal", deal=d["deal"] + 1, verdict=verdict, who=who, why=why), file=out)
     for v in report.get("votes", []):
-        print(f"seat {v['seat'] + 1} was voted out in deal {v['deal'] + 1} (seq {v['seq']}) by seats "
-              f"{_and([str(s + 1) for s in v['voters']])}; a dummy from then on", file=out)
+        print(t("audit_vote", seat=v["seat"] + 1, deal=v["deal"] + 1, seq=v["seq"], voters=seats(v["voters"])),
+              file=out)
     if report.get("abandoned"):
         a = report["abandoned"]
-        behind = f" while behind by {a['behind']}" if a.get("behind") else ""
-        print(f"abandoned by seat {a['by'] + 1}{behind} in deal {a['deal'] + 1}, waiting for seat(s) "
-              f"{_and([str(s + 1) for s in a['waiting_for']])}: no winner", file=out)
+        behind = t("audit_behind", n=a["behind"]) if a.get("behind") else ""
+        waiting = t.plural("audit_waiting", len(a["waiting_for"]), seats=seats(a["waiting_for"]))
+        print(t("audit_abandoned", by=a["by"] + 1, behind=behind, deal=a["deal"] + 1, waiting=waiting), file=out)
     if report.get("rejected"):
-        print(f"{report['rejected']} message(s) of this seat were not accepted by the table (kept apart, not "
-              "part of the transcript)", file=out)
+        print(t.plural("audit_rejected", report["rejected"]), file=out)
     err = report.get("error")
     if err:
-        who = "unattributed" if err.get("seat") is None else f"seat {err['seat'] + 1}"
-        print(f"error at message seq {err.get('seq')} ({who}): {err.get('reason')}", file=out)
+        who = t("audit_unattributed") if err.get("seat") is None else t("audit_seat_of", n=err["seat"] + 1)
+        print(t("audit_error", seq=err.get("seq"), who=who, reason=err.get("reason")), file=out)
     if report.get("ok"):
-        print(f"OK: totals {report.get('totals')}, transcript {str(report.get('transcript_hash'))[:16]}", file=out)
+        print(t("audit_ok", totals=report.get("totals"), transcript=str(report.get("transcript_hash"))[:16]),
+              file=out)
     else:
-        print("FAULT: this transcript does not verify", file=out)
+        print(t("audit_fault"), file=out)

@@ -15,6 +15,7 @@ from p2pcards.cli.common import (
     _left_note,
     _load,
     _run_net,
+    _words,
 )
 from p2pcards.cli.printer import _network_start, _TablePrinter
 from p2pcards.core import GameRegistry
@@ -56,7 +57,7 @@ def _resume_on_screen(found: Any, me: Any, registry: GameRegistry, data: Any, la
         try:
             table = LocalTable.resume(found.path, registry, me=me, text=Text(lang))
         except ResumeError as exc:
-            print(f"p2pcards: error: {exc}", file=sys.stderr)
+            print(_words()("cli_error", reason=exc), file=sys.stderr)
             return 1
         return _left_note(run_local_table(table), lang)
     return _left_note(play_lan(registry, ResumePlan(found.path), me=me, lang=lang, data_dir=data), lang)
@@ -71,13 +72,25 @@ def _resume_in_lines(found: Any, me: Any, registry: GameRegistry, out: TextIO, l
     try:
         return resume_text(found.path, registry, me=me, lang=lang or default_lang(), inp=sys.stdin, out=out)
     except ResumeError as exc:
-        print(f"p2pcards: error: {exc}", file=sys.stderr)
+        print(_words()("cli_error", reason=exc), file=sys.stderr)
         return 1
 
 
-_STATES = {"unfinished": "unfinished: `p2pcards resume {prefix}` takes its seats again",
-           "finished": "ended: played to its end", "voted-out": "ended: this seat was voted out (it watched the rest)",
-           "abandoned": "ended: abandoned", "unknown": "ended: the table went on without this seat; result unknown"}
+def describe_saved(found: Any) -> str:
+    """A table this identity played here, in one line for people, in the command's
+    language: its id, game, role, seats and where (``p2pcards.net``'s ``describe()``, in
+    words)."""
+    t = _words()
+    m = found.manifest
+    if m.role == "local":
+        where = t("resume_local")
+    elif m.dial:
+        where = t("resume_joined", address=f"{m.dial[0]}:{m.dial[1]}")
+    else:
+        where = t("resume_hosted_port", port=m.listen[1]) if m.listen else t("resume_hosted")
+    role = t(f"resume_role_{m.role}") if f"resume_role_{m.role}" in t else m.role
+    return t("resume_row", table=m.table_hex[:16], game=m.game, role=role, where=where,
+             seats_word=t.plural("resume_seats", len(m.seats)), seats=", ".join(str(s + 1) for s in m.seats))
 
 
 def cmd_resume_list(args: argparse.Namespace, out: TextIO) -> int:
@@ -91,12 +104,12 @@ def cmd_resume_list(args: argparse.Namespace, out: TextIO) -> int:
         m = f.manifest
         obj = {"type": "saved", "table": m.table_hex, "game": m.game, "role": m.role, "seats": list(m.seats),
                "state": f.state, "path": str(f.path.parent)}
-        text = f"{f.describe()}: {_STATES[f.state].format(prefix=m.table_hex[:8])}"
+        text = f"{describe_saved(f)}: {_words()(f'resume_state_{f.state}', prefix=m.table_hex[:8])}"
         print(json.dumps(obj) if args.json else text, file=out)
     if not args.json:
         note = _older_note()
         if not found:
-            print(f"no table of this identity in {data_dir()}{note}", file=out)
+            print(_words()("resume_none", data=data_dir(), older=note), file=out)
         elif note:
             print(note.strip(" ()").capitalize(), file=out)
     return 0
@@ -110,8 +123,7 @@ def _older_note() -> str:
     older = older_manifests(data_dir())
     if not older:
         return ""
-    return (f" ({len(older)} table(s) there were saved by an older p2pcards, whose table protocol this version "
-            "no longer speaks: they cannot be resumed; their files are left as they are)")
+    return _words()("resume_older", n=len(older))
 
 
 def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
@@ -119,21 +131,20 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
 
     prefix = args.table
     if prefix is not None and (not prefix or any(c not in "0123456789abcdefABCDEF" for c in prefix)):
-        raise CliError(f"TABLE is a prefix of a table id (hexadecimal), got {prefix!r}")
+        raise CliError.said("err_table_prefix", prefix=prefix)
     if args.list:
         return cmd_resume_list(args, out)
     registry = _load()
     linger, me, printer = _network_start(args, out, registry)
     found = unfinished_tables(printer.data, me, prefix=prefix)
     if not found:
-        which = f" whose id starts with {prefix}" if prefix else ""
-        print(f"p2pcards: error: this identity has no unfinished table{which} in {printer.data}{_older_note()}",
+        t = _words()
+        which = t("err_no_unfinished_which", prefix=prefix) if prefix else ""
+        print(t("cli_error", reason=t("err_no_unfinished", which=which, data=printer.data, older=_older_note())),
               file=sys.stderr)
         return 1
     if len(found) > 1:
-        names = "; ".join(f.describe() for f in found)
-        raise CliError(f"several unfinished tables (`p2pcards resume --list` lists them); name one by a prefix of "
-                       f"its id: {names}")
+        raise CliError.said("err_several_unfinished", names="; ".join(describe_saved(f) for f in found))
     if args.abandon and found[0].manifest.role == "local":
         return _throw_away(found[0], printer)
     return _resume(found[0], me, registry, printer, linger, args.abandon, args.text, args.start_lang)
@@ -149,9 +160,9 @@ def _throw_away(found: Any, printer: _TablePrinter) -> int:
     try:
         throw_away(found.path)
     except StoreError as exc:
-        print(f"p2pcards: error: cannot abandon table {m.table_hex[:16]}: {exc}", file=sys.stderr)
+        t = _words()
+        print(t("cli_error", reason=t("err_cannot_abandon", table=m.table_hex[:16], error=exc)), file=sys.stderr)
         return 1
     printer.line({"type": "abandoned", "table": m.table_hex, "game": m.game, "role": m.role},
-                 f"table {m.table_hex[:16]} ({m.game}, against the computer) abandoned: it ends with no winner; "
-                 f"its transcript stays in {found.path.parent}")
+                 _words()("resume_thrown", table=m.table_hex[:16], game=m.game, path=found.path.parent))
     return 0

@@ -27,9 +27,9 @@ def add_web_arguments(p: argparse.ArgumentParser) -> None:
 
 def _check(port: int, speed: float) -> None:
     if not 0 <= port <= 65535:
-        raise CliError("the port must be between 0 and 65535")
+        raise CliError.said("err_the_port")
     if not 0 <= speed <= 10:
-        raise CliError("--speed must be between 0 and 10 seconds")
+        raise CliError.said("err_speed")
 
 
 def serve(args: argparse.Namespace, out: TextIO, *, registry: GameRegistry | None = None, first: Any = None,

@@ -26,6 +26,7 @@ from p2pcards.discovery.record import (
     OpenTable,
     TableEvent,
     default_table_name,
+    joinable_problem,
     table_json,
     why_not_joinable,
 )
@@ -35,6 +36,7 @@ from p2pcards.discovery.tables import watch_tables as _watch
 if TYPE_CHECKING:
     from p2pcards.identity import Identity
     from p2pcards.net.handshake import SeatSpec
+    from p2pcards.words import Text
 
 __all__ = [
     "TABLES_EPILOG", "add_lan_options", "run_tables", "hosting", "hosting_defaults", "make_announcement", "locate",
@@ -125,18 +127,42 @@ def _describe(table: OpenTable, reason: str | None) -> str:
     return f"{head}; join with: p2pcards play --join {name} (a computer player: p2pcards join {name})"
 
 
-def run_tables(args: argparse.Namespace, out: TextIO, games: Mapping[str, InstalledGame], proto: int) -> int:
-    """``p2pcards tables``: see :data:`TABLES_EPILOG`."""
+def _describe_in(t: Text, table: OpenTable, games: Mapping[str, InstalledGame], proto: int) -> str:
+    """:func:`_describe` in the words of ``t`` (a language other than English)."""
+    problem = joinable_problem(table, games, proto)
+    reason = None if problem is None else t(f"lan_why_{problem[0]}", **problem[1])
+    ann = table.announcement
+    where = f"{table.addresses[0]}:{table.port}" if table.addresses and table.port else t("tables_no_address")
+    if ann is None:
+        return t("tables_unjoinable", name=table.name, reason=reason, where=where)
+    opts = ", ".join(f"{k}={v}" for k, v in sorted(ann.options.items()))
+    head = t("tables_row", name=table.name, game=ann.game, opts=f" ({opts})" if opts else "",
+             deals=t.plural("tables_deals", ann.deals) if ann.deals else "", free=ann.seats_free,
+             total=ann.seats_total, host=ann.host_name, fingerprint=ann.host_fingerprint, where=where)
+    if reason is not None:
+        return head + t("tables_cannot", reason=reason)
+    return head + t("tables_join", name=shlex.quote(table.name))
+
+
+def run_tables(args: argparse.Namespace, out: TextIO, games: Mapping[str, InstalledGame], proto: int,
+               text: Text | None = None) -> int:
+    """``p2pcards tables``: see :data:`TABLES_EPILOG`; for people in ``text``'s language
+    (default English)."""
+    t = text if text is not None and text.lang != "en" else None
+
+    def describe(table: OpenTable) -> str:
+        return _describe_in(t, table, games, proto) if t else _describe(table, why_not_joinable(table, games, proto))
 
     def emit(event: TableEvent) -> None:
         table = event.table
         if event.kind == "vanish":
             obj: dict[str, object] = {"type": "vanish", "name": table.name, "service": table.service}
-            text = f"{table.name}: gone"
+            text = t("tables_gone", name=table.name) if t else f"{table.name}: gone"
         else:
             reason = why_not_joinable(table, games, proto)
             obj = {"type": event.kind, "table": table_json(table, reason)}
-            text = ("" if event.kind == "appear" else "(changed) ") + _describe(table, reason)
+            changed = (t("tables_changed") if t else "(changed) ") if event.kind != "appear" else ""
+            text = changed + describe(table)
         out.write((json.dumps(obj) if args.json else text) + "\n")
         out.flush()
 
@@ -153,7 +179,7 @@ def run_tables(args: argparse.Namespace, out: TextIO, games: Mapping[str, Instal
         with one_error():
             trio.run(main)
     except DiscoveryError as exc:
-        print(f"p2pcards: error: {exc}", file=sys.stderr)
+        print(t("cli_error", reason=exc) if t else f"p2pcards: error: {exc}", file=sys.stderr)
         return 1
     if args.watch:
         return 0
@@ -161,10 +187,11 @@ def run_tables(args: argparse.Namespace, out: TextIO, games: Mapping[str, Instal
         print(json.dumps({"tables": [table_json(t, why_not_joinable(t, games, proto)) for t in found]}), file=out)
     elif not found:
         wait = LISTING_WAIT if args.wait is None else args.wait
-        print(f"no table found on the local network within {wait:g} s", file=out)
+        print(t("tables_none", wait=float(wait)) if t else f"no table found on the local network within {wait:g} s",
+              file=out)
     else:
-        for t in found:
-            print(_describe(t, why_not_joinable(t, games, proto)), file=out)
+        for table in found:
+            print(describe(table), file=out)
     return 0
 
 

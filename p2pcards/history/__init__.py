@@ -15,8 +15,11 @@ Nothing here needs the network or a private key: a transcript is public.
 
 from __future__ import annotations
 
+from p2pcards.words import Said
+
 __all__ = ["HistoryError"]
 
 
-class HistoryError(ValueError):
-    """A transcript, the history database or a command's input is not usable (a message for people)."""
+class HistoryError(Said, ValueError):
+    """A transcript, the history database or a command's input is not usable (a message for
+    people: ``str()`` in English, :meth:`~p2pcards.words.Said.words` in any language)."""

@@ -249,7 +249,7 @@ class History:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             self.conn = sqlite3.connect(path, isolation_level=None, timeout=10.0)
         except (OSError, sqlite3.Error) as exc:
-            raise HistoryError(f"cannot open the history database {path}: {exc}") from None
+            raise HistoryError.said("err_db_open", path=str(path), error=str(exc)) from None
         try:
             self.conn.execute("PRAGMA foreign_keys = ON")
             self.conn.execute("PRAGMA journal_mode = WAL")
@@ -257,7 +257,7 @@ class History:
             self._migrate()
         except sqlite3.DatabaseError as exc:
             self.conn.close()
-            raise HistoryError(f"{path} is not a p2pcards history database: {exc}") from None
+            raise HistoryError.said("err_db_not", path=str(path), error=str(exc)) from None
         except HistoryError:
             self.conn.close()
             raise
@@ -281,10 +281,7 @@ class History:
             self.conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             version = self.version
             if version > SCHEMA_VERSION:
-                raise HistoryError(
-                    f"{self.path} was written by a newer p2pcards (history schema version {version}; this version "
-                    f"knows up to {SCHEMA_VERSION}); it is left as it is: update p2pcards, or move the file away "
-                    "and run `p2pcards history --rebuild`")
+                raise HistoryError.said("err_db_newer", path=str(self.path), version=version, ours=SCHEMA_VERSION)
             for v in range(version, SCHEMA_VERSION):
                 for statement in MIGRATIONS[v].split(";"):
                     if statement.strip():

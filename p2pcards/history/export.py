@@ -9,7 +9,7 @@ from typing import Any, TextIO
 
 from p2pcards.core import GameRegistry, GameSpec, load_games, pretty
 from p2pcards.history.opened import Opened, open_transcript, read_transcript
-from p2pcards.words import summary_text
+from p2pcards.words import Text, summary_text
 
 __all__ = ["EXPORT_EPILOG", "export_records", "run_export"]
 
@@ -56,8 +56,10 @@ def export_records(opened: Opened) -> tuple[list[dict[str, object]], list[dict[s
     return records, missing
 
 
-def run_export(path: str | Path, json_out: bool, out: TextIO, registry: GameRegistry | None = None) -> int:
-    """Print the deals of the transcript at ``path`` (module docstring; ``EXPORT_EPILOG``).
+def run_export(path: str | Path, json_out: bool, out: TextIO, registry: GameRegistry | None = None,
+               text: Text | None = None) -> int:
+    """Print the deals of the transcript at ``path`` (module docstring; ``EXPORT_EPILOG``),
+    for people in ``text``'s language (default English).
 
     Returns the exit status (0 or 1); raises :class:`~p2pcards.history.HistoryError` for a
     file that is not a transcript or a game not installed here."""
@@ -82,53 +84,56 @@ def run_export(path: str | Path, json_out: bool, out: TextIO, registry: GameRegi
         }
         out.write(json.dumps(summary, separators=(",", ":")) + "\n")
         return 0 if opened.error is None else 1
-    print(f"table {opened.table_id.hex()[:16]} of {spec.name}: {len(messages)} messages, "
-          f"{len(records)} {'deal' if len(records) == 1 else 'deals'} opened", file=out)
+    t = text or Text("en")
+    print(t("export_head", table=opened.table_id.hex()[:16], game=spec.name, n=len(messages),
+            deals=t.plural("export_deals", len(records))), file=out)
     if torn_tail:
-        print(f"WARNING: the last {torn} bytes of {path} do not make a whole message (message seq {len(messages)} "
-              "was being written when the process stopped); the messages before it are exported", file=out)
+        print(t("export_torn", bytes=torn, path=path, seq=len(messages)), file=out)
     shown = {r["deal"]: r for r in records}
     for event in opened.events:
         opened_deal = shown.get(event["deal"])
         if opened_deal is None:
             a = event["audit"]
             why = f": {a['reason']}" if a.get("reason") else ""
-            print(f"deal {event['deal'] + 1}: not opened ({a['verdict']}){why}", file=out)
+            verdict = t(f"audit_verdict_{a['verdict']}") if f"audit_verdict_{a['verdict']}" in t else a["verdict"]
+            print(t("export_not_opened", deal=event["deal"] + 1, verdict=verdict, why=why), file=out)
             continue
-        for line in describe_record(opened_deal, spec, names):
+        for line in describe_record(opened_deal, spec, names, t):
             print(line, file=out)
     if opened.error is not None:
         e = opened.error
-        who = f" (seat {e['seat'] + 1}, {names[e['seat']]})" if e.get("seat") is not None else ""
-        print(f"the transcript breaks at message seq {e['seq']}{who}: {e['reason']}; nothing after it is exported",
-              file=out)
+        who = t("export_breaks_who", seat=e["seat"] + 1, name=names[e["seat"]]) if e.get("seat") is not None else ""
+        print(t("export_breaks", seq=e["seq"], who=who, reason=e["reason"]), file=out)
         return 1
     if opened.final is None:
-        print("the transcript stops before the table's end", file=out)
+        print(t("export_stops"), file=out)
     return 0
 
 
-def describe_record(record: dict[str, Any], spec: GameSpec, names: list[str]) -> list[str]:
-    """An arena deal record for people: seats by name and counted from 1, cards with their suits."""
+def describe_record(record: dict[str, Any], spec: GameSpec, names: list[str], text: Text | None = None) -> list[str]:
+    """An arena deal record for people, in ``text``'s language (default English): seats by
+    name and counted from 1, cards with their suits."""
+    t = text or Text("en")
 
     def who(seat: int) -> str:
-        return f"{names[seat]} (seat {seat + 1})" if seat < len(names) else f"seat {seat + 1}"
+        return t("export_who", name=names[seat], n=seat + 1) if seat < len(names) else t("audit_seat_of", n=seat + 1)
 
-    trump = f", trumps {pretty('A' + record['trump'])[1:]}" if record.get("trump") else ""
-    lines = [f"deal {record['deal'] + 1}: {who(record['dealer'])} deals{trump}"]
+    trump = t("export_trumps", suit=pretty("A" + record["trump"])[1:]) if record.get("trump") else ""
+    lines = [t("export_deal", deal=record["deal"] + 1, dealer=who(record["dealer"]), trump=trump)]
     for seat, hand in enumerate(record["hands"]):
         lines.append(f"  {who(seat)}: {' '.join(pretty(c) for c in hand)}")
     for i, trick in enumerate(record["tricks"]):
         plays = ", ".join(f"{names[s]} {pretty(c)}" for s, c in zip(trick["seats"], trick["cards"]))
-        lines.append(f"  trick {i + 1}: {plays} -> {names[trick['winner']]}")
+        lines.append(t("export_trick", n=i + 1, plays=plays, winner=names[trick["winner"]]))
     teams = spec.teams
 
     def side(index: int) -> str:
         seats = teams[index] if teams else (index,)
-        return " & ".join(names[s] if s < len(names) else f"seat {s + 1}" for s in seats)
+        return " & ".join(names[s] if s < len(names) else t("audit_seat_of", n=s + 1) for s in seats)
 
-    summary = summary_text(spec, "en", spec.deal_summary(record["result"]), side, lambda seat, first: who(seat))
+    summary = summary_text(spec, t.lang, spec.deal_summary(record["result"]), side, lambda seat, first: who(seat))
     lines += [f"  {line}" for line in summary]
     totals = spec.match_summary(record["totals"], record.get("winner"), {})
-    lines += [f"  match: {line}" for line in summary_text(spec, "en", totals, side, lambda seat, first: who(seat))]
+    lines += [t("export_match", line=line) for line in summary_text(spec, t.lang, totals, side,
+                                                                     lambda seat, first: who(seat))]
     return lines

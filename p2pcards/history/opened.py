@@ -10,6 +10,7 @@ event and, when the audit opened the cards, the deal in the arena's record forma
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,8 +38,9 @@ def read_transcript(path: Path | str) -> tuple[list[bytes], int]:
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        raise HistoryError(f"cannot read {path}: {exc.strerror or exc}") from None
-    not_a_log = f"{path} is not a p2pcards transcript log"
+        known = {errno.ENOENT: "ENOENT", errno.EACCES: "EACCES", errno.EISDIR: "EISDIR"}.get(exc.errno or 0)
+        reason: object = HistoryError.said(f"os_error_{known}") if known else exc.strerror or str(exc)
+        raise HistoryError.said("err_read", path=str(path), reason=reason) from None
     decoder = FrameDecoder()
     try:
         messages = decoder.feed(data)
@@ -46,28 +48,26 @@ def read_transcript(path: Path | str) -> tuple[list[bytes], int]:
         at = len(data) - decoder.pending  # where the frame that breaks the rules starts
         whole = len(FrameDecoder().feed(data[:at])) if at else 0
         if whole:
-            raise HistoryError(f"{path} is damaged after its first {whole} message(s), at byte {at}: {exc}; a log "
-                               "cut short by a crash loses only the end of its last frame") from None
-        raise HistoryError(f"{not_a_log}: {exc}") from None
+            raise HistoryError.said("err_log_damaged", path=str(path), whole=whole, at=at, error=str(exc)) from None
+        raise HistoryError.said("err_not_a_log", path=str(path), error=str(exc)) from None
     if not messages:
-        what = (f"it holds no whole message: its {decoder.pending} bytes do not make a whole frame"
-                if decoder.pending else "the file is empty")
-        raise HistoryError(f"{not_a_log}: {what}")
+        if decoder.pending:
+            raise HistoryError.said("err_not_a_log_partial", path=str(path), n=decoder.pending)
+        raise HistoryError.said("err_not_a_log_empty", path=str(path))
     try:
         first = unpack(messages[0])
     except FrameError as exc:
-        raise HistoryError(f"{not_a_log}: {exc}") from None
+        raise HistoryError.said("err_not_a_log", path=str(path), error=str(exc)) from None
     if isinstance(first, dict) and first.get("kind") == "genesis" and first.get("v") != VERSION:
-        raise HistoryError(f"{path}: it was written with protocol version {first.get('v')!r} of p2pcards; this "
-                           f"version speaks protocol {VERSION} and cannot check it")
+        raise HistoryError.said("err_log_version", path=str(path), theirs=first.get("v"), ours=VERSION)
     try:
         env = parse_message(messages[0], None)
     except VersionError as exc:
         raise HistoryError(f"{path}: {exc}") from None
     except Exception as exc:  # noqa: BLE001 -- any failure: not a genesis
-        raise HistoryError(f"{not_a_log}: its first message is not a table's genesis ({exc})") from None
+        raise HistoryError.said("err_not_a_log_genesis", path=str(path), error=str(exc)) from None
     if env.kind != "genesis":
-        raise HistoryError(f"{not_a_log}: its first message is not a table's genesis")
+        raise HistoryError.said("err_not_a_log_no_genesis", path=str(path))
     return messages, decoder.pending
 
 
@@ -100,13 +100,13 @@ def open_transcript(messages: Sequence[bytes], registry: GameRegistry) -> Opened
     try:
         genesis = Genesis.from_body(parse_message(messages[0], None).body)
     except VersionError as exc:
-        raise HistoryError(f"the transcript is of another protocol version: {exc}") from None
+        raise HistoryError.said("err_transcript_version", error=str(exc)) from None
     except (TranscriptError, FrameError, IndexError) as exc:
-        raise HistoryError(f"the transcript does not start with a table's genesis: {exc}") from None
+        raise HistoryError.said("err_transcript_genesis", error=str(exc)) from None
     try:
         spec = registry.get(genesis.game)
     except KeyError as exc:
-        raise HistoryError(f"cannot read this table here: {exc.args[0]}") from None
+        raise HistoryError.said("err_cannot_read_table", reason=exc.args[0]) from None
     out = Opened(genesis, spec)
 
     def on_event(event: TableEvent) -> None:
@@ -120,6 +120,6 @@ def open_transcript(messages: Sequence[bytes], registry: GameRegistry) -> Opened
     followed = replay_transcript(messages, registry, spec=spec, on_event=on_event)
     if followed.table is None:
         reason = followed.error["reason"] if followed.error else "no replica"
-        raise HistoryError(f"cannot read this table here: {reason}")
+        raise HistoryError.said("err_cannot_read_table", reason=reason)
     out.events, out.error, out.count = [e.to_json() for e in followed.events], followed.error, followed.count
     return out

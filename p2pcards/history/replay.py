@@ -198,7 +198,7 @@ def follow(messages: Sequence[bytes], registry: GameRegistry | None = None, *, t
     table = followed.table
     if table is None or followed.genesis is None or followed.spec is None:
         reason = followed.error["reason"] if followed.error else "no replica"
-        raise HistoryError(f"cannot replay this table here: {reason}")
+        raise HistoryError.said("err_cannot_replay_table", reason=reason)
     assert isinstance(table, _Follower)
     out = MatchSteps(followed.genesis, followed.spec, [d for d in table.taken if d.steps or d.event is not None],
                      final=table.final, error=followed.error, count=followed.count, torn=torn)

@@ -137,9 +137,10 @@ def run_history(data_dir: Path, game: str | None, player: str | None, json_out: 
     if game is not None or rebuild_first:
         registry = registry if registry is not None else load_games()
         if game is not None and game not in registry.games:
-            raise HistoryError(f"unknown game {game!r} (installed: {', '.join(sorted(registry.games)) or 'none'})")
+            raise HistoryError.said("err_unknown_game", game=game,
+                                    installed=", ".join(sorted(registry.games)) or "none")
     if player is not None and not player.strip():
-        raise HistoryError("--player needs a name or the start of a fingerprint")
+        raise HistoryError.said("err_player_empty")
     if rebuild_first:
         rebuilt = rebuild(data_dir, registry)
     with _open(data_dir) as history:
@@ -281,7 +282,8 @@ def run_stats(data_dir: Path, json_out: bool, out: TextIO, registry: GameRegistr
     ``text``'s language (default English).  Returns 0; raises
     :class:`~p2pcards.history.HistoryError` for an unusable database."""
     with _open(data_dir) as history:
-        stats = compute_stats(history.matches())
+        matches = history.matches()
+    stats = compute_stats(matches)
     if json_out:
         print(json.dumps(stats), file=out)
         return 0
@@ -289,7 +291,9 @@ def run_stats(data_dir: Path, json_out: bool, out: TextIO, registry: GameRegistr
     if not stats["players"] and not stats["bots"]:
         print(t("stats_none"), file=out)
         return 0
-    for line in describe_stats(stats, registry if registry is not None else load_games(), t):
+    last = next((m for m in reversed(matches) if m["deal_list"]), None)  # as compute_stats finds it
+    names = side_names(last, t("past_and")) if last is not None else None
+    for line in describe_stats(stats, registry if registry is not None else load_games(), t, last_names=names):
         print(line, file=out)
     return 0
 
@@ -304,74 +308,99 @@ def describe_stats(stats: dict[str, Any], registry: GameRegistry, text: Text | N
     ``game_name`` and ``measure_name`` say a game and a game's measure (``value_label``)
     in it (default: the game's name, and the measure in ``text``'s words when it has
     them); ``last_names`` names the sides of the last match (default: ``stats``' own)."""
-    t = text or Text("en")
-    game_of = game_name or (lambda name: name)
-
-    def measure_words(label: str) -> str:
-        return t(f"stats_measure_{label}") if f"stats_measure_{label}" in t else label
-
-    measure_of = measure_name or measure_words
-
-    def measure(game: str) -> tuple[str, bool]:
-        spec = registry.games.get(game)
-        if spec is None or not spec.match_class.value_label:
-            return t("stats_points"), False
-        return measure_of(spec.match_class.value_label), spec.match_class.lower_is_better
-
-    def who(player: str, name: str) -> str:
-        return t("stats_computer", level=_level(t, player[4:])) if player.startswith("bot:") else name
-
-    def number(value: float) -> str:
-        return f"{value:g}".replace(".", t("stats_decimal"))
-
-    def unfinished(n: int) -> str:
-        return t("stats_unfinished", n=n) if n else ""
-
+    say = _StatsWords(text or Text("en"), registry, game_name, measure_name)
+    t = say.t
     if not stats["players"] and not stats["bots"]:
         return [t("stats_none")]
     lines: list[str] = []
     for p in stats["players"]:
-        lines.append(t("stats_player", name=p["name"], fingerprint=p["fingerprint"]))
+        lines += say.player(p)
+    if stats["partnerships"]:
+        lines.append(t("stats_partners"))
+        lines += [say.pair(pair) for pair in stats["partnerships"]]
+    if stats["bots"]:
+        lines.append(t("stats_bots"))
+        lines += [say.bot(bot) for bot in stats["bots"]]
+    if stats["last_match"] is not None:
+        lines += say.last(stats["last_match"], last_names)
+    return lines
+
+
+class _StatsWords:
+    """The lines of :func:`describe_stats`, one kind of line per method, in ``t``'s words."""
+
+    def __init__(self, t: Text, registry: GameRegistry, game_name: Callable[[str], str] | None,
+                 measure_name: Callable[[str], str] | None) -> None:
+        self.t = t
+        self.registry = registry
+        self.game_of = game_name or (lambda name: name)
+        self.measure_of = measure_name or self.measure_words
+
+    def measure_words(self, label: str) -> str:
+        key = f"stats_measure_{label}"
+        return self.t(key) if key in self.t else label
+
+    def measure(self, game: str) -> tuple[str, bool]:
+        """The game's measure in words, and whether lower is better."""
+        spec = self.registry.games.get(game)
+        if spec is None or not spec.match_class.value_label:
+            return self.t("stats_points"), False
+        return self.measure_of(spec.match_class.value_label), spec.match_class.lower_is_better
+
+    def who(self, player: str, name: str) -> str:
+        return self.t("stats_computer", level=_level(self.t, player[4:])) if player.startswith("bot:") else name
+
+    def number(self, value: float) -> str:
+        return f"{value:g}".replace(".", self.t("stats_decimal"))
+
+    def unfinished(self, entry: dict[str, Any]) -> str:
+        n = entry.get("unfinished", 0)
+        return self.t("stats_unfinished", n=n) if n else ""
+
+    def lower(self, lower: bool) -> str:
+        return self.t("stats_lower") if lower else ""
+
+    def player(self, p: dict[str, Any]) -> list[str]:
+        """A person's name, then per game a line of counts and a form line."""
+        t = self.t
+        lines = [t("stats_player", name=p["name"], fingerprint=p["fingerprint"])]
         for game, e in p["games"].items():
-            label, lower = measure(game)
-            avg = t("stats_average", value=number(e["average_points"]), label=label,
-                    lower=t("stats_lower") if lower else "") \
+            label, lower = self.measure(game)
+            avg = t("stats_average", value=self.number(e["average_points"]), label=label, lower=self.lower(lower)) \
                 if e["average_points"] is not None else t("stats_no_average", label=label)
-            lines.append(t("stats_game", game=game_of(game), matches=t.plural("stats_matches", e["matches"]),
-                           unfinished=unfinished(e.get("unfinished", 0)), won=e["won"], deals_won=e["deals_won"],
+            lines.append(t("stats_game", game=self.game_of(game), matches=t.plural("stats_matches", e["matches"]),
+                           unfinished=self.unfinished(e), won=e["won"], deals_won=e["deals_won"],
                            deals=t.plural("stats_deals", e["deals"]), average=avg,
                            capotes=t.plural("stats_capotes", e["capotes"]),
                            renuncias=t.plural("stats_renuncias", e["renuncias"]),
                            cheating=t.plural("stats_cheating", e["cheating"]),
                            hints=t.plural("stats_hints", e["hints"]) if e.get("hints") else ""))
             lines.append(t("stats_form", form=form_line(e["form"]), n=len(e["form"])))
-    if stats["partnerships"]:
-        lines.append(t("stats_partners"))
-        for pair in stats["partnerships"]:
-            a, b = pair["players"]
-            fields = {"game": game_of(pair["game"]), "won": pair["won"],
-                      "matches": t.plural("stats_matches", pair["matches"]),
-                      "unfinished": unfinished(pair.get("unfinished", 0))}
-            if a == b and a.startswith("bot:"):  # two computer players of one level: the level said once
-                lines.append(t("stats_pair_bots", level=_level(t, a[4:]), **fields))
-            else:
-                lines.append(t("stats_pair", a=who(a, pair["names"][0]), b=who(b, pair["names"][1]), **fields))
-    if stats["bots"]:
-        lines.append(t("stats_bots"))
-        for bot in stats["bots"]:
-            label, _ = measure(bot["game"])
-            avg = t("stats_bot_average", value=number(bot["average_points"]), label=label) \
-                if bot["average_points"] is not None else ""
-            lines.append(t("stats_bot", game=game_of(bot["game"]), level=_level(t, bot["level"]), won=bot["won"],
-                           matches=t.plural("stats_matches", bot["matches"]),
-                           unfinished=unfinished(bot.get("unfinished", 0)), deals_won=bot["deals_won"],
-                           deals=t.plural("stats_deals", bot["deals"]), average=avg))
-    last = stats["last_match"]
-    if last is not None:
-        label, lower = measure(last["game"])
-        lines.append(t("stats_last", game=game_of(last["game"]), table=last["table"][:8], label=label,
-                       lower=t("stats_lower") if lower else ""))
+        return lines
+
+    def pair(self, pair: dict[str, Any]) -> str:
+        t = self.t
+        a, b = pair["players"]
+        fields = {"game": self.game_of(pair["game"]), "won": pair["won"],
+                  "matches": t.plural("stats_matches", pair["matches"]), "unfinished": self.unfinished(pair)}
+        if a == b and a.startswith("bot:"):  # two computer players of one level: the level said once
+            return t("stats_pair_bots", level=_level(t, a[4:]), **fields)
+        return t("stats_pair", a=self.who(a, pair["names"][0]), b=self.who(b, pair["names"][1]), **fields)
+
+    def bot(self, bot: dict[str, Any]) -> str:
+        t = self.t
+        label, _ = self.measure(bot["game"])
+        avg = t("stats_bot_average", value=self.number(bot["average_points"]), label=label) \
+            if bot["average_points"] is not None else ""
+        return t("stats_bot", game=self.game_of(bot["game"]), level=_level(t, bot["level"]), won=bot["won"],
+                 matches=t.plural("stats_matches", bot["matches"]), unfinished=self.unfinished(bot),
+                 deals_won=bot["deals_won"], deals=t.plural("stats_deals", bot["deals"]), average=avg)
+
+    def last(self, last: dict[str, Any], last_names: Sequence[str] | None) -> list[str]:
+        """The last match's heading and its chart of points per deal, per side."""
+        label, lower = self.measure(last["game"])
+        lines = [self.t("stats_last", game=self.game_of(last["game"]), table=last["table"][:8], label=label,
+                        lower=self.lower(lower))]
         names = list(last_names) if last_names is not None else last["names"]
         series = [[d[side] if side < len(d) else None for d in last["points"]] for side in range(len(names))]
-        lines += ["  " + line for line in points_chart(names, series)]
-    return lines
+        return lines + ["  " + line for line in points_chart(names, series)]

@@ -11,11 +11,12 @@ from __future__ import annotations
 import locale
 import os
 from collections.abc import Mapping
+from typing import Self
 
 from p2pcards.words.en import EN
 from p2pcards.words.pt import PT
 
-__all__ = ["LANGS", "STRINGS", "Text", "default_lang"]
+__all__ = ["LANGS", "STRINGS", "Said", "Text", "default_lang"]
 
 LANGS = ("en", "pt")
 
@@ -39,17 +40,34 @@ def default_lang(environ: Mapping[str, str] | None = None) -> str:
     return "en"
 
 
+class _Decimal(float):
+    """A number that writes its decimal mark as a comma (Portuguese: ``0,8 s``), whatever
+    the format (``{s:g}``, ``{x:.1f}``)."""
+
+    def __format__(self, spec: str) -> str:
+        return format(float(self), spec).replace(".", ",")
+
+    def __str__(self) -> str:
+        return format(self, "")
+
+
 class Text:
-    """The strings of one language: ``text("deal", n=3)``."""
+    """The strings of one language: ``text("deal", n=3)``.  In a language whose decimal
+    mark is a comma (``stats_decimal`` in its table), a float field is written with a comma."""
 
     def __init__(self, lang: str = "en") -> None:
         if lang not in STRINGS:
             raise ValueError(f"unknown language {lang!r} (choose from {', '.join(LANGS)})")
         self.lang = lang
         self._table = STRINGS[lang]
+        self._comma = self._table.get("stats_decimal") == ","
 
-    def __call__(self, key: str, **fields: object) -> str:
-        return self._table[key].format(**fields) if fields else self._table[key]
+    def __call__(self, key: str, /, **fields: object) -> str:
+        if not fields:
+            return self._table[key]
+        if self._comma:
+            fields = {k: _Decimal(v) if type(v) is float else v for k, v in fields.items()}
+        return self._table[key].format(**fields)
 
     def __contains__(self, key: object) -> bool:
         return key in self._table
@@ -61,3 +79,34 @@ class Text:
     def suit(self, suit: str) -> str:
         """The suit's name in this language (``H`` -> hearts / copas)."""
         return self(f"suit_{suit}")
+
+
+class Said(Exception):
+    """An error for people in their language: its words are a key of the catalogues and its
+    fields (:meth:`said`), ``str()`` in English and :meth:`words` in any language; or a plain
+    text (``Said("...")``, a message from elsewhere), the same in every language.  A field
+    that is itself a :class:`Said` is said in the same language."""
+
+    key: str | None = None
+    fields: Mapping[str, object] = {}
+
+    @classmethod
+    def said(cls, key: str, /, **fields: object) -> Self:
+        """The error whose words are ``key`` with ``fields``."""
+        error = cls(Text("en")(key, **fields))
+        error.key, error.fields = key, fields
+        return error
+
+    @classmethod
+    def of(cls, error: BaseException) -> Self:
+        """``error`` as this class, keeping its words when it has them."""
+        if isinstance(error, Said) and error.key is not None:
+            return cls.said(error.key, **error.fields)
+        return cls(str(error))
+
+    def words(self, lang: str) -> str:
+        """The message in ``lang``."""
+        if self.key is None:
+            return str(self)
+        fields = {k: v.words(lang) if isinstance(v, Said) else v for k, v in self.fields.items()}
+        return Text(lang)(self.key, **fields)
