@@ -87,6 +87,15 @@ def test_bad_options_exit_2_with_a_clear_message(args, message):
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.parametrize(("args", "usage"), [(["stats", "--bogus"], "usage: p2pcards stats "),
+                                             (["bench", "table", "--x"], "usage: p2pcards bench table "),
+                                             (["--bogus"], "usage: p2pcards [-h]")])
+def test_an_unknown_argument_is_said_with_its_own_command_s_usage(args, usage):
+    proc = run(*args)
+    assert proc.returncode == 2 and proc.stderr.startswith(usage), proc.stderr
+    assert f"unrecognized arguments: {args[-1]}" in proc.stderr and "Traceback" not in proc.stderr
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_arena_json_is_reproducible_byte_for_byte(game):
     env1 = {**os.environ, "PYTHONHASHSEED": "1"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Sequence
 from typing import NoReturn
 
 from p2pcards import __version__
@@ -83,6 +84,17 @@ class _Parser(argparse.ArgumentParser):
     """argparse's parser whose error lines (not its usage and help, which stay English) are
     in the command's language (``--lang``, else the locale's)."""
 
+    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                   namespace: argparse.Namespace | None = None) -> argparse.Namespace:
+        """As argparse's, but an argument no parser knows is said by the sub-command it was
+        given to, with that command's usage (``stats --bogus``: ``usage: p2pcards stats``),
+        not the top level's."""
+        argv = list(sys.argv[1:] if args is None else args)
+        parsed, extra = self.parse_known_args(argv, namespace)
+        if extra:
+            _command_parser(self, argv).error("unrecognized arguments: " + " ".join(extra))
+        return parsed
+
     def error(self, message: str) -> NoReturn:
         from p2pcards.cli.common import _words
 
@@ -91,6 +103,15 @@ class _Parser(argparse.ArgumentParser):
         if t.lang == "en":  # argparse's own line, as it always was
             self.exit(2, f"{self.prog}: error: {message}\n")
         self.exit(2, t("cli_error", reason=_argparse_words(message)).replace("p2pcards", self.prog, 1) + "\n")
+
+
+def _command_parser(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.ArgumentParser:
+    """The (sub-)command's parser that ``argv`` names, the deepest one (``bench table``)."""
+    for arg in argv:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if subs and arg in subs[0].choices:
+            parser = subs[0].choices[arg]
+    return parser
 
 
 def build_parser() -> argparse.ArgumentParser:
