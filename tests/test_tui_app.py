@@ -693,3 +693,17 @@ def test_the_lobby_tells_people_their_command_first():
     person = text.index("p2pcards play --join 192.0.2.5:4000")
     assert person < text.index("p2pcards join 192.0.2.5:4000")  # the headless computer player's comes second
     assert "\n  A computer player joins with" in text
+
+
+@pytest.mark.parametrize(("columns", "rows"), [(80, 24), (100, 30)])
+def test_a_decision_s_dialog_leaves_the_side_panel_in_view(columns, rows):
+    """Sobe e Desce's trump choice: its dialog floats over the table, and every line of the
+    side panel (the scores one decides by) is still on the screen."""
+    sobe, _ = _model("sobe-e-desce", hand=((0, "AS"), (1, "7H"), (2, "KD")), totals=(20, 12, 7, 20))
+    sobe.ask(Decision((0,), TRUMP), ["S", "H", "D", "C", "turn"])
+    screen = press(sobe, columns=columns, rows=rows).screens[-1]
+    assert sobe.dialog_title() in screen
+    panel = [line.strip() for line in sobe.score_lines() if line.strip()]
+    assert panel
+    for line in panel:
+        assert line[:20] in screen, (line, screen)

@@ -10,8 +10,9 @@
     │ the hand, as cards                                                  │
     └ status: shuffling… 2/4 · waiting for Ana · your turn ───────────────┘
 
-Dialogs (a pick of cards, a list of choices: the game's decisions) and windows (help, scores, last trick, leave?,
-the deal's summary, the match's end) float on top.  Every window's text is a function of
+Dialogs (a pick of cards, a list of choices: the game's decisions) float over the table,
+never over the side panel (its scores stay in view while one decides); windows (help, scores, last trick, leave?,
+the deal's summary, the match's end) float over the whole screen.  Every window's text is a function of
 the model, so a resize simply lays the same state out again; below
 :data:`~p2pcards.tui.model.MIN_COLS` x :data:`~p2pcards.tui.model.MIN_ROWS` the screen says
 the terminal is too small.  Cards and choices carry mouse handlers (a click plays or marks).
@@ -435,25 +436,24 @@ def build_layout(model: TableModel) -> Layout:
     table = HSplit([top, Window(), middle, notice, Window(), bottom], style="class:table")
     panel = _fit_window(lambda w: panel_fragments(model, w), width=D(min=25, preferred=27, max=32),
                         style="class:panel")
-    body = VSplit([table, Window(width=1, char="│", style="class:rule"), panel])
+    # a decision's dialog floats over the table only: the panel (scores, the deal so far) stays in view
+    dialog = Frame(_text_window(lambda: dialog_fragments(model), dont_extend_width=True, style="class:dialog"),
+                   title=lambda: dialog_title(model), style="class:dialog.frame")
+    show_dialog = Condition(lambda: model.picking or model.choosing)
+    playing = FloatContainer(content=table, floats=[Float(ConditionalContainer(dialog, filter=show_dialog), bottom=0)])
+    body = VSplit([playing, Window(width=1, char="│", style="class:rule"), panel])
     # a long prompt or hint ("hint: play A♥ — your partner is winning the trick: ...") wraps, never cut
     prompt = _fit_window(lambda w: prompt_fragments(model, w), height=D(min=1, max=3), style="class:prompt")
     hand = _text_window(lambda: hand_fragments(model), height=4, align=WindowAlign.CENTER, style="class:hand")
     status = _fit_window(lambda w: status_fragments(model, w), height=D(min=1, max=2), style="class:status")
     screen = HSplit([header, body, prompt, hand, status])
 
-    dialog = Frame(_text_window(lambda: dialog_fragments(model), dont_extend_width=True, style="class:dialog"),
-                   title=lambda: dialog_title(model), style="class:dialog.frame")
     window = Frame(_text_window(lambda: overlay_fragments(model), dont_extend_width=True, style="class:window"),
                    title=lambda: overlay_title(model), style="class:window.frame")
-    show_dialog = Condition(lambda: model.picking or model.choosing)
     show_window = Condition(lambda: model.overlay is not None)
     root = FloatContainer(
         content=screen,
-        floats=[
-            Float(ConditionalContainer(dialog, filter=show_dialog), bottom=7),
-            Float(ConditionalContainer(window, filter=show_window)),
-        ],
+        floats=[Float(ConditionalContainer(window, filter=show_window))],
     )
     small = Condition(lambda: too_small(*terminal_size()))
     return Layout(HSplit([
