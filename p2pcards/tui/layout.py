@@ -57,6 +57,7 @@ __all__ = [
     "header_fragments",
     "overlay_fragments",
     "panel_fragments",
+    "on_click",
     "seat_fragments",
     "status_fragments",
     "terminal_size",
@@ -78,7 +79,8 @@ def terminal_size() -> tuple[int, int]:
     return size.columns, size.rows
 
 
-def _on_click(action: Callable[[], None]) -> Callable[[MouseEvent], object]:
+def on_click(action: Callable[[], None]) -> Callable[[MouseEvent], object]:
+    """A mouse handler that runs ``action`` when the button is released (a click)."""
     def handler(event: MouseEvent) -> object:
         if event.event_type == MouseEventType.MOUSE_UP:
             action()
@@ -237,7 +239,7 @@ def hand_fragments(model: TableModel, columns: int | None = None) -> StyleAndTex
     boxed = len(cards) * CARD_WIDTH <= width - 2
     lines: list[StyleAndTextTuples] = [[], [], [], []] if boxed else [[], []]
     for hc in cards:
-        click = _on_click(lambda i=hc.index: model.click_card(i))  # type: ignore[misc]
+        click = on_click(lambda i=hc.index: model.click_card(i))  # type: ignore[misc]
         states = ["legal"] if hc.legal else []
         states += ["picked"] * hc.picked + ["cursor"] * hc.cursor
         style = _card_style(hc.card, *states)
@@ -289,7 +291,7 @@ def prompt_fragments(model: TableModel, width: int | None = None) -> StyleAndTex
     swap = model.swap_prompt()
     if swap is not None and model.mode is not None:
         out.append(("class:prompt", "   "))
-        click = _on_click(model.do_swap)
+        click = on_click(model.do_swap)
         out += [(style, text, click) for style, text, *_ in suited("class:button", f" {swap} ")]
     return out
 
@@ -321,14 +323,14 @@ def dialog_fragments(model: TableModel) -> StyleAndTextTuples:
             if red:  # last (module docstring)
                 style += " class:red-suit"
             out.append(("class:dialog", "  "))
-            out.append((style, f" {label} ", _on_click(lambda i=i: model.click_trump(i))))  # type: ignore[misc]
+            out.append((style, f" {label} ", on_click(lambda i=i: model.click_trump(i))))  # type: ignore[misc]
             out.append(("class:dialog", "\n"))
     elif model.picking:
         out.append(("class:dialog", " "))
-        out.append(("class:button", f" {model.button('confirm')} ⏎ ", _on_click(model.enter)))
+        out.append(("class:button", f" {model.button('confirm')} ⏎ ", on_click(model.enter)))
         if model.decision is not None and model.decision.may_decline:
             out.append(("class:dialog", "  "))
-            out.append(("class:button", f" {model.button('decline')} (n) ", _on_click(model.sit_out)))
+            out.append(("class:button", f" {model.button('decline')} (n) ", on_click(model.sit_out)))
     return out
 
 

@@ -11,21 +11,11 @@ import textwrap
 from collections.abc import Callable
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
+from p2pcards.tui.layout import on_click
 from p2pcards.tui.start_model import MENU, MENU_KEYS, PlayForm, StartModel
 
 __all__ = ["Body", "VIEWS"]
-
-
-def _click(action: Callable[[], None]) -> Callable[[MouseEvent], object]:
-    def handler(event: MouseEvent) -> object:
-        if event.event_type == MouseEventType.MOUSE_UP:
-            action()
-            return None
-        return NotImplemented
-
-    return handler
 
 
 class Body:
@@ -44,7 +34,7 @@ class Body:
         if action is None:
             self.out.append((style, text))
         else:
-            self.out.append((style, text, _click(action)))
+            self.out.append((style, text, on_click(action)))
 
 
 def _style(selected: bool) -> str:
