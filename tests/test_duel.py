@@ -168,7 +168,7 @@ def test_json_shape(cli):
     report = json.loads(out)
     assert {"game", "options", "a", "b", "seed", "think_ms", "iterations", "jobs", "pairs", "plays_per_pair",
             "seating", "measure", "wins", "ties", "losses", "win_rate", "interval", "mean", "ms_per_decision",
-            "seconds", "results"} <= set(report)
+            "worlds_per_decision", "fallbacks", "seconds", "results"} <= set(report)
     assert report["options"]["target"] == 8 and report["seed"] == 3 and report["think_ms"] is None
     assert report["seating"] == [[0, 2], [1, 3]]  # 0-based in JSON
     assert report["measure"] == {"name": "card points", "better": "higher"}
@@ -182,6 +182,39 @@ def test_json_shape(cli):
     for r in report["results"]:
         assert set(r) == {"pair", "dealer", "a", "b", "outcome"}
         assert 0 <= r["dealer"] < 4 and len(r["a"]) == len(r["b"]) == 2 and r["outcome"] in (0, 0.5, 1)
+
+
+def test_a_search_s_worlds_and_fallbacks_are_reported_per_side(cli):
+    """duel says how many worlds each side's search weighed per decision it searched, and
+    how often it played the heuristic's choice instead (never silently); a side that
+    searches nothing has no worlds (null)."""
+    code, out = cli("duel", "sueca", "--a", "search", "--b", "heuristic", "--pairs", "1", "--iterations", "12",
+                    "--jobs", "1", "--json")
+    assert code == 0
+    report = json.loads(out)
+    worlds = report["worlds_per_decision"]
+    assert worlds["b"] is None and report["fallbacks"] == {"a": {}, "b": {}}
+    a = worlds["a"]
+    assert set(a) == {"mean", "min", "max", "decisions"} and 1 <= a["min"] <= a["mean"] <= a["max"] <= 12
+    assert 0 < a["decisions"] < report["ms_per_decision"]["a"]["decisions"]  # a single legal card is not searched
+    code, text = cli("duel", "sueca", "--a", "search", "--b", "heuristic", "--pairs", "1", "--iterations", "12",
+                     "--jobs", "1")
+    assert f"A's search weighed {a['mean']:.1f} worlds per decision (from {a['min']} to {a['max']}" in text
+    assert "B's search" not in text and "instead of a search's" not in text
+
+
+def test_a_search_that_fails_is_counted_as_a_fallback_in_the_duel(monkeypatch):
+    from p2pcards.players.search import SearchPlayer
+
+    def broken(self, *args, **kwargs):
+        raise RuntimeError("a bug in the search")
+
+    monkeypatch.setattr(SearchPlayer, "_search", broken)
+    spec = REGISTRY.get("bisca")
+    report = run_duel(spec, spec.resolve_options(), "search", "heuristic", 1, seed=1, iterations=5)
+    fell = report["fallbacks"]
+    assert isinstance(fell, dict) and fell["b"] == {} and set(fell["a"]) == {"failed"} and fell["a"]["failed"] > 0
+    assert report["worlds_per_decision"] == {"a": None, "b": None}
 
 
 def test_human_output_counts_seats_from_1(cli):

@@ -442,3 +442,6 @@ def test_the_search_bot_answers_through_the_engine_legally_and_reproducibly(game
         assert "error" not in got, got
         assert answer(asked, REGISTRY) == got
         check_legal(copy.deepcopy(deal), request["seat"], decision, got["choice"])
+        # its effort said: worlds weighed (up to the budget; 0 for a single legal choice), no fallback
+        assert isinstance(got["worlds"], int) and 0 <= got["worlds"] <= 6 and "fallback" not in got, got
+        assert "worlds" not in answer(dict(request, bot="heuristic"), REGISTRY)

@@ -367,6 +367,40 @@ def test_a_plugin_game_is_searched_by_its_own_deal_value_and_one_without_plays_i
         view = SeatView(deal, seat)
         assert player.choose(view, deal.step()) == heuristic(random.Random(0)).choose(view, deal.step())
         assert player.last_worlds == 0
+        assert player.last_fallback == ("no-value" if len(view.legal) > 1 else None)  # said, never silent
+    assert sum(player.fallbacks.values()) >= 1 and set(player.fallbacks) == {"no-value"}
+
+
+def test_a_search_that_cannot_replay_a_deal_says_so_once_and_counts_every_time(caplog):
+    """A deal whose setup the sampler cannot replay (a Sueca deal whose trump suit was set
+    with no card turned, as a custom setup may do): the search plays the heuristic's
+    choice, and says so -- counted per decision and reason, logged once."""
+    import logging
+
+    from p2pcards.players.search import FALLBACKS, SearchPlayer
+
+    spec = GAMES.get("sueca")
+    cards = list(spec.deck)
+    random.Random(3).shuffle(cards)
+    deal = spec.new_match({}, 0).new_deal(cards)
+    heur = [make_player("heuristic", spec, random.Random(s)) for s in range(4)]
+    player = SearchPlayer(spec, random.Random(2), iterations=10)
+    searched = 0
+    with caplog.at_level(logging.WARNING, logger="p2pcards.core.search"):
+        for seat, decision in decisions(deal, heur):
+            if seat != 1:
+                continue
+            custom = deal.copy()  # a setup the sampler cannot follow: trumps named apart from the card turned
+            custom.trump = next(s for s in "SHDC" if s != deal.trump)
+            view = SeatView(custom, seat)
+            choice = player.choose(view, decision)
+            assert choice in view.legal
+            if len(view.legal) > 1:
+                searched += 1
+                assert player.last_fallback == "no-replay" and player.last_worlds == 0
+    assert searched >= 2 and player.fallbacks == {"no-replay": searched}
+    said = [r for r in caplog.records if "no-replay" in r.getMessage()]
+    assert len(said) == 1 and FALLBACKS["no-replay"] in said[0].getMessage()
 
 
 def sobe_going_in(n: int) -> tuple[DealState, int, Decision, list[Any]] | None:

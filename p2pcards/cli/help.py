@@ -351,10 +351,18 @@ JSON output (--json): one object
    "measure": {"name": "card points"|"penalty points"|"deal score", "better": "higher"|"lower"},
    "wins": W, "ties": T, "losses": L, "win_rate": X, "interval": [LOW, HIGH],
    "mean": {"a": X, "b": Y: mean measure per seat and deal},
-   "ms_per_decision": {"a": TIMES, "b": TIMES}, "seconds": S (wall time),
+   "ms_per_decision": {"a": TIMES, "b": TIMES},
+   "worlds_per_decision": {"a": WORLDS or null, "b": WORLDS or null},
+   "fallbacks": {"a": {REASON: N, ...}, "b": {...}}, "seconds": S (wall time),
    "results": [{"pair": I, "dealer": SEAT, "a": [A's value per play], "b": [B's value per play],
                 "outcome": 1|0.5|0 (for A)}, ...]}
   TIMES = {"mean": MS, "p50": MS, "p99": MS, "decisions": N}
+  WORLDS = {"mean": X, "min": N, "max": N, "decisions": N}: the worlds a search weighed per
+    decision it searched (null for a side that searches nothing)
+  REASON: why a search played the heuristic's choice instead of its own, counted per
+    decision (empty: never): "no-value" (the game gives no deal value), "no-replay" (the
+    sampler cannot replay the deal's history), "no-world" (no world could be sampled in the
+    budget), "failed" (the search raised; logged).  Each reason is also logged once.
 Exit status: 0 when the match is played; 2 for bad arguments; 130 when interrupted (Ctrl-C
 stops every worker).
 """

@@ -41,6 +41,15 @@ def _describe_duel(report: dict[str, Any]) -> list[str]:
         who = f"  {side.upper()} {report[side]:<{width}}"
         lines.append(t("duel_row", who=f"{who:<20}", mean=float(m["mean"]), p50=float(m["p50"]), p99=float(m["p99"]),
                        decisions=m["decisions"]))
+    for side in ("a", "b"):  # a search's effort, and what it did not search (never silent)
+        worlds = report.get("worlds_per_decision", {}).get(side)
+        if worlds:
+            lines.append(t("duel_worlds", side=side.upper(), mean=float(worlds["mean"]), low=worlds["min"],
+                           high=worlds["max"], decisions=worlds["decisions"]))
+        fell = report.get("fallbacks", {}).get(side)
+        if fell:
+            lines.append(t("duel_fallbacks", side=side.upper(), n=sum(fell.values()),
+                           why=", ".join(f"{reason} {n}" for reason, n in fell.items())))
     lines.append(t("duel_total", seconds=float(report["seconds"]), jobs=t.plural("duel_jobs", report["jobs"])))
     return lines
 

@@ -70,6 +70,7 @@ from p2pcards.players.simulators import TrickSimulator, simulator_for
 
 __all__ = [
     "SearchPlayer",
+    "FALLBACKS",
     "TrickSolver",
     "deal_score",
     "searchable",
@@ -84,6 +85,15 @@ __all__ = [
 
 # The log channel keeps its name from before the players left core (log files and filters name it).
 log = logging.getLogger("p2pcards.core.search")
+
+#: Why a search can take the heuristic's choice instead of its own (never silently: see
+#: :attr:`SearchPlayer.fallbacks`), by the reason's key in ``duel --json``'s ``fallbacks``.
+FALLBACKS: Final[Mapping[str, str]] = {
+    "no-value": "the game gives no deal value to search for",
+    "no-replay": "the deal's history cannot be replayed by the sampler (a setup its rules do not express)",
+    "no-world": "no world consistent with the seat's view could be sampled in the budget",
+    "failed": "the search failed (logged with its error)",
+}
 
 #: Time per decision when neither a time nor an iteration budget is given.
 DEFAULT_THINK_MS: Final = 1000
@@ -337,6 +347,12 @@ class SearchPlayer:
         #: the last decision's candidates with their weighted mean score (:func:`deal_score`,
         #: from the seat's side), the heuristic's choice first; empty when nothing was searched
         self.last_scores: list[tuple[Plain, float]] = []
+        #: why the last decision took the heuristic's choice instead of a search's (None: it
+        #: did not, or it had one legal choice): one of :data:`FALLBACKS`
+        self.last_fallback: str | None = None
+        #: decisions that fell back so far, per reason (never silent: each reason is also
+        #: logged, once per player)
+        self.fallbacks: dict[str, int] = {}
 
     def _base(self, rng: random.Random) -> Player:
         make = self.spec.heuristic
@@ -351,6 +367,7 @@ class SearchPlayer:
         legal = view.legal
         self.last_worlds = 0
         self.last_scores = []
+        self.last_fallback = None
         if decision.pick is None and len(legal) == 1:
             return legal[0]
         start = time.perf_counter()
@@ -358,13 +375,23 @@ class SearchPlayer:
         model = self._base(rng)
         default = model.choose(view, decision)
         if not self.searchable:
-            return default
+            return self._fall_back("no-value", default)
         try:
             return self._search(view, decision, legal, default, model, rng, start)
         except Exception:  # noqa: BLE001 -- a computer player never takes a table down
             log.exception("the search failed at a %s decision of seat %d; the heuristic's choice is played",
                           decision.kind, view.seat)
-            return default
+            return self._fall_back("failed", default)
+
+    def _fall_back(self, reason: str, default: Plain) -> Plain:
+        """Take the heuristic's choice ``default`` for ``reason`` (:data:`FALLBACKS`), and
+        say so: counted in :attr:`fallbacks`, logged the first time for each reason."""
+        self.last_fallback = reason
+        self.fallbacks[reason] = self.fallbacks.get(reason, 0) + 1
+        if self.fallbacks[reason] == 1:
+            log.warning("%s (%s): %s; it plays the heuristic's choice there (counted, said once)",
+                        self.spec.name, reason, FALLBACKS[reason])
+        return default
 
     def _search(self, view: SeatView, decision: Decision, legal: list[Legal], default: Plain, model: Player,
                 rng: random.Random, start: float) -> Plain:
@@ -375,7 +402,7 @@ class SearchPlayer:
         try:
             sampler = WorldSampler(self.spec, view, model.choose if self.spec.heuristic else None)
         except SkeletonError:
-            return default
+            return self._fall_back("no-replay", default)
         solve = self._solver(view, decision)
         if self.sim is not None and not solve:
             try:
@@ -414,7 +441,7 @@ class SearchPlayer:
             worlds += 1
         self.last_worlds = worlds
         if not worlds:
-            return default
+            return self._fall_back("no-world", default)
         weight = sum(weights) or 1.0
         self.last_scores = [(c, totals[i] / weight) for i, c in enumerate(cands)]
         if decision.kind == PLAY:
@@ -497,7 +524,7 @@ class SearchPlayer:
                 pending.append(world)
         self.last_worlds = worlds
         if not worlds:
-            return default
+            return self._fall_back("no-world", default)
         self.last_scores = [(c, float(totals[i]) / (weights or 1.0)) for i, c in enumerate(cands)]
         best = max(range(len(cands)), key=lambda i: (float(totals[i]), -i))
         return cands[best]

@@ -127,17 +127,40 @@ def player_rng(seed: int, pair: int, play: int, seat: int) -> random.Random:
     return random.Random(f"p2pcards-duel/{seed}/pair/{pair}/play/{play}/seat/{seat}")
 
 
-class _Timed:
-    """A player whose every decision's time (in ms) is appended to ``times``."""
+@dataclass
+class _Tally:
+    """One side's measures over its decisions: times in ms, the worlds a search weighed
+    for each decision it searched, and the decisions that fell back to the heuristic's
+    choice (:data:`~p2pcards.players.search.FALLBACKS`), per reason."""
 
-    def __init__(self, player: Player, times: list[float]) -> None:
+    times: list[float] = field(default_factory=list)
+    worlds: list[int] = field(default_factory=list)
+    fallbacks: dict[str, int] = field(default_factory=dict)
+
+    def add(self, other: _Tally) -> None:
+        self.times += other.times
+        self.worlds += other.worlds
+        for reason, n in other.fallbacks.items():
+            self.fallbacks[reason] = self.fallbacks.get(reason, 0) + n
+
+
+class _Timed:
+    """A player whose every decision is measured into ``tally``."""
+
+    def __init__(self, player: Player, tally: _Tally) -> None:
         self.player = player
-        self.times = times
+        self.tally = tally
 
     def choose(self, view: SeatView, decision: Decision) -> Plain:
         start = time.perf_counter()
         choice = self.player.choose(view, decision)
-        self.times.append((time.perf_counter() - start) * 1000.0)
+        self.tally.times.append((time.perf_counter() - start) * 1000.0)
+        worlds = getattr(self.player, "last_worlds", 0)
+        if worlds:
+            self.tally.worlds.append(worlds)
+        reason = getattr(self.player, "last_fallback", None)
+        if reason is not None:
+            self.tally.fallbacks[reason] = self.tally.fallbacks.get(reason, 0) + 1
         return choice
 
 
@@ -170,18 +193,18 @@ def play_pair(
     *,
     think_ms: int | None = None,
     iterations: int | None = None,
-    times: Mapping[str, list[float]] | None = None,
+    tallies: Mapping[str, _Tally] | None = None,
 ) -> PairResult:
     """Play pair ``pair`` of a duel between levels ``a`` and ``b`` (module docstring).
 
-    ``times`` (keys "a" and "b"), when given, receives each player's decision times in ms.
+    ``tallies`` (keys "a" and "b"), when given, receives each side's decision measures.
     """
     measure = measure_for(spec)
     rng = pair_rng(seed, pair)
     dealer = rng.randrange(spec.seats)
     cards = list(spec.deck)
     rng.shuffle(cards)
-    times = times if times is not None else {"a": [], "b": []}
+    tallies = tallies if tallies is not None else {"a": _Tally(), "b": _Tally()}
     seats_out: list[list[str]] = []
     hands: list[list[list[str]]] = []
     values: list[list[float]] = []
@@ -194,7 +217,7 @@ def play_pair(
             _Timed(
                 make_player(a if side == "a" else b, spec, player_rng(seed, pair, play, s),
                             think_ms=think_ms, iterations=iterations),
-                times[side],
+                tallies[side],
             )
             for s, side in enumerate(sides)
         ]
@@ -238,10 +261,10 @@ class _Task:
 
 @dataclass
 class _Share:
-    """What a worker sends back: its pairs' results and its players' decision times."""
+    """What a worker sends back: its pairs' results and its sides' decision measures."""
 
     results: list[PairResult]
-    times: dict[str, list[float]] = field(default_factory=lambda: {"a": [], "b": []})
+    tallies: dict[str, _Tally] = field(default_factory=lambda: {"a": _Tally(), "b": _Tally()})
 
 
 def _play_share(spec: GameSpec, task: _Task) -> _Share:
@@ -250,7 +273,7 @@ def _play_share(spec: GameSpec, task: _Task) -> _Share:
     for pair in range(task.start, task.stop):
         share.results.append(
             play_pair(spec, task.options, task.a, task.b, task.seed, pair,
-                      think_ms=task.think_ms, iterations=task.iterations, times=share.times)
+                      think_ms=task.think_ms, iterations=task.iterations, tallies=share.tallies)
         )
     return share
 
@@ -326,6 +349,23 @@ class DuelStats(TypedDict):
     interval: list[float]
     mean: dict[str, float]
     ms_per_decision: dict[str, Timing]
+
+
+class Worlds(TypedDict):
+    """The worlds a side's search weighed per decision it searched, in a duel's report."""
+
+    mean: float
+    min: int
+    max: int
+    decisions: int
+
+
+def _worlds(worlds: Sequence[int]) -> Worlds | None:
+    """None for a side that searched nothing (a heuristic or random player)."""
+    if not worlds:
+        return None
+    return {"mean": round(sum(worlds) / len(worlds), 2), "min": min(worlds), "max": max(worlds),
+            "decisions": len(worlds)}
 
 
 def _timing(times: Sequence[float]) -> Timing:
@@ -425,7 +465,11 @@ def run_duel(
         shares = _run_pool(tasks)
     seconds = time.perf_counter() - started
     results = [r for share in shares for r in share.results]
-    times = {side: [t for share in shares for t in share.times[side]] for side in ("a", "b")}
+    tallies = {"a": _Tally(), "b": _Tally()}
+    for share in shares:
+        for side, tally in tallies.items():
+            tally.add(share.tallies[side])
+    times = {side: tally.times for side, tally in tallies.items()}
     report: dict[str, object] = {
         "game": spec.name,
         "options": dict(options),
@@ -437,6 +481,8 @@ def run_duel(
         "jobs": jobs,
     }
     report.update(summarize(spec, results, times))
+    report["worlds_per_decision"] = {side: _worlds(tally.worlds) for side, tally in tallies.items()}
+    report["fallbacks"] = {side: dict(sorted(tally.fallbacks.items())) for side, tally in tallies.items()}
     report["seconds"] = round(seconds, 3)
     report["results"] = [r.to_json() for r in results]
     return report

@@ -77,7 +77,12 @@ def _choose(request: Mapping[str, object], registry: GameRegistry) -> dict[str, 
     choice = player.choose(SeatView(deal, seat, pos.match_totals), decision)
     if not is_legal(pos, choice):
         raise EngineError(f"the bot {bot!r} chose something the rules do not allow: {choice!r}")
-    return {"kind": decision.kind, "choice": _choice_out(deal, decision, choice)}
+    answer: dict[str, object] = {"kind": decision.kind, "choice": _choice_out(deal, decision, choice)}
+    if hasattr(player, "last_worlds"):  # a bot that searches says its effort, and any fallback
+        answer["worlds"] = player.last_worlds
+        if (reason := getattr(player, "last_fallback", None)) is not None:
+            answer["fallback"] = reason
+    return answer
 
 
 def _command(request: Mapping[str, object], registry: GameRegistry) -> dict[str, object]:

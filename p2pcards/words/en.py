@@ -744,6 +744,9 @@ EN: dict[str, str] = {
     "duel_mean_col": "mean",
     "duel_decisions": "decisions",
     "duel_row": "{who} {mean:>9.3f} {p50:>9.3f} {p99:>9.3f} {decisions:>10}",
+    "duel_worlds": "  {side}'s search weighed {mean:.1f} worlds per decision (from {low} to {high}, "
+                   "{decisions} decisions)",
+    "duel_fallbacks": "  {side} played the heuristic's choice instead of a search's {n} times ({why})",
     "duel_total": "total {seconds:.2f} s on {jobs}",
     "duel_jobs_one": "{n} job",
     "duel_jobs_other": "{n} jobs",

@@ -741,6 +741,9 @@ PT: dict[str, str] = {
     "duel_mean_col": "média",
     "duel_decisions": "decisões",
     "duel_row": "{who} {mean:>9.3f} {p50:>9.3f} {p99:>9.3f} {decisions:>10}",
+    "duel_worlds": "  a pesquisa de {side} pesou {mean:.1f} mundos por decisão (de {low} a {high}, "
+                   "{decisions} decisões)",
+    "duel_fallbacks": "  {side} jogou a escolha da heurística em vez da pesquisa {n} vezes ({why})",
     "duel_total": "total {seconds:.2f} s em {jobs}",
     "duel_jobs_one": "{n} processo",
     "duel_jobs_other": "{n} processos",
