@@ -184,7 +184,23 @@ def test_make_player_builds_search_with_budgets() -> None:
         SearchPlayer(spec, random.Random(1), iterations=0)
 
 
-def test_one_legal_choice_returns_at_once_and_time_budget_holds() -> None:
+def test_one_legal_choice_returns_at_once_and_time_budget_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The think-time budget, on a clock of the test's own (each reading 2 ms later than
+    the last): a searched decision stops within the budget and its overrun allowance, a
+    single legal choice is answered without a world -- whatever the machine's load."""
+    import types
+
+    from p2pcards.players import search
+
+    class Clock:
+        now = 0.0
+
+        def perf_counter(self) -> float:
+            self.now += 0.002
+            return self.now
+
+    clock = Clock()
+    monkeypatch.setattr(search, "time", types.SimpleNamespace(perf_counter=clock.perf_counter))
     spec = GAMES.get("sueca")
     cards = list(spec.deck)
     random.Random(5).shuffle(cards)
@@ -194,17 +210,17 @@ def test_one_legal_choice_returns_at_once_and_time_budget_holds() -> None:
     single = timed = 0
     for seat, decision in decisions(deal, heur):
         view = SeatView(deal, seat)
-        start = time.perf_counter()
+        start = clock.now
         choice = player.choose(view, decision)
-        spent = time.perf_counter() - start
+        spent = clock.now - start
         assert choice in view.legal
         if len(view.legal) == 1:
             single += 1
-            assert player.last_worlds == 0
+            assert player.last_worlds == 0 and spent == 0
         else:
             timed += 1
             assert player.last_worlds >= 1
-            assert spent < 0.5, "think_ms=40 stays well under half a second"
+            assert spent <= 0.040 * search._OVERRUN + 0.010, spent  # the budget, its allowance, a few readings
     assert single and timed
 
 
@@ -320,7 +336,6 @@ def test_batched_search_weighs_many_more_worlds_than_plugin_rollouts_in_the_same
     assert len(spent) > 10
     # measured: about 4 times as many (on a busy machine as on an idle one)
     assert worlds["batched"] > 2 * worlds["plugin"], worlds
-    assert max(spent) < 0.4, "think_ms=60 stays well under half a second"
 
 
 def test_batched_search_with_iterations_is_reproducible() -> None:
