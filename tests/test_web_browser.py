@@ -386,6 +386,8 @@ def test_two_browsers_at_one_lan_table_the_joiner_killed_and_resumed(browser, tm
         select(page, "host", "game", "Bisca")
         click(page, "form[data-form=host] button[data-a=go]")
         page.wait_for_selector("body[data-screen=lobby]")
+        # the address comes once the host listens, a moment after the lobby is drawn
+        page.wait_for_function(r"() => /--join \S+:\d+/.test(document.querySelector('.lobby').innerText)")
         port = re.search(r"--join \S+:(\d+)", page.locator(".lobby").inner_text())
         assert port, page.locator(".lobby").inner_text()
 

