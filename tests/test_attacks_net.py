@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import pytest
 import trio
 import trio.testing
 
@@ -133,3 +134,56 @@ async def test_a_choice_out_of_turn_is_refused_while_the_person_it_was_meant_for
     assert any(line.startswith("3: out of turn") for line in thinker.seen[0]), thinker.seen[0]
     report = audit_transcript(_frames(log_path(nodes[0].data_dir, nodes[0].table_id, 0)), REGISTRY)
     assert report["ok"] and report["votes"] == [] and len(thinker.seen) == 10, report
+
+
+class _Slow:
+    """A computer player that takes ``think`` seconds over each decision (not listening)."""
+
+    def __init__(self, inner: Any, think: float) -> None:
+        self.inner, self.think = inner, think
+
+    async def achoose(self, view: Any, decision: Any) -> Any:
+        await trio.sleep(self.think)
+        return self.inner.choose(view, decision)
+
+    def choose(self, view: Any, decision: Any) -> Any:
+        return self.inner.choose(view, decision)
+
+
+class _Counter(_Thinker):
+    """A listening person who takes ``think`` seconds over each decision and counts how
+    often each kind of decision was asked, and how often a question was withdrawn."""
+
+    def __init__(self, inner: Any, think: float) -> None:
+        super().__init__(inner, think)
+        self.asked: dict[str, int] = {}
+        self.withdrawn = 0
+
+    async def achoose(self, view: Any, decision: Any) -> Any:
+        self.asked[decision.kind] = self.asked.get(decision.kind, 0) + 1
+        try:
+            await trio.sleep(self.think)
+        except trio.Cancelled:
+            self.withdrawn += 1
+            raise
+        return self.inner.choose(view, decision)
+
+
+@pytest.mark.parametrize("me", [0, 2, 3])
+async def test_a_pass_is_asked_once_while_the_others_passes_come_in(tmp_path, autojump_clock, me):
+    """Copas' pass is decided by every seat (written in seat order).  The others' passes
+    arriving while the person thinks do not move the person's decision, whatever the
+    person's seat: it is asked once, never withdrawn (a withdrawn question would clear the
+    cards the person had marked)."""
+    spec, raw, seats = _table("copas", deals=1, timeout=30.0, seed=2)
+    person = _Counter(seats[me].player, think=2.0)
+    seats[me] = dataclasses.replace(seats[me], player=person)
+    for i in range(4):  # the others pass a moment after the person is asked, one after the other
+        if i != me:
+            seats[i] = dataclasses.replace(seats[i], player=_Slow(seats[i].player, 0.2 * (i + 1)))
+    nodes = [Node(raw, spec, [s], data_dir=tmp_path / f"n{i}", linger=0) for i, s in enumerate(seats)]
+    person.node = nodes[me]
+    _wire(nodes, {})
+    await _run(nodes)
+    assert person.asked.get("pass") == 1 and person.withdrawn == 0, (person.asked, person.withdrawn)
+    assert person.asked.get("play") in (12, 13)  # (the two of clubs is led for its holder)
