@@ -47,7 +47,9 @@ def _played(home: Path, game: str, deals: int) -> bytes:
     ids = [Identity.generate(f"p{s}") for s in range(spec.seats)]
     infos = [SeatInfo(i.name, i.signing_public, i.sealing_public, None if s == 0 else "random",
                       None if s == 0 else ids[0].fingerprint) for s, i in enumerate(ids)]
-    raw = make_table(ids[0], spec, infos, deals=deals)
+    # a match long enough for ``deals`` deals: one Sueca or Bisca deal may win 4 game points
+    options = spec.resolve_options({"target": "8"} if any(o.name == "target" for o in spec.options) else {})
+    raw = make_table(ids[0], spec, infos, deals=deals, options=options)
     seats = [LocalSeat(i, make_player("random", spec, random.Random(n))) for n, i in enumerate(ids)]
 
     async def play() -> None:
