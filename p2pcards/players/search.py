@@ -38,7 +38,8 @@ worlds drawn without the sampler's redraws (:mod:`p2pcards.players.sampling`) go
 0.4 point, the players who went in being far weaker in the worlds than at the table.
 The rest take the heuristic's choice: Copas' pass (286 ways to pass three cards: too
 many to roll out), Sobe e Desce's exchange when the seat must play.  Any decision whose
-history the sampler cannot replay also takes the heuristic's choice.
+history the sampler cannot replay also takes the heuristic's choice -- never silently: every
+such fallback is counted by its reason (:data:`FALLBACKS`) and each reason logged once.
 
 Budgets: ``iterations`` is the number of worlds evaluated; then the clock is never read
 and the same random stream gives the same choices (the play-outs' numpy generator is
