@@ -646,6 +646,7 @@ EN: dict[str, str] = {
     "err_option_unknown": "{game}: unknown option {option!r} (options: {options})",
     "err_option_none": "{game}: unknown option {option!r} (it has no options)",
     "err_option_value": "{game}: {option} must be {first} or {last}",
+    "err_option_only": "{game}: {option} must be {value}",
     "tables_no_address": "no address",
     "tables_unjoinable": "{name}: cannot be joined: {reason} ({where})",
     "tables_deals_one": ", 1 deal",

@@ -640,6 +640,7 @@ PT: dict[str, str] = {
     "err_option_unknown": "{game}: a opção {option!r} não existe (opções: {options})",
     "err_option_none": "{game}: a opção {option!r} não existe (o jogo não tem opções)",
     "err_option_value": "{game}: {option} tem de ser {first} ou {last}",
+    "err_option_only": "{game}: {option} tem de ser {value}",
     "tables_no_address": "sem endereço",
     "tables_unjoinable": "{name}: não se pode entrar: {reason} ({where})",
     "tables_deals_one": ", 1 mão",
