@@ -6,6 +6,7 @@ import argparse
 import re
 import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from p2pcards import __version__
@@ -230,6 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
                         epilog=BENCH_TABLE_EPILOG + JSON_NUMBERING, formatter_class=raw,
                         description="Wall time, bytes and memory of audited Sueca deals among four processes.")
     b.add_argument("--deals", type=int, default=3, help="Sueca deals to play, at most (default 3)")
+    b.add_argument("--profile", metavar="FILE", type=Path,
+                   help="run the first joining process under cProfile and write its profile to FILE "
+                   "(read it with `python -m pstats FILE`)")
     b.add_argument("--json", action="store_true", help="print one JSON object (format below)")
     p.set_defaults(func=cmd_bench)
 
