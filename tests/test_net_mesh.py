@@ -291,3 +291,55 @@ async def test_a_thinking_bot_decides_in_a_worker_thread(tmp_path):
     _check_same_everywhere(nodes, tmp_path, 1)
     assert thinker.threads, "the thinking bot was never asked"
     assert threading.current_thread().name not in thinker.threads
+
+
+async def test_at_the_end_a_voted_out_seat_still_linked_keeps_its_link_until_it_hangs_up(autojump_clock):
+    """The table is over here while the process of a voted-out seat -- never disconnected,
+    perhaps stopped for a while and catching up -- may still ask for what it missed: its
+    link stays open (its sync answers can still reach it) until it hangs up itself, and
+    then the end needs no more lingering.  A healthy process's link is ended at once."""
+    from p2pcards.net.link import LinkClosed
+    from p2pcards.net.mesh import Mesh
+
+    async def deliver(frame: object) -> None:
+        return None
+
+    mesh = Mesh(5.0, frozenset({0}), deliver=deliver, control=lambda *a: None, over=lambda: True)
+    pairs = {seat: trio.testing.memory_stream_pair() for seat in (1, 2)}
+    far = {seat: Link(pair[1], f"far{seat}") for seat, pair in pairs.items()}
+    for seat, pair in pairs.items():
+        mesh.attach(Link(pair[0], f"seat{seat}"), frozenset({seat}))
+    ended: dict[int, float] = {}
+
+    async def watch(seat: int) -> None:
+        try:
+            while True:
+                await far[seat].receive()
+        except LinkClosed:
+            ended[seat] = trio.current_time()
+            if seat == 1:
+                await far[1].send_eof()  # a healthy process hangs up too
+
+    async with trio.open_nursery() as nursery:
+        for link in far.values():
+            await nursery.start(link.run)
+        for seat in far:
+            nursery.start_soon(watch, seat)
+        await mesh.start(nursery)
+        start = trio.current_time()
+        hung_up = trio.Event()
+
+        async def end_here() -> None:
+            await mesh.hang_up({2}, set(), linger=60.0)
+            hung_up.set()
+
+        nursery.start_soon(end_here)
+        await trio.sleep(10.0)
+        assert 1 in ended and 2 not in ended, "the voted-out seat's process still gets what it asks for"
+        await far[2].send_eof()  # it has caught up and hangs up
+        await hung_up.wait()
+        assert trio.current_time() - start < 20.0, "no lingering once it has hung up"
+        await mesh.close()  # as the node does next
+        await trio.testing.wait_all_tasks_blocked()
+        assert 2 in ended
+        nursery.cancel_scope.cancel()

@@ -169,9 +169,10 @@ class Mesh:
         not reach the end yet (not in ``answered``) gets the end once it has hung up."""
         held = set()
         for link, seats in list(self.links):
-            if link.reason is None and not link.clean_eof and seats & missing and link.rejoined \
-                    and link not in answered:
-                held.add(link)  # its last sync answer ends with the end of the link
+            if link.reason is None and not link.clean_eof and seats & missing and link not in answered:
+                # back (or never gone: a dummy's process following the table, which may
+                # still ask for what it missed while it was away) and not known to hold it all
+                held.add(link)
             else:
                 self.end(link)
         if missing and linger > 0:
@@ -182,8 +183,8 @@ class Mesh:
             for link, seats in self.links:
                 if not seats:
                     continue
-                if seats & missing and not (link.rejoined and link.clean_eof):
-                    return False  # not back yet, or back and still catching up
+                if seats & missing and not link.clean_eof:
+                    return False  # not back yet, or back (or still there) and catching up
                 if not link.clean_eof and link.reason is None:
                     return False  # still playing its last moves
             return True
