@@ -54,6 +54,7 @@ __all__ = [
     "Sleeper",
     "ForgedCloser",
     "Abandoner",
+    "Retaker",
     "TwoForker",
     "DealerGrinder",
     "OutOfTurn",
@@ -620,6 +621,20 @@ class Abandoner(Attacker):
             self.tried.append(f"abandoned at seq {self.seq}, deal {self.deal_no}, totals {list(self.match.totals)}")
             out += self._abandon()
         return out
+
+
+class Retaker(Attacker):
+    """Takes an abandoned table up where it may not: it signs a ``takeup`` for its replica's
+    place that its replica does not take -- while the table is in play, naming another seq
+    than the abandon's, or a second one after its own (:meth:`forged_takeup`)."""
+
+    def forged_takeup(self, after: int | None = None) -> bytes:
+        """A takeup at this replica's place, ``after`` the last abandon's seq by default."""
+        if after is None:
+            after = int(self.abandons[-1]["seq"]) if self.abandons else 0  # type: ignore[call-overload]
+        self.tried.append(f"a takeup at seq {self.seq} after seq {after} (abandoned: {self.abandoned is not None})")
+        return self.sign(TableKind.TAKEUP, {"after": after}, seq=self.seq, prev=self.head,
+                         deal=self.chain.deal_at(self.seq, self.deal_no))
 
 
 class TwoForker(Attacker):

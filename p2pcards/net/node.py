@@ -157,7 +157,8 @@ class Node:
         t = self.peers[first].table
         assert t.match is not None
         self.tell(first, Ended(winner=t.match.winner, totals=list(t.match.totals), deals=t.deals_done,
-                               transcript_hash=t.transcript_hash, abandoned=t.abandoned, voted_out=t.voted_out))
+                               transcript_hash=t.transcript_hash, abandoned=t.abandoned, voted_out=t.voted_out,
+                               abandons=[dict(a) for a in t.abandons]))
 
     def close_history(self) -> None:
         """Close the history (it opens again if another event comes)."""

@@ -85,6 +85,12 @@ class Table(Replica):
         """End the table here, with no winner (:meth:`may_abandon`)."""
         return self._output(self._abandon)
 
+    def takeup(self) -> Output:
+        """Take the abandoned table up again (:meth:`may_take_up`): this seat's ``takeup``;
+        once the other playing seat's is in too, the abandoned deal closes void and the next
+        deal starts."""
+        return self._output(self._takeup)
+
     def receive(self, raw: bytes | Decoded) -> Output:
         """Check and apply another peer's message: what to persist and broadcast now (this
         peer's own messages, certificates it wrote, and messages it relays).
@@ -168,7 +174,7 @@ class Table(Replica):
             return self._side(env)
         if env.seq < self.seq:
             return self._past(env)
-        if self.finished:
+        if self.finished and env.kind != TableKind.TAKEUP:
             raise Rejected("the table is over")
         if env.seq > self.seq or env.prev != self.head:
             proven = self._proven_by(env)
@@ -393,6 +399,10 @@ class Table(Replica):
         if env.kind == TableKind.ABANDON and self.chain.only_by(self.seat, k) and self._current_deal(k):
             # the other seat gave up waiting where this seat's own message was: it lost the place
             return self._supersede(env, lambda fresh: fresh._apply_entry(env))
+        if env.kind == TableKind.TAKEUP and self._takeup_loses_to(env):
+            # both seats took the table up at one place: the lower seat's takes it (this seat's goes after it)
+            out = self._supersede(env, lambda fresh: fresh._apply_entry(env), seeds_shown=False)
+            return out + (self._takeup() if self.may_take_up() else [])
         if self.chain.authors[k] == env.author and env.kind in ENTRY_KINDS:
             if not self._current_deal(k):
                 raise Rejected(f"seat {env.author} signed two messages for seq {k}, in a deal that is closed",
@@ -401,6 +411,16 @@ class Table(Replica):
             out = self._supersede(cert, lambda fresh: fresh._take_fork(cert, env.author))
             return [cert.raw, *out]
         raise Rejected(f"replayed or stale message (seq {k}; this peer is at {self.seq})")
+
+    def _takeup_loses_to(self, env: Envelope) -> bool:
+        """Whether the ``takeup`` at ``env``'s place, of the abandoned table this replica
+        still holds, loses it to ``env``: a takeup of a lower seat that this replica would
+        take there (checked cheaply first: no rebuild for a takeup that is not one)."""
+        k, after = env.seq, self.abandons[-1]["seq"] if self.abandons else None
+        return (self.abandoned is not None and after is not None and k > int(after)  # type: ignore[call-overload]
+                and self.chain.kind_of(self.log[k]) == TableKind.TAKEUP and 0 <= env.author < self.chain.authors[k]
+                and self.live[env.author] and env.body == {"after": after} and type(env.body["after"]) is int
+                and env.author not in self.chain.authors[int(after) + 1:k])  # type: ignore[call-overload]
 
     def _branch_proven(self, cert: Envelope) -> bool:
         """Whether a seed revealed on the chain of ``cert`` (for the place after it) shows
@@ -426,16 +446,17 @@ class Table(Replica):
             return []
         return [m for m in certs.close_seeds(close, self.keys, self.table_id) if m.author not in (self.seat, accused)]
 
-    def _supersede(self, env: Envelope, take: Callable[[Table], object]) -> list[bytes]:
+    def _supersede(self, env: Envelope, take: Callable[[Table], object], seeds_shown: bool = True) -> list[bytes]:
         """Go back to ``env.seq`` (within the current deal) and take the certificate there.
 
         A replica that has revealed its seed for this deal goes back only when another
         playing seat has revealed its seed after the certificate (proof that the chain this
         replica is on can never close).  So does an observer (no seed of its own) that has
         seen the deal reach its seed round: the seated replicas may all have revealed theirs
-        on this chain, which then closes without the certificate."""
+        on this chain, which then closes without the certificate.  (``seeds_shown`` False: a
+        takeup in place of this seat's own, where no seed can be at stake.)"""
         k = env.seq
-        revealed = self.seeds.sent or (self.observer and self.stage == Stage.SEEDS)
+        revealed = seeds_shown and (self.seeds.sent or (self.observer and self.stage == Stage.SEEDS))
         if revealed and not self._branch_proven(env):
             self._pending_cert = env.raw
             raise Rejected(f"a certificate for seq {k}; this peer revealed its seed on another chain and waits "
@@ -480,6 +501,8 @@ class Table(Replica):
                             self._decide(env.body["choice"])
                         elif env.kind == TableKind.ABANDON:
                             self._abandon()
+                        elif env.kind == TableKind.TAKEUP:
+                            self._takeup()
                     except (LocalError, KeyError) as exc:
                         raise SetupError(f"saved message {seq} is not what this seat would write: {exc}") from None
                 else:
