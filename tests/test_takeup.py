@@ -228,3 +228,34 @@ def test_only_the_abandon_that_ended_the_table_is_abandoned_at_its_end():
     assert [a["taken_up"] for a in ends[-1]["abandons"]] == [True, False]
     assert {header(r)["kind"] for r in net.observer.log[1:]} >= {"abandon", "takeup"}
     assert not _blamed(mesh)
+
+
+def test_a_seat_whose_own_entry_the_abandon_took_the_place_of_restarts_and_takes_up():
+    """The abandon takes the place of the other seat's own entry, written at once (a deck
+    message in flight): that seat keeps its entry apart.  Restarted from its log, it writes
+    nothing of its own where the abandon is -- the log is sound -- and the table is taken
+    up and played to its end."""
+    net = make_net("bisca", deals=None, options={"target": "8"})
+    mesh = mesh_of(net)
+    mesh.start()
+    loser = 1
+    t, other = net.tables[loser], 1 - loser
+
+    def in_flight() -> bool:
+        q = mesh._queue
+        return bool(t.deals_done >= 1 and t.may_abandon() and q and q[0][0] == loser and q[0][1] == other
+                    and header(q[0][2])["kind"] == "deck" and header(q[0][2])["seq"] == t.seq - 1)
+
+    _until(mesh, in_flight, "an entry of the abandoning seat in flight, the other's answer due at once")
+    mesh.send(loser, mesh.took(loser, t.abandon()))
+    mesh.run(max_steps=STEPS)
+    assert mesh.superseded.get(other), "the other seat's own entry lost its place to the abandon"
+    old = net.tables[other]
+    fresh = Table(net.genesis, net.spec, net.ids[other], net.secrets[other])
+    fresh.restore(list(old.log), list(mesh.signed.get(other, [])))
+    assert fresh.log == old.log and fresh.abandoned == old.abandoned
+    net.tables[other] = mesh.tables[other] = fresh
+    _take_up(mesh, 0)
+    _take_up(mesh, 1)
+    _played_to_its_end(net, mesh, loser, _abandoned_deal(net))
+    assert not _blamed(mesh)

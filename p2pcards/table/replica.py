@@ -134,6 +134,8 @@ class Replica:
         self._pending_cert: bytes | None = None
         #: while rebuilding to take a certificate at this seq: write nothing of our own there
         self._hold_from: int | None = None
+        #: while rebuilding from a log whose next entry is an abandon: write nothing of our own at its place
+        self._hold_at: int | None = None
         self._start_deal()
 
     # ------------------------------------------------------------------ queries
@@ -388,7 +390,8 @@ class Replica:
                             prev=self.chain.prev(k), author=self.seat, kind=kind, body=body)
 
     def _may_write(self) -> bool:
-        return not self.finished and not self.observer and (self._hold_from is None or self.seq < self._hold_from)
+        return (not self.finished and not self.observer and (self._hold_from is None or self.seq < self._hold_from)
+                and self.seq != self._hold_at)
 
     def _flush(self) -> list[bytes]:
         """Every message this peer must send now, in order: its entries in turn, then its

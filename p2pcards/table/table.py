@@ -484,10 +484,15 @@ class Table(Replica):
 
     # ------------------------------------------------------------------ rebuilding
     def _rebuild(self, log: Sequence[bytes], side: Sequence[bytes] = ()) -> None:
-        """Take ``log`` again into this fresh replica (module docstring of :meth:`restore`)."""
+        """Take ``log`` again into this fresh replica (module docstring of :meth:`restore`).
+        Where the log holds an abandon, this seat writes nothing of its own: the abandon took
+        that place (an entry of this seat's that was there was kept apart)."""
+        abandons = {k for k in range(1, len(log)) if self.chain.kind_of(log[k]) == TableKind.ABANDON}
+        self._hold_at = 1 if 1 in abandons else None
         self._flush()
         for seq in range(1, len(log)):
             raw = log[seq]
+            self._hold_at = seq + 1 if seq + 1 in abandons else None
             if seq >= self.seq:
                 try:
                     env = parse_message(raw, self.keys)
@@ -512,6 +517,7 @@ class Table(Replica):
                         raise SetupError(f"saved message {seq} does not verify: {exc.reason}") from None
             if seq >= self.seq or self.log[seq] != raw:
                 raise SetupError(f"saved message {seq} is not what this seat would write")
+        self._hold_at = None
         for raw in side:
             self._restore_side(raw)
 

@@ -583,6 +583,8 @@ EN: dict[str, str] = {
     "resume_state_finished": "ended: played to its end",
     "resume_state_voted-out": "ended: this seat was voted out (it watched the rest)",
     "resume_state_abandoned": "ended: abandoned",
+    "resume_state_abandoned_takeup": ("ended: abandoned; `p2pcards resume {prefix}` takes it up again, if the "
+                                      "other seat resumes it too"),
     "resume_state_unknown": "ended: the table went on without this seat; result unknown",
     "resume_note": "p2pcards: note: unfinished table {table}: `p2pcards resume {prefix}` takes its seats again",
     "resume_returning": "p2pcards: this identity has an unfinished table joined at {address}: taking its seat again "
@@ -696,6 +698,9 @@ EN: dict[str, str] = {
     "printer_starts": "table {table} of {game} starts; seats {seats}",
     "printer_over": "it is over",
     "printer_reconnecting": "reconnecting to the other players",
+    "printer_taking_up": "it was abandoned: taking it up again once the other seat resumes it too",
+    "printer_taken_up": ("both seats took the table up again: deal {deal}, abandoned by {seat}, does not count; "
+                         "play goes on"),
     "printer_deals_done_one": "1 deal done",
     "printer_deals_done_other": "{n} deals done",
     "printer_resuming": "resuming table {table} of {game} ({seats_word} {seats}) from its saved transcript of "

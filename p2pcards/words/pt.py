@@ -577,6 +577,8 @@ PT: dict[str, str] = {
     "resume_state_finished": "acabou: jogada até ao fim",
     "resume_state_voted-out": "acabou: este lugar foi votado fora (e assistiu ao resto)",
     "resume_state_abandoned": "acabou: abandonada",
+    "resume_state_abandoned_takeup": ("acabou: abandonada; `p2pcards resume {prefix}` retoma-a, se o outro "
+                                      "lugar também a retomar"),
     "resume_state_unknown": "acabou: a mesa continuou sem este lugar; o resultado não se sabe",
     "resume_note": "p2pcards: nota: mesa por acabar {table}: `p2pcards resume {prefix}` retoma os seus lugares",
     "resume_returning": "p2pcards: esta identidade tem uma mesa por acabar em {address}: a retomar o lugar dela "
@@ -691,6 +693,9 @@ PT: dict[str, str] = {
     "printer_starts": "a mesa {table} de {game} começa; lugares {seats}",
     "printer_over": "já acabou",
     "printer_reconnecting": "a religar aos outros jogadores",
+    "printer_taking_up": "foi abandonada: retoma-se quando o outro lugar também a retomar",
+    "printer_taken_up": ("os dois lugares retomaram a mesa: a mão {deal}, abandonada por {seat}, não conta; "
+                         "o jogo continua"),
     "printer_deals_done_one": "1 mão jogada",
     "printer_deals_done_other": "{n} mãos jogadas",
     "printer_resuming": "a retomar a mesa {table} de {game} ({seats_word} {seats}) a partir da transcrição guardada, "
