@@ -55,6 +55,7 @@ __all__ = [
     "ForgedCloser",
     "Abandoner",
     "Retaker",
+    "EarlyAbandoner",
     "TwoForker",
     "DealerGrinder",
     "OutOfTurn",
@@ -623,6 +624,18 @@ class Abandoner(Attacker):
         return out
 
 
+class EarlyAbandoner(Attacker):
+    """At a table of two, it abandons the match the moment it may once a deal has closed,
+    ahead or behind (a table to take up again: tests/test_attacks_tcp.py)."""
+
+    def _flush(self) -> list[bytes]:
+        out = super()._flush()
+        if self.deals_done >= 1 and not self.abandons and self.may_abandon():
+            self.tried.append(f"abandoned at seq {self.seq}, deal {self.deal_no}")
+            out += self._abandon()
+        return out
+
+
 class Retaker(Attacker):
     """Takes an abandoned table up where it may not: it signs a ``takeup`` for its replica's
     place that its replica does not take -- while the table is in play, naming another seq
@@ -770,6 +783,7 @@ ATTACKERS: dict[str, type[Attacker]] = {
     "slow": Sleeper,
     "forge-close": ForgedCloser,
     "abandon-losing": Abandoner,
+    "abandon-after-a-deal": EarlyAbandoner,
     "two-forks": TwoForker,
 }
 

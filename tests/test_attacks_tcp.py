@@ -14,6 +14,8 @@ import signal
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from p2pcards.core import load_games
 from p2pcards.net import log_path
 from p2pcards.table.audit import audit_transcript
@@ -301,14 +303,17 @@ def test_two_forks_in_one_deal_by_a_process_shown_in_two_orders_end_on_one_chain
     assert any("the other one" in t for t in tried), tried
 
 
+@pytest.mark.slow  # a match, a resume that waits 8 s for nobody, and the match again: some 25 s
 def test_an_abandoned_two_seat_match_is_taken_up_again_when_both_processes_resume_it(tmp_path):
-    """After attack 4 (the attacker abandoned a losing match of two), both processes run
+    """After an abandon (the attacker's, once a deal has closed), both processes run
     `p2pcards resume ID`: each writes its takeup once linked, the abandoned deal closes void,
     and the match is played on to a winner -- one transcript, both takeups in it, the audit
     clean, the abandon still listed with the end.  Before, `resume --list` says the table
-    can be taken up again."""
-    run = _table(tmp_path, "bisca", "abandon-losing", 0, "-o", "target=8")
+    can be taken up again; resumed alone first, it waits twice the timeout for the other seat
+    and gives up, and the table stays abandoned."""
+    run = _table(tmp_path, "bisca", "abandon-after-a-deal", 0, "-o", "target=8")
     assert run["codes"] == [0, 0], [p.stderr[-2000:] for p in run["procs"]]
+    assert next(x for x in run["procs"][-1].lines() if x["type"] == "tried")["tried"], "the abandon happened"
     table_hex = run["table"].hex()
     listed = Proc(tmp_path, "list", tmp_path / "host", "resume", "--list", "--json")
     assert listed.wait(60) == 0, listed.stderr
@@ -316,6 +321,12 @@ def test_an_abandoned_two_seat_match_is_taken_up_again_when_both_processes_resum
     assert saved["state"] == "abandoned" and saved["may_take_up"], saved
     said = Proc(tmp_path, "list-text", tmp_path / "host", "resume", "--list")
     assert said.wait(60) == 0 and f"p2pcards resume {table_hex[:8]}" in said.wait_output(5)
+    alone = Proc(tmp_path, "alone", tmp_path / "host", "resume", table_hex[:16], "--json", "--linger", "1")
+    assert alone.wait(60) == 1, "nobody came to take it up: resume gives up"
+    assert "was not taken up again" in alone.stderr and "It stays abandoned" in alone.stderr, alone.stderr
+    still = Proc(tmp_path, "still", tmp_path / "host", "resume", "--list", "--json")
+    assert still.wait(60) == 0
+    assert next(x for x in still.lines() if x["table"] == table_hex)["may_take_up"], "and it can be taken up later"
     homes = {"host": tmp_path / "host", "attacker": tmp_path / "attacker"}
     procs = [Proc(tmp_path, f"{name}-resume", home, "resume", table_hex[:16], "--json", "--linger", "1")
              for name, home in homes.items()]
