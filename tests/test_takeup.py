@@ -259,3 +259,30 @@ def test_a_seat_whose_own_entry_the_abandon_took_the_place_of_restarts_and_takes
     _take_up(mesh, 1)
     _played_to_its_end(net, mesh, loser, _abandoned_deal(net))
     assert not _blamed(mesh)
+
+
+def test_the_history_of_a_taken_up_match_says_it_finished_and_keeps_the_abandon(tmp_path):
+    """The history hears the abandon's end, the takeup and the match's end, in that order
+    (as a live process tells them): the match is "finished", with its winner, and its line
+    still says who abandoned and that the table was taken up again; told again (a resumed
+    process tells its past), nothing changes."""
+    from p2pcards.history.db import History, table_facts
+    from p2pcards.history.stats import history_line
+    from p2pcards.table.transcript import Genesis, parse_message
+    from p2pcards.words import Text
+
+    net, mesh, loser = _abandoned()
+    _take_up(mesh, 0)
+    _take_up(mesh, 1)
+    mesh.run(max_steps=200_000)
+    genesis = Genesis.from_body(parse_message(net.genesis, None).body)
+    facts = table_facts(genesis, net.spec, 0)
+    with History(tmp_path / "h.sqlite") as history:
+        for _ in range(2):
+            for event in net.observed:
+                history.record(facts, event)
+            match = history.matches()[0]
+            assert match["ended"] == "finished" and match["winner"] is not None and match["abandoned"] is None
+            assert [(a["by"], a["taken_up"]) for a in match["abandons"]] == [(loser, True)]
+    line = history_line(match, Text("en"))
+    assert f"abandoned by seat {loser + 1}" in line and "taken up again" in line, line

@@ -277,6 +277,7 @@ EN: dict[str, str] = {
     "history_ended_abandoned": "abandoned",
     "history_ended_voided": "voided",
     "history_ended_unfinished": "unfinished",
+    "history_taken_up": " (abandoned by seat {by}{behind} in deal {deal}, taken up again)",
     "stats_none": "No games are recorded yet. Every table played here (against the computer or on the LAN) "
                   "is recorded as it is played; `p2pcards history --rebuild` reads the ones played before.",
     "stats_player": "{name} ({fingerprint})",

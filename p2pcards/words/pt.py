@@ -270,6 +270,7 @@ PT: dict[str, str] = {
     "history_ended_abandoned": "abandonada",
     "history_ended_voided": "anulada",
     "history_ended_unfinished": "por acabar",
+    "history_taken_up": " (abandonada pelo lugar {by}{behind} na mão {deal}, retomada)",
     "stats_none": "Ainda não há jogos registados. Cada mesa jogada aqui (contra o computador ou na rede local) "
                   "fica registada à medida que se joga; `p2pcards history --rebuild` lê as que se jogaram antes.",
     "stats_player": "{name} ({fingerprint})",
