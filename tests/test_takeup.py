@@ -286,3 +286,18 @@ def test_the_history_of_a_taken_up_match_says_it_finished_and_keeps_the_abandon(
             assert [(a["by"], a["taken_up"]) for a in match["abandons"]] == [(loser, True)]
     line = history_line(match, Text("en"))
     assert f"abandoned by seat {loser + 1}" in line and "taken up again" in line, line
+
+
+def test_your_tables_takes_an_abandoned_lan_table_up_again(tmp_path):
+    """On the start screen, Enter on an abandoned LAN table resumes it (which takes it up);
+    a table against the computer that was thrown away stays over."""
+    from p2pcards.tui.start_model import SavedEntry, StartModel
+    from p2pcards.words import Text
+
+    chosen: list[Any] = []
+    model = StartModel([REGISTRY.get("bisca")], Text("en"))
+    model.on_exit = chosen.append
+    model._enter_saved(SavedEntry("ab" * 32, "bisca", "host", "4000", "abandoned", tmp_path / "m.json"))
+    assert [c.kind for c in chosen] == ["resume"]
+    model._enter_saved(SavedEntry("cd" * 32, "bisca", "local", "", "abandoned", tmp_path / "l.json"))
+    assert len(chosen) == 1 and model.error
