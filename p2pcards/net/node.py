@@ -133,6 +133,9 @@ class Node:
                                   f"so this process will not take its seat again: {exc}") from None
             peer.out = restored.send
             peer.restored = True
+            if self.manifest is not None and self.manifest.ended == "abandoned" and not table.finished:
+                # taken up again before the process stopped (it had not said so in its manifest yet)
+                self.manifest = replace(self.manifest, finished=False, ended=None)
             for event in restored.events:  # its past is not told again; the history only makes sure it has it
                 self._record(seat, event)
         self.peers[seat] = peer
