@@ -644,7 +644,7 @@ class Retaker(Attacker):
     def forged_takeup(self, after: int | None = None) -> bytes:
         """A takeup at this replica's place, ``after`` the last abandon's seq by default."""
         if after is None:
-            after = int(self.abandons[-1]["seq"]) if self.abandons else 0  # type: ignore[call-overload]
+            after = self.abandon_seq() or 0
         self.tried.append(f"a takeup at seq {self.seq} after seq {after} (abandoned: {self.abandoned is not None})")
         return self.sign(TableKind.TAKEUP, {"after": after}, seq=self.seq, prev=self.head,
                          deal=self.chain.deal_at(self.seq, self.deal_no))

@@ -469,8 +469,8 @@ class Node:
             if not self._active(table):
                 break
             if self.taking_up and table.abandoned is not None:
-                self._take_up(peer, now)
-                await self._receive_into(peer)
+                if not self._take_up(peer, now):
+                    await self._receive_into(peer)
                 continue
             if self._was_away(now):
                 continue
@@ -488,10 +488,10 @@ class Node:
                 continue
             await self._receive_into(peer)
 
-    def _take_up(self, peer: Peer, now: float) -> None:
+    def _take_up(self, peer: Peer, now: float) -> bool:
         """An abandoned table this process takes up: once linked to another process, write
-        this seat's ``takeup`` (resuming is the consent); give up when the other seats' have
-        not come within twice the timeout (the table stays abandoned, and resumable)."""
+        this seat's ``takeup`` (resuming is the consent: True); give up when the other seats'
+        have not come within twice the timeout (the table stays abandoned, and resumable)."""
         table = peer.table
         if self._takeup_since is None:
             self._takeup_since = now
@@ -499,7 +499,7 @@ class Node:
             log.info("seat %d takes the abandoned table up again", peer.seat)
             peer.took(table.takeup())
             self._commit(peer)
-            return
+            return True
         if now - self._takeup_since > 2 * self.timeout:
             waiting = ", ".join(f"{s + 1} ({self.seat_name(s)})" for s in sorted(table.awaiting_takeup())
                                 if s not in self.peers)
@@ -507,6 +507,7 @@ class Node:
             raise ConnectError(f"table {table_hex} was not taken up again: seat {waiting} did not resume it within "
                                f"{2 * self.timeout:g} s. It stays abandoned; `p2pcards resume {table_hex}` takes it "
                                "up when the other seat resumes it too")
+        return False
 
     @staticmethod
     def _observe(peer: Peer, observe: Callable[[Table], None] | None) -> None:

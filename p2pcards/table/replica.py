@@ -247,6 +247,11 @@ class Replica:
         return (self.abandoned is not None and not self.observer and sum(self.live) < MIN_VOTERS + 1
                 and self.seat not in self.takeups)
 
+    def abandon_seq(self) -> int | None:
+        """The seq of the table's last ``abandon`` (None: never abandoned)."""
+        seq = self.abandons[-1]["seq"] if self.abandons else None
+        return seq if isinstance(seq, int) else None
+
     def awaiting_takeup(self) -> frozenset[int]:
         """The playing seats whose ``takeup`` the abandoned table still waits for (empty when
         the table is not abandoned); once every one is in, play goes on."""
@@ -321,7 +326,7 @@ class Replica:
     def _takeup(self) -> list[bytes]:
         if not self.may_take_up():
             raise LocalError("this table cannot be taken up now")
-        raw = self._sign(TableKind.TAKEUP, {"after": self.abandons[-1]["seq"]})
+        raw = self._sign(TableKind.TAKEUP, {"after": self.abandon_seq()})
         self._append(own_envelope(raw))
         self.takeups.append(self._me_seat())
         return [raw, *self._maybe_taken_up()]
@@ -457,7 +462,7 @@ class Replica:
             raise Rejected(f"seat {env.author} takes up a table that is not abandoned", env.author)
         if not self.live[env.author] or sum(self.live) >= MIN_VOTERS + 1:
             raise Rejected(f"seat {env.author} is not a playing seat of the abandoned table", env.author)
-        after = self.abandons[-1]["seq"]
+        after = self.abandon_seq()
         if set(env.body) != {"after"} or type(env.body["after"]) is not int or env.body["after"] != after:
             raise Rejected(f"a takeup names the abandon it answers (seq {after})", env.author)
         if env.author in self.takeups:

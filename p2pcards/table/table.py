@@ -416,11 +416,11 @@ class Table(Replica):
         """Whether the ``takeup`` at ``env``'s place, of the abandoned table this replica
         still holds, loses it to ``env``: a takeup of a lower seat that this replica would
         take there (checked cheaply first: no rebuild for a takeup that is not one)."""
-        k, after = env.seq, self.abandons[-1]["seq"] if self.abandons else None
-        return (self.abandoned is not None and after is not None and k > int(after)  # type: ignore[call-overload]
+        k, after = env.seq, self.abandon_seq()
+        return (self.abandoned is not None and after is not None and k > after
                 and self.chain.kind_of(self.log[k]) == TableKind.TAKEUP and 0 <= env.author < self.chain.authors[k]
                 and self.live[env.author] and env.body == {"after": after} and type(env.body["after"]) is int
-                and env.author not in self.chain.authors[int(after) + 1:k])  # type: ignore[call-overload]
+                and env.author not in self.chain.authors[after + 1:k])
 
     def _branch_proven(self, cert: Envelope) -> bool:
         """Whether a seed revealed on the chain of ``cert`` (for the place after it) shows
