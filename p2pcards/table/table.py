@@ -3,7 +3,8 @@
 A :class:`Table` is a state machine in the manner of h11: every input -- a message another
 peer sent (:meth:`Table.receive`), this seat's decision (:meth:`Table.decide`), a vote its
 runtime's clock calls for (:meth:`Table.vote`), an abandon (:meth:`Table.abandon`), a
-restore from the saved log (:meth:`Table.restore`) -- returns one
+takeup of an abandoned table (:meth:`Table.takeup`), a restore from the saved log
+(:meth:`Table.restore`) -- returns one
 :class:`~p2pcards.table.events.Output`: the entries to persist, the rewind, the entries
 superseded, its own signed votes and nays, the messages to send and the typed events, in
 the order the runtime carries them out.  Nothing here does I/O or keeps time: the runtime
