@@ -354,6 +354,10 @@ def test_an_abandoned_two_seat_match_is_taken_up_again_when_both_processes_resum
     assert finals[0]["transcript_hash"] == finals[1]["transcript_hash"] == report["transcript_hash"]
     assert finals[0]["winner"] == report["winner"] and finals[0]["abandons"] == report["abandons"]
     assert all(any(x["type"] == "taken_up" for x in p.lines()) for p in procs)
+    audit = Proc(tmp_path, "audit", tmp_path / "host", "audit", str(log_path(tmp_path / "host", run["table"], 0)))
+    assert audit.wait(60) == 0 and "taken up again" in audit.wait_output(5), audit.stderr
+    history = Proc(tmp_path, "history", tmp_path / "host", "history")
+    assert history.wait(60) == 0 and "taken up again" in history.wait_output(5), history.stderr
     again = Proc(tmp_path, "list-again", tmp_path / "host", "resume", "--list", "--json")
     assert again.wait(60) == 0
     assert next(x for x in again.lines() if x["table"] == table_hex)["state"] == "finished"

@@ -660,6 +660,7 @@ EN: dict[str, str] = {
     "audit_verdict_incomplete": "incomplete",
     "audit_vote": "seat {seat} was voted out in deal {deal} (seq {seq}) by seats {voters}; a dummy from then on",
     "audit_behind": " while behind by {n}",
+    "audit_taken_up": "abandoned by seat {by}{behind} in deal {deal} (seq {seq}), taken up again by both seats",
     "audit_unattributed": "unattributed",
     "audit_seat_of": "seat {n}",
     "audit_error": "error at message seq {seq} ({who}): {reason}",

@@ -656,6 +656,7 @@ PT: dict[str, str] = {
     "audit_vote": "o lugar {seat} foi votado fora na mão {deal} (seq {seq}) pelos lugares {voters}; um morto daí em "
                   "diante",
     "audit_behind": " quando perdia por {n}",
+    "audit_taken_up": "abandonada pelo lugar {by}{behind} na mão {deal} (seq {seq}), retomada pelos dois lugares",
     "audit_unattributed": "sem culpado conhecido",
     "audit_seat_of": "lugar {n}",
     "audit_error": "erro na mensagem seq {seq} ({who}): {reason}",
