@@ -301,3 +301,26 @@ def test_your_tables_takes_an_abandoned_lan_table_up_again(tmp_path):
     assert [c.kind for c in chosen] == ["resume"]
     model._enter_saved(SavedEntry("cd" * 32, "bisca", "local", "", "abandoned", tmp_path / "l.json"))
     assert len(chosen) == 1 and model.error
+
+
+def test_a_takeup_by_a_seat_voted_out_is_refused_and_blamed():
+    """At a table of four whose seats 2 and 3 were voted out (dummies), seats 0 and 1 play
+    on as a table of two; seat 0 abandons.  Seat 2 -- a seat, but no playing one -- signs
+    a takeup: seats 0 and 1 and the observer refuse it and blame seat 2."""
+    net = make_net("copas", deals=3)
+    mesh = mesh_of(net, silent={3})
+    mesh.start()
+    t = net.tables[0]
+    _until(mesh, lambda: t.dummies == [3], "seat 3 voted out")
+    mesh.silent.add(2)
+    _until(mesh, lambda: t.dummies == [2, 3] and t.may_abandon() and not mesh._queue, "seat 2 voted out too")
+    mesh.send(0, mesh.took(0, t.abandon()))
+    mesh.run(max_steps=STEPS)
+    assert net.tables[1].abandoned is not None and net.observer.abandoned is not None
+    raw = sign_message(net.ids[2], table=t.table_id, deal=t.deal_no, seq=t.seq, prev=t.head, author=2,
+                       kind="takeup", body={"after": t.abandon_seq()})
+    for x in (net.tables[0], net.tables[1], net.observer):
+        with pytest.raises(Rejected) as caught:
+            x.receive(raw)
+        assert caught.value.blame == 2, caught.value.reason
+    assert net.tables[1].awaiting_takeup() == {0, 1}
