@@ -360,6 +360,7 @@ EN: dict[str, str] = {
     "net_TableGone": "the table went on without you, and nobody is left to tell the outcome",
     "lobby_resumed": "Taking up table {table} of {game} again (deals played: {deals}).",
     "lobby_reconnecting": "Reconnecting to the other players…",
+    "lobby_taking_up": "This table was abandoned: waiting for the other player to resume it too…",
     "lobby_keys": " q or Esc: leave ",
     "lobby_keys_failed": " any key: back ",
     # text mode

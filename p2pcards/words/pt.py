@@ -353,6 +353,7 @@ PT: dict[str, str] = {
     "net_TableGone": "a mesa continuou sem si e ninguém ficou para dizer o resultado",
     "lobby_resumed": "A retomar a mesa {table} de {game} (mãos jogadas: {deals}).",
     "lobby_reconnecting": "A religar aos outros jogadores…",
+    "lobby_taking_up": "Esta mesa foi abandonada: à espera de que o outro jogador também a retome…",
     "lobby_keys": " q ou Esc: sair ",
     "lobby_keys_failed": " qualquer tecla: voltar ",
     # text mode
