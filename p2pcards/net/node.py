@@ -504,7 +504,7 @@ class Node:
             waiting = ", ".join(f"{s + 1} ({self.seat_name(s)})" for s in sorted(table.awaiting_takeup())
                                 if s not in self.peers)
             table_hex = self.table_id.hex()[:16]
-            raise ConnectError(f"table {table_hex} was not taken up again: seat {waiting} did not resume it within "
+            raise ConnectError(f"table {table_hex} was not taken up again: seat {waiting} did not take it up within "
                                f"{2 * self.timeout:g} s. It stays abandoned; `p2pcards resume {table_hex}` takes it "
                                "up when the other seat resumes it too")
         return False
