@@ -3,6 +3,7 @@ match against the computer (a data directory whose person a seed makes)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -71,3 +72,10 @@ def seeded_home(path: Path, seed: int, name: str = "you") -> Path:
     path.mkdir(parents=True, mode=0o700)
     write_private(path / "identity.key", seeded_person(seed, name).to_bytes())
     return path
+
+
+def european_faults(text: str) -> list[str]:
+    """What reads as Brazilian, or as "I" with a verb of the third person, in a Portuguese
+    text: "você", "Eu jogou", "eu levou"... (European Portuguese addresses the person with
+    the verb alone: "Jogou 7♥", "a vaza é sua")."""
+    return re.findall(r"\b[Vv]ocê\b|\b[Ee]u \w+(?:ou|eu|iu)\b", text)

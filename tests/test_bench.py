@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import pstats
 
 import pytest
 
@@ -28,10 +29,17 @@ def test_bench_rules_human_output():
     assert "baseline" in text and "x baseline" in text and "aim: sueca" in text
 
 
-def test_bench_table_runs_four_processes_and_reports():
+def test_bench_table_runs_four_processes_and_reports(tmp_path):
     out = io.StringIO()
-    assert main(["bench", "table", "--deals", "1", "--json"], out) == 0
+    profile = tmp_path / "joiner.prof"
+    assert main(["bench", "table", "--deals", "1", "--json", "--profile", str(profile)], out) == 0
     report = json.loads(out.getvalue())
+    # the processor time from the table's start leaves Python's start-up and the handshake out
+    in_play, whole = report["table_cpu_ms_per_deal_per_process"], report["cpu_ms_per_deal_per_process"]
+    assert len(in_play) == 4 and all(0 < a < b for a, b in zip(in_play, whole))
+    assert report["profile"] == str(profile)
+    stats = pstats.Stats(str(profile))  # one replica's profile: it ran the table's code
+    assert any("table/replica.py" in f for f, _, _ in stats.stats)
     assert report["deals"] == 1 and len(report["ms_per_deal"]) == 1 and report["ms_per_deal"][0] > 0
     assert len(report["bytes_sent_per_seat"]) == 4 and min(report["bytes_sent_per_seat"]) > 1000
     assert len(report["peak_rss_mb_per_process"]) == 4
@@ -67,13 +75,16 @@ def test_bench_table_says_its_deals_in_the_singular_and_its_aims_verdict(monkeyp
 
     report = {"deals": 1, "ms_per_deal": [900.0], "ms_per_deal_mean": 900.0, "bytes_sent_per_seat": [5000] * 4,
               "peak_rss_mb_per_process": [60.0] * 4, "messages_per_deal": 60, "fsync_ms": 1.0,
-              "cpu_ms_per_deal_per_process": [150.0] * 4,
+              "cpu_ms_per_deal_per_process": [150.0] * 4, "table_cpu_ms_per_deal_per_process": [120.0] * 4,
+              "profile": "/tmp/p.prof",
               "baseline": {"note": "in one process", "ms_per_deal": 300.0, "cpu_ms_per_deal_per_replica": 140.0},
               "ratio_to_baseline": 3.0,
               "aims": {"met": False, "ms_per_deal": 500.0, "rss_mb": 100.0}}
-    monkeypatch.setattr(bench_table, "run_table_bench", lambda deals: report)
+    monkeypatch.setattr(bench_table, "run_table_bench", lambda deals, profile: report)
     out = io.StringIO()
     assert main(["bench", "table", "--deals", "1"], out) == 0
     text = out.getvalue()
     assert text.startswith("1 audited Sueca deal, four processes on loopback\n")
     assert "aims: <= 500 ms per deal, <= 100 MB per peer: NOT met" in text
+    assert "from the table's start (no Python start-up, no handshake): [120.0, 120.0, 120.0, 120.0]" in text
+    assert "profile of the first joining process: /tmp/p.prof" in text

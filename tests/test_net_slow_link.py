@@ -154,3 +154,68 @@ async def test_a_link_that_stops_reading_for_good_is_cut_off_not_waited_for(auto
         await sender.done.wait()
     assert results[:4] == [True] * 4 and results[-1] is False
     assert link.reason is not None and "stopped reading" in link.reason
+
+
+class _Counting(trio.abc.Stream):
+    """A stream that counts its writes and can be stopped (a peer that stops reading)."""
+
+    def __init__(self, inner: trio.abc.Stream) -> None:
+        self.inner = inner
+        self.writes = 0
+        self.stuck = False
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        self.writes += 1
+        if self.stuck:
+            await trio.sleep_forever()
+        await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.inner.wait_send_all_might_not_block()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+        return await self.inner.receive_some(max_bytes)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def test_frames_queued_together_leave_in_one_write_in_order():
+    left, right = trio.testing.memory_stream_pair()
+    counting = _Counting(left)
+    sender = LinkSender(Link(counting, "out"), timeout=60.0)
+    reader = Link(right, "in")
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(reader.run)
+        for i in range(5):
+            assert sender.put(b"frame %d" % i)
+        nursery.start_soon(sender.run)
+        got = [await reader.receive() for _ in range(5)]
+        assert got == [b"frame %d" % i for i in range(5)]
+        assert counting.writes == 1 and sender.sent == 5
+        nursery.cancel_scope.cancel()
+
+
+async def test_flush_lets_every_link_write_before_the_caller_goes_on_but_waits_for_no_stuck_link():
+    """What the node does after its replica sent: the frames leave before it checks the next
+    message (a long proof check), and a link that stopped reading holds up nothing."""
+    from p2pcards.net.mesh import Mesh
+
+    streams = [trio.testing.memory_stream_pair() for _ in range(2)]
+    counting = [_Counting(left) for left, _ in streams]
+    counting[1].stuck = True  # its peer reads nothing
+    mesh = Mesh.__new__(Mesh)
+    mesh.senders = {Link(c, f"l{i}"): LinkSender(Link(c, f"l{i}"), timeout=60.0) for i, c in enumerate(counting)}
+    senders = list(mesh.senders.values())
+    async with trio.open_nursery() as nursery:
+        for sender in senders:
+            nursery.start_soon(sender.run)
+        await trio.testing.wait_all_tasks_blocked()
+        for sender in senders:
+            assert sender.put(b"entry")
+        assert all(sender.waiting for sender in senders)
+        await mesh.flush()  # returns although link 1 never takes its frame
+        assert counting[0].writes == 1 and counting[1].writes == 1
+        assert not any(sender.waiting for sender in senders) and senders[1].sent == 0
+        assert (await streams[0][1].receive_some()).endswith(b"entry")
+        nursery.cancel_scope.cancel()

@@ -212,7 +212,7 @@ def highcard_model(lang: str) -> TableModel:
 
 @pytest.mark.parametrize(("lang", "rows", "note"), [
     ("en", ["You — high cards 2 ★", "Ana — high cards 1"], "The deal goes to you"),
-    ("pt", ["Você — cartas altas 2 ★", "Ana — cartas altas 1"], "A mão fica para você"),
+    ("pt", ["Eu — cartas altas 2 ★", "Ana — cartas altas 1"], "A mão fica para si"),
 ])
 def test_a_plugin_games_deal_summary_reads_as_the_plugin_describes_it(lang: str, rows: list[str], note: str):
     """A third-party game's result is laid out from its own Summary, in its own words, in the
@@ -232,7 +232,7 @@ def test_a_plugin_games_deal_summary_reads_as_the_plugin_describes_it(lang: str,
 
 def test_a_plugin_games_deal_summary_in_text_mode_in_both_languages():
     for lang, row, note in (("en", "  You — high cards", "The deal goes to"),
-                            ("pt", "  Você — cartas altas", "A mão fica para")):
+                            ("pt", "  Eu — cartas altas", "A mão fica para")):
         out = io.StringIO()
         play_text(HIGHCARD, HIGHCARD.resolve_options({}), "random", 1, 1, io.StringIO("1\n1\n1\n"), out, lang=lang)
         text = out.getvalue()

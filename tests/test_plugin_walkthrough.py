@@ -273,8 +273,8 @@ def test_installed_its_own_heuristic_plays_the_arena_and_is_imported_only_when_n
 @pytest.mark.parametrize(("lang", "words"), [
     ("en", ["You dealt: who leads the first trick, you or seat 2?", "Who leads: 1) I lead  2) Seat 2 leads",
             "  You — high cards", "The deal goes to"]),
-    ("pt", ["Deu as cartas: quem abre a primeira vaza, você ou lugar 2?", "Quem abre: 1) Abro eu  2) Abre lugar 2",
-            "  Você — cartas altas", "A mão fica para"]),
+    ("pt", ["Deu as cartas: abre a primeira vaza ou deixa lugar 2 abrir?", "Quem abre: 1) Abro eu  2) Abre lugar 2",
+            "  Eu — cartas altas", "A mão fica para"]),
 ])
 def test_installed_it_plays_in_text_mode_with_its_decision_in_its_words(site: Path, lang: str, words: list[str],
                                                                          tmp_path: Path):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from p2pcards.core import OptionError, load_games
 from p2pcards.net import log_path
 from p2pcards.words import Text
 from tests.test_history import _played
@@ -228,3 +229,18 @@ def test_the_locale_chooses_portuguese_when_lang_does_not(home, cli, capsys, mon
     with pytest.raises(SystemExit):
         cli("--lang", "en", "history", "--game", "xadrez")
     assert capsys.readouterr().err.startswith("p2pcards: error: unknown game 'xadrez'")
+
+
+def test_an_option_the_game_refuses_is_said_in_the_command_s_words(cli, capsys):
+    """The rules say what is wrong with an option once, with the words' key and fields
+    (no second check in the command line that could drift from the rules')."""
+    spec = load_games().get("sueca")
+    with pytest.raises(OptionError) as refused:
+        spec.resolve_options({"target": "9"})
+    assert refused.value.key == "err_option_value" and str(refused.value) == "sueca: target must be 4 or 8"
+    assert Text("pt")(refused.value.key, **refused.value.fields) == "sueca: target tem de ser 4 ou 8"
+    with pytest.raises(OptionError) as refused:
+        spec.resolve_options({"nope": "1"})
+    assert refused.value.key == "err_option_unknown" and refused.value.fields["option"] == "nope"
+    code, said = _run(cli, capsys, "arena", "sueca", "-o", "target=9")
+    assert code == 2 and "sueca: target tem de ser 4 ou 8" in said

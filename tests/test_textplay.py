@@ -15,6 +15,7 @@ from p2pcards.core import load_games
 from p2pcards.textplay import play_text
 from p2pcards.words.en import EN
 from p2pcards.words.pt import PT
+from tests.helpers import european_faults
 
 TEXT_EN = {k: v for k, v in EN.items() if k.startswith("text_")}
 TEXT_PT = {k: v for k, v in PT.items() if k.startswith("text_")}
@@ -140,7 +141,11 @@ def test_the_portuguese_table_has_no_english_line():
     assert found == [], found
     for key in ("text_played", "text_took_trick", "text_hand", "text_match", "text_left", "text_deal_over"):
         assert literal_words(PT[key])[0] in text, key
-    assert "A partida acabou:" in text and "você" in text and "lugar 2" in text
+    assert "A partida acabou:" in text and "lugar 2" in text
+    # the person is addressed in European Portuguese: their own deeds without a pronoun
+    # ("Jogou 7♥"), never "você", never "eu" with a verb of the third person
+    assert "  Jogou " in text and "  Levou a vaza" in text
+    assert european_faults(text) == [], european_faults(text)
 
 
 def test_the_english_table_still_speaks_english():

@@ -250,7 +250,7 @@ def test_trick_laid_toward_players_and_last_trick_kept_until_next_card():
     model.update(Snapshot(stage="play", in_deal=True, trick=(),
                           last_trick=(1, ((1, "AS"), (2, "7S"), (3, "2S"), (0, "KS")), 1)))
     cards, winner = model.trick_cards()
-    assert cards == {"right": "AS", "top": "7S", "left": "2S", "bottom": "KS"} and winner == "Bot1"
+    assert cards == {"right": "AS", "top": "7S", "left": "2S", "bottom": "KS"} and winner == "won by Bot1"
     assert model.last_trick_lines()[-1] == "won by Bot1"
 
 
@@ -322,7 +322,7 @@ def test_match_end_tally_per_game():
     sobe.table_over({"type": "final", "winner": 1, "totals": [11, 0, 2, 5], "deals": 9, "transcript_hash": "00"})
     lines = sobe.final_lines()
     assert lines[0] == "Bot1 ganha a partida!" and lines[2] == "Contas finais (até 0)"
-    assert lines[3:] == ["  Você — pontos 11, riscos -11", "  Bot1 — pontos 0, riscos +18 ★",
+    assert lines[3:] == ["  Eu — pontos 11, riscos -11", "  Bot1 — pontos 0, riscos +18 ★",
                          "  Bot2 — pontos 2, riscos -2", "  Bot3 — pontos 5, riscos -5"]
     copas, _ = make_model("copas")
     copas.table_over({"type": "final", "winner": None, "totals": [3, 10, 9, 4], "deals": 1, "transcript_hash": "0"})
@@ -526,7 +526,7 @@ def test_copas_two_of_clubs_lead_is_announced_and_received_cards_marked():
     model.update(Snapshot(stage="play", in_deal=True, trick=(), last_trick=(2, first, 1), tricks_played=1,
                           received=("4H",), received_from=3, notes=lead))
     cards, winner = model.trick_cards()  # the first trick stays on the table like any other
-    assert cards == {"top": "2C", "right": "5C", "bottom": "3C", "left": "KC"} and winner == "Bot1"
+    assert cards == {"top": "2C", "right": "5C", "bottom": "3C", "left": "KC"} and winner == "won by Bot1"
     assert model.notices()[0].startswith("Bot2 leads 2♣")
     model.update(Snapshot(stage="play", in_deal=True, trick=((1, "AS"),), last_trick=(2, first, 1), tricks_played=1))
     assert model.notices() == []  # the next trick started
@@ -593,11 +593,14 @@ def test_singular_and_plural_and_you_inside_a_sentence():
     model, _ = make_model("sobe-e-desce", tricks_won=(1, 0, 2, 0))
     assert " You: 1 trick" in model.score_lines() and " Bot2: 2 tricks" in model.score_lines()
     copas, _ = make_model("copas", lang="pt", points_won=(1, 0, 13, 0))
-    assert " Você: 1 ponto" in copas.score_lines() and " Bot2: 13 pontos" in copas.score_lines()
+    assert " Eu: 1 ponto" in copas.score_lines() and " Bot2: 13 pontos" in copas.score_lines()
     model.update(Snapshot(stage="play", in_deal=True, last_trick=(1, ((1, "AS"), (0, "7S")), 0)))
-    assert model.last_trick_lines()[-1] == "won by you" and model.trick_cards()[1] == "you"
+    assert model.last_trick_lines()[-1] == "won by you" and model.trick_cards()[1] == "won by you"
     pt, _ = make_model(lang="pt", last_trick=(1, ((1, "AS"), (0, "7S")), 0))
-    assert pt.last_trick_lines()[-1] == "ganha: você"
+    # European Portuguese: the person's own trick without "você" ("ganha: você" before)
+    assert pt.last_trick_lines()[-1] == "a vaza é sua" and pt.last_trick_lines()[0] == "Bot1: A♠"
+    other, _ = make_model(lang="pt", last_trick=(1, ((1, "AS"), (0, "7S")), 1))
+    assert other.last_trick_lines()[-1] == "ganha: Bot1"
     held, _ = make_model(trump="H", trump_card="7H", trump_holder=0)
     assert held.header()[1].endswith("7♥ with you")
     held.deal_over(_deal_event(None, verdict="fault", seat=0, reason="bad key"))

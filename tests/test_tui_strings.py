@@ -16,6 +16,7 @@ from p2pcards.tui.start_model import LanEntry, StartModel
 from p2pcards.words import STRINGS, Text
 from p2pcards.words.en import EN
 from p2pcards.words.pt import PT
+from tests.helpers import european_faults
 from tests.test_tui_app import REGISTRY, drive, local
 
 WORD = re.compile(r"[A-Za-z]{3,}")
@@ -57,6 +58,16 @@ def english_in(screen: str) -> set[str]:
 def test_both_languages_have_the_same_keys_and_fields():
     assert set(STRINGS["en"]) == set(STRINGS["pt"])
     assert {k for k in EN if _fields(EN[k]) != _fields(PT[k])} == set()
+
+
+def test_portuguese_is_european_portuguese():
+    """One variant, European Portuguese: "você" (Brazilian, and a slight in Portugal) is in no
+    word of the table, the commands or a game; the person's own deeds have words of their own
+    (``KEY_you``), and the check below does find the faults it looks for."""
+    texts = list(PT.values()) + [spec.text("pt", key) for spec in REGISTRY.games.values() for key in spec.text_keys()]
+    assert [x for x in texts if re.search(r"\bvocê\b", x, re.IGNORECASE)] == []
+    assert european_faults("Você jogou 7♥ · Eu levou a vaza · ganha: você") == ["Você", "Eu levou", "você"]
+    assert european_faults("Jogou 7♥ · Levou a vaza · a vaza é sua · A mão fica para si · Abro eu") == []
 
 
 def test_the_word_list_is_a_real_check():
@@ -106,6 +117,7 @@ def test_a_portuguese_deal_shows_no_english_word(game: str, seed: int, tmp_path:
     if game == "copas":
         assert "passou-lhe" in drawn and "2♣" in drawn
     assert english_in(drawn) == set()
+    assert european_faults(drawn) == []
 
 
 def test_portuguese_start_screen_and_lobby_show_no_english_word():

@@ -46,11 +46,11 @@ CASES = {
     },
     "pt": {
         "header": "Carta Alta · mão 1 · faltam 3",
-        "dialog": ["Quem abre", "Deu as cartas: quem abre a primeira vaza, você ou Ana?", "1 Abro eu",
+        "dialog": ["Quem abre", "Deu as cartas: abre a primeira vaza ou deixa Ana abrir?", "1 Abro eu",
                    "2 Abre Ana"],
         "key": "2",
-        "rows": ("Você — cartas altas", "Ana — cartas altas"),
-        "note": ("A mão fica para você", "A mão fica para Ana"),
+        "rows": ("Eu — cartas altas", "Ana — cartas altas"),
+        "note": ("A mão fica para si", "A mão fica para Ana"),
         "rule": "uma mão, mais cartas altas",
     },
 }

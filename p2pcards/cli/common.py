@@ -35,20 +35,10 @@ def _parse_options(spec: GameSpec, pairs: Sequence[str]) -> dict[str, Any]:
         if not sep or not key.strip():
             raise CliError.said("err_option_pair", pair=pair)
         raw[key.strip()] = value.strip()
-    known = {o.name: o for o in spec.options}
-    for key, value in raw.items():  # said here in words (p2pcards.core says it in English)
-        if key not in known:
-            if known:
-                raise CliError.said("err_option_unknown", game=spec.name, option=key, options=", ".join(sorted(known)))
-            raise CliError.said("err_option_none", game=spec.name, option=key)
-        allowed = [str(v) for v in known[key].allowed]
-        if value.lower() not in allowed and len(allowed) > 1:
-            raise CliError.said("err_option_value", game=spec.name, option=key, first=", ".join(allowed[:-1]),
-                                last=allowed[-1])
     try:
         return spec.resolve_options(raw)
-    except OptionError as exc:
-        raise CliError(str(exc)) from None
+    except OptionError as exc:  # said in the command's words
+        raise CliError.said(exc.key, **exc.fields) from None
 
 
 def _game(registry: GameRegistry, name: str) -> GameSpec:

@@ -324,17 +324,20 @@ deals over TCP on 127.0.0.1 (a match to 8 game points, which may end before --de
 the figures are then over the deals played): wall time per audited deal (first
 commitment to audited result, as the host reports them), bytes each seat sends per
 deal, peak memory and processor time per deal of each process (the latter includes
-starting Python and the handshake); the baseline, measured in the same run, is as many
-deals among four replicas in one process with no sockets.
+starting Python and the handshake; "table_cpu_ms_per_deal_per_process" counts from the
+table's start, null where /proc cannot be read); the baseline, measured in the same
+run, is as many deals among four replicas in one process with no sockets.  --profile
+FILE: the first joining process runs under cProfile and writes FILE.
 
 JSON output (--json): one object ("deals": the deals played)
   {"deals": N, "ms_per_deal": [..], "ms_per_deal_mean": MS,
    "bytes_sent_per_seat": [4 ints, per deal], "peak_rss_mb_per_process": [4 floats],
    "cpu_ms_per_deal_per_process": [4 floats],
+   "table_cpu_ms_per_deal_per_process": [4 floats] or null,
    "baseline": {"ms_per_deal": MS, "deals": N, "cpu_ms_per_deal_per_replica": MS,
                 "note": ...}, "ratio_to_baseline": X,
    "aims": {"ms_per_deal": 400, "rss_mb": 60, "met": BOOL}, "self_rss_mb": MB,
-   "messages_per_deal": X, "fsync_ms": MS}
+   "messages_per_deal": X, "fsync_ms": MS, "profile": FILE or null}
 Every message is chained to the one before it and fsync'd by its author before it is
 sent: "fsync_ms" (a 500-byte append and fsync where the peers keep their logs, median,
 measured in the same run) times "messages_per_deal" is a floor of the wall time that no

@@ -194,7 +194,7 @@ def _bench_table(args: argparse.Namespace, out: TextIO) -> int:
     if not 1 <= args.deals <= 50:
         raise CliError.said("err_bench_deals")
     try:
-        report = run_table_bench(args.deals)
+        report = run_table_bench(args.deals, args.profile)
     except RuntimeError as exc:
         print(f"p2pcards: bench table failed: {exc}", file=sys.stderr)
         return 1
@@ -208,11 +208,16 @@ def _bench_table(args: argparse.Namespace, out: TextIO) -> int:
     print(f"  peak memory per process, MB: {report['peak_rss_mb_per_process']}", file=out)
     print(f"  processor time per process per deal, ms: {report['cpu_ms_per_deal_per_process']} "
           f"(baseline, per replica: {report['baseline']['cpu_ms_per_deal_per_replica']})", file=out)
+    if report["table_cpu_ms_per_deal_per_process"] is not None:
+        print(f"  the same from the table's start (no Python start-up, no handshake): "
+              f"{report['table_cpu_ms_per_deal_per_process']}", file=out)
     print(f"  chained messages per deal: {report['messages_per_deal']}, each fsync'd before it is sent "
           f"(fsync here: {report['fsync_ms']} ms)", file=out)
     base = report["baseline"]
     print(f"baseline ({base['note']}): {base['ms_per_deal']} ms per deal; "
           f"network/baseline {report['ratio_to_baseline']}x", file=out)
+    if report["profile"] is not None:
+        print(f"profile of the first joining process: {report['profile']} (python -m pstats)", file=out)
     verdict = "met" if aims["met"] else "NOT met"
     print(f"aims: <= {aims['ms_per_deal']:.0f} ms per deal, <= {aims['rss_mb']:.0f} MB per peer: {verdict}", file=out)
     return 0

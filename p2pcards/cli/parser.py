@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
 
 from p2pcards import __version__
 from p2pcards.cli.help import (
@@ -82,7 +83,17 @@ def _argparse_words(message: str) -> str:
 
 class _Parser(argparse.ArgumentParser):
     """argparse's parser whose error lines (not its usage and help, which stay English) are
-    in the command's language (``--lang``, else the locale's)."""
+    in the command's language (``--lang``, else the locale's).  ``commands``: its
+    sub-commands' parsers by name."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands: Mapping[str, argparse.ArgumentParser] = {}
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        action = super().add_subparsers(**kwargs)
+        self.commands = action.choices
+        return action
 
     def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
                    namespace: argparse.Namespace | None = None) -> argparse.Namespace:
@@ -108,9 +119,9 @@ class _Parser(argparse.ArgumentParser):
 def _command_parser(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.ArgumentParser:
     """The (sub-)command's parser that ``argv`` names, the deepest one (``bench table``)."""
     for arg in argv:
-        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-        if subs and arg in subs[0].choices:
-            parser = subs[0].choices[arg]
+        commands = parser.commands if isinstance(parser, _Parser) else {}
+        if arg in commands:
+            parser = commands[arg]
     return parser
 
 
@@ -220,6 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
                         epilog=BENCH_TABLE_EPILOG + JSON_NUMBERING, formatter_class=raw,
                         description="Wall time, bytes and memory of audited Sueca deals among four processes.")
     b.add_argument("--deals", type=int, default=3, help="Sueca deals to play, at most (default 3)")
+    b.add_argument("--profile", metavar="FILE", type=Path,
+                   help="run the first joining process under cProfile and write its profile to FILE "
+                   "(read it with `python -m pstats FILE`)")
     b.add_argument("--json", action="store_true", help="print one JSON object (format below)")
     p.set_defaults(func=cmd_bench)
 

@@ -16,7 +16,13 @@ Options: TypeAlias = Mapping[str, OptionValue]
 
 
 class OptionError(ValueError):
-    """A table option that the game does not accept; the message is for people."""
+    """A table option that the game does not accept: the message is for people, in English;
+    ``key`` and ``fields`` say it in any language (the catalogues' ``err_option_*`` words)."""
+
+    def __init__(self, message: str, key: str, **fields: str) -> None:
+        super().__init__(message)
+        self.key = key
+        self.fields = fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,5 +43,8 @@ class Option:
             if str(value) == str(text).strip().lower():
                 return value
         names = [str(v) for v in self.allowed]
-        choices = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-        raise OptionError(f"{game}: {self.name} must be {choices}")
+        if len(names) == 1:
+            raise OptionError(f"{game}: {self.name} must be {names[0]}", "err_option_only", game=game,
+                              option=self.name, value=names[0])
+        raise OptionError(f"{game}: {self.name} must be {', '.join(names[:-1])} or {names[-1]}", "err_option_value",
+                          game=game, option=self.name, first=", ".join(names[:-1]), last=names[-1])

@@ -171,12 +171,13 @@ class GameSpec:
         out: dict[str, OptionValue] = {o.name: o.default for o in self.options}
         for key, text in (raw or {}).items():
             opt = known.get(key)
+            if opt is None and known:
+                options = ", ".join(sorted(known))
+                raise OptionError(f"{self.name}: unknown option {key!r} (options: {options})", "err_option_unknown",
+                                  game=self.name, option=str(key), options=options)
             if opt is None:
-                if known:
-                    hint = "options: " + ", ".join(sorted(known))
-                else:
-                    hint = "it has no options"
-                raise OptionError(f"{self.name}: unknown option {key!r} ({hint})")
+                raise OptionError(f"{self.name}: unknown option {key!r} (it has no options)", "err_option_none",
+                                  game=self.name, option=str(key))
             out[key] = opt.parse(self.name, text)
         return out
 

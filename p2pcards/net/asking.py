@@ -17,7 +17,7 @@ import trio
 
 from p2pcards.core import Decision
 from p2pcards.core.choices import Plain
-from p2pcards.net.peer import Peer
+from p2pcards.net.peer import AsyncPlayer, Peer
 
 __all__ = ["ask"]
 
@@ -31,7 +31,9 @@ async def ask(peer: Peer, decision: Decision, receive: Callable[[Peer], Awaitabl
     view = table.view()
     assert view is not None
     player = peer.player
-    achoose = getattr(player, "achoose")  # noqa: B009 -- the peer's task calls this only for such a player
+    if not isinstance(player, AsyncPlayer):
+        raise TypeError(f"seat {peer.seat}: its player answers at once; nothing to await")
+    achoose = player.achoose
     if not getattr(player, "listens", False):
         return [await achoose(view, decision)]
     head = table.head

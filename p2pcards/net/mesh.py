@@ -29,6 +29,9 @@ log = logging.getLogger("p2pcards.net.mesh")
 
 #: Longest wait, after the local replicas have finished, for the other processes to hang up.
 LINGER: Final = 30.0
+#: Passes through the scheduler :meth:`Mesh.flush` gives the links' tasks (trio runs the tasks
+#: ready together in a random order: two passes let each one run; one more to spare).
+_FLUSH_PASSES: Final = 3
 
 #: ``on_link(seats, up)``: the link to the process of ``seats`` went down (``up`` False) in
 #: the middle of the table, or a reconnection of that process replaced it (``up`` True).
@@ -141,6 +144,16 @@ class Mesh:
         for link, seats in list(self.links if links is None else links):
             if seats:
                 self.send(link, payload)
+
+    async def flush(self) -> None:
+        """Let every link's task begin writing what is queued before the caller goes on (its
+        next step may be a long check of a proof, and a frame should not wait for that).  A
+        task already writing is not waited for, so a link that has stopped reading holds up
+        nobody; bounded: a few passes through the scheduler at most."""
+        for _ in range(_FLUSH_PASSES):
+            if not any(sender.waiting for sender in self.senders.values()):
+                return
+            await trio.lowlevel.checkpoint()
 
     def end(self, link: Link) -> None:
         """Queue the end of ``link``'s stream after what waits on it."""

@@ -33,7 +33,7 @@ from p2pcards.net.handshake import LobbyProtocolError
 from p2pcards.net.inbox import POKE, Filed, Frame
 from p2pcards.net.link import Link
 from p2pcards.net.mesh import LINGER, LinkSink, Mesh
-from p2pcards.net.peer import EventSink, LocalSeat, Peer, TableRecorder, describe_table, in_background
+from p2pcards.net.peer import AsyncPlayer, EventSink, LocalSeat, Peer, TableRecorder, describe_table, in_background
 from p2pcards.net.store import Manifest, log_path, peer_stem
 from p2pcards.net.sync import Sync, Syncs, parse_control
 from p2pcards.table.events import Ended, TableEvent, TakenUp
@@ -462,9 +462,11 @@ class Node:
             now = trio.current_time()
             moved = table.head != written_head  # (a vote of our own is no progress of the table)
             if moved or peer.out or peer.events or peer.files.pending:
-                self._commit(peer)
+                sent = self._commit(peer)
                 written_head = table.head
                 self._observe(peer, observe)
+                if sent:
+                    await self.mesh.flush()  # what it sent leaves before the next message is checked
             peer.clock.update(table.due() or table.awaiting_takeup(), now, moved)
             if not self._active(table):
                 break
@@ -481,7 +483,7 @@ class Node:
                 seat = due[0] if due else -1
                 raise PeerSilent(seat, self.seat_name(seat), 2 * self.timeout, table.seq, peer.seat)
             decision = table.decision()
-            if decision is not None and hasattr(peer.player, "achoose"):  # a person: await the choice
+            if decision is not None and isinstance(peer.player, AsyncPlayer):  # a person: await the choice
                 answer = await ask(peer, decision, self._receive_into, lambda p: self._settle(p, observe))
                 if answer and table.decision() is not None:  # (what arrived meanwhile is taken next)
                     peer.took(table.decide(answer[0]))
@@ -497,8 +499,7 @@ class Node:
             self._takeup_since = now
         if self.linked and table.may_take_up():
             log.info("seat %d takes the abandoned table up again", peer.seat)
-            peer.took(table.takeup())
-            self._commit(peer)
+            peer.took(table.takeup())  # (written and sent at the loop's next commit)
             return True
         if now - self._takeup_since > 2 * self.timeout:
             waiting = ", ".join(f"{s + 1} ({self.seat_name(s)})" for s in sorted(table.awaiting_takeup())
@@ -562,7 +563,7 @@ class Node:
             progressed = False
             decision = table.decision()
             if decision is not None:
-                if hasattr(peer.player, "achoose"):
+                if isinstance(peer.player, AsyncPlayer):
                     break  # an asynchronous player: _run_peer awaits its choice
                 view = table.view()
                 assert view is not None
@@ -623,14 +624,16 @@ class Node:
         log.log(level, "seat %d rejected a message (seq %s; %s): %s", peer.seat, "?" if seq is None else seq, blame,
                 exc.reason, extra={REFUSED_RECORD: (peer.seat, exc.blame)})
 
-    def _commit(self, peer: Peer) -> None:
+    def _commit(self, peer: Peer) -> int:
         """Carry out the replica's outputs, in their order: write the files (fsync), queue
-        what it sends on every link (nobody waits for a slow one), tell its events."""
+        what it sends on every link (nobody waits for a slow one), tell its events.  The
+        number of messages sent."""
         sends, events = peer.commit()
         for raw in sends:
             self._broadcast(peer.seat, raw)
         for event in events:
             self.tell(peer.seat, event)
+        return len(sends)
 
     async def _hang_up(self) -> None:
         """The tables are over: end every link's stream and wait (bounded) for the other

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import trio
 
@@ -31,10 +31,20 @@ from p2pcards.table.events import Output, TableEvent
 from p2pcards.table.table import Table
 from p2pcards.table.transcript import Genesis
 
-__all__ = ["LocalSeat", "Peer", "ThreadedPlayer", "in_background", "TableRecorder", "EventSink", "describe_table"]
+__all__ = ["AsyncPlayer", "LocalSeat", "Peer", "ThreadedPlayer", "in_background", "TableRecorder", "EventSink",
+           "describe_table"]
 
 #: ``on_event(seat, event)``: what a local replica told (a closed deal, the end, a vote...).
 EventSink = Callable[[int, TableEvent], None]
+
+
+@runtime_checkable
+class AsyncPlayer(Protocol):
+    """A player that answers in its own time (a person on a screen, a computer player in a
+    thread): the peer's task awaits :meth:`achoose` (:mod:`~p2pcards.net.asking`).  One that
+    also ``listens`` (a true attribute: a person) has what arrives meanwhile filed."""
+
+    async def achoose(self, view: SeatView, decision: Decision) -> Plain: ...
 
 
 class TableRecorder(Protocol):
@@ -131,7 +141,7 @@ def in_background(player: Player) -> Player:
     attribute that is true, like the search bot's), a :class:`ThreadedPlayer` around it.
     Quick players stay in the trio thread: a hop to a worker thread per decision costs
     more than their whole decision."""
-    if getattr(player, "thinks", False) and not hasattr(player, "achoose"):
+    if getattr(player, "thinks", False) and not isinstance(player, AsyncPlayer):
         return ThreadedPlayer(player)
     return player
 

@@ -2,10 +2,13 @@
 
 Everything a process sends on a link -- its peers' messages, sync answers, control frames,
 the final end of stream -- goes through the link's :class:`LinkSender`: :meth:`put` never
-waits, and the link's own task sends the frames in order.  A peer whose link has stopped
-reading (a cable pulled, a process stopped) therefore holds up only its own queue: the
-other links and the person's own screen go on at once.  That is what keeps a healthy seat
-from falling silent, and being voted out, while it waits on a dead link.
+waits, and the link's own task sends the frames in order, those queued together in one
+write.  A peer whose link has stopped reading (a cable pulled, a process stopped) therefore
+holds up only its own queue: the other links and the person's own screen go on at once.
+That is what keeps a healthy seat from falling silent, and being voted out, while it waits
+on a dead link.  Having queued what its replica sent, the node lets the links' tasks begin
+writing (:meth:`~p2pcards.net.mesh.Mesh.flush`) before it checks the next message, so that
+a frame does not wait behind a long check of a proof.
 
 A link that stays unable to take a frame for the table's timeout, or whose queue grows past
 :data:`MAX_QUEUED_FRAMES` frames or :data:`MAX_QUEUED_BYTES` bytes, has stopped reading: it
@@ -23,7 +26,7 @@ import trio
 
 from p2pcards.net.link import Link, LinkClosed
 
-__all__ = ["LinkSender", "MAX_QUEUED_FRAMES", "MAX_QUEUED_BYTES"]
+__all__ = ["BATCH_BYTES", "LinkSender", "MAX_QUEUED_FRAMES", "MAX_QUEUED_BYTES"]
 
 log = logging.getLogger("p2pcards.net.sender")
 
@@ -31,6 +34,9 @@ log = logging.getLogger("p2pcards.net.sender")
 MAX_QUEUED_FRAMES: Final = 4096
 #: Most bytes that may wait for one link.
 MAX_QUEUED_BYTES: Final = 32 * 1024 * 1024
+
+#: Most bytes written at once: frames queued together leave in one write up to this.
+BATCH_BYTES: Final = 256 * 1024
 
 #: The end of the stream, queued after the frames before it.
 _EOF: Final = None
@@ -52,6 +58,7 @@ class LinkSender:
         self._max_frames = max_frames
         self._max_bytes = max_bytes
         self._wake = trio.Event()
+        self._writing = False
         self._closing: str | None = None
         self._eof = False
         #: Set when the sender has stopped: the end of stream has left, or the link closed.
@@ -63,6 +70,12 @@ class LinkSender:
     def queued(self) -> int:
         """Frames waiting to be sent."""
         return len(self._queue)
+
+    @property
+    def waiting(self) -> bool:
+        """Whether frames wait that this link's task has not begun to write (a task that is
+        writing, perhaps to a link that stopped reading, is not waiting)."""
+        return bool(self._queue) and not self._writing and self._closing is None
 
     @property
     def open(self) -> bool:
@@ -103,6 +116,18 @@ class LinkSender:
             self._bytes = 0
             self._wake.set()
 
+    def _take(self) -> list[bytes]:
+        """The frames queued up to the end of stream (or :data:`BATCH_BYTES`), to leave in one write."""
+        batch: list[bytes] = []
+        size = 0
+        while self._queue and self._queue[0] is not _EOF and (not batch or size < BATCH_BYTES):
+            item = self._queue.popleft()
+            assert item is not None
+            batch.append(item)
+            size += len(item)
+        self._bytes -= size
+        return batch
+
     async def run(self) -> None:
         """Send what is queued, in order, until the end of stream has left or the link
         closes (never raises but Cancelled)."""
@@ -114,18 +139,19 @@ class LinkSender:
                 if self._closing is not None:
                     await self.link.aclose(self._closing)
                     return
-                item = self._queue.popleft()
-                if item is _EOF:
+                if self._queue[0] is _EOF:
                     await self.link.send_eof()
                     return
-                self._bytes -= len(item)
+                batch = self._take()
+                self._writing = True
                 with trio.move_on_after(self.timeout) as scope:
                     try:
-                        await self.link.send(item)
+                        await self.link.send_frames(batch)
                     except LinkClosed as exc:
                         log.info("link %s: %s", self.link.name, exc)
                         return
-                    self.sent += 1
+                    self.sent += len(batch)
+                self._writing = False
                 if scope.cancelled_caught:
                     self._give_up(f"took more than {self.timeout:g} s to accept a message")
         finally:

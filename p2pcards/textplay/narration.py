@@ -45,7 +45,7 @@ def narrate(w: Words, say: Say, deal: DealState, view: SeatView, told: Told) -> 
             say("  " + line)
     told.events = len(deal.events)
     for trick in deal.tricks[told.tricks:]:
-        say("  " + w("text_took_trick", who=cap(w.who(trick.winner))))
+        say("  " + w.about("text_took_trick", trick.winner))
     told.tricks = len(deal.tricks)
     if deal.over:
         return
@@ -96,41 +96,43 @@ def _known_event(w: Words, ev: Mapping[str, object]) -> str | None:
     """An event of a kind text mode knows in its words; None to keep quiet, "" for a kind
     it does not know."""
     seat = _need_seat(ev, "seat")
-    who = cap(w.who(seat))
     kind = ev["type"]
     if kind == "play":
-        return w("text_played", who=who, card=_shown(ev["card"]))
+        return w.about("text_played", seat, card=_shown(ev["card"]))
     if kind == "trump" and ev.get("card"):
         card = _card(ev["card"])
-        return w("text_turned", who=who, card=pretty(card), suit=w.suit(card[1]))
+        return w.about("text_turned", seat, card=pretty(card), suit=w.suit(card[1]))
     if kind == "trump":
         choice = ev.get("choice")
         suit = w.suit(choice) if isinstance(choice, str) and choice in SUIT_ORDER else str(choice)
-        return w("text_chose_trump", who=who, suit=suit)
+        return w.about("text_chose_trump", seat, suit=suit)
     if kind == "go_in" and not ev["plays"]:
-        return w("text_sat_out", who=who)
+        return w.about("text_sat_out", seat)
     if kind == "go_in":
         exchange = ev.get("exchange", 0)
         if not isinstance(exchange, (int, float, str)):
             raise TypeError(f"exchange is no number: {exchange!r}")
         n = int(exchange)
-        return w.count("text_went_in_exchanging", n, who=who) if n else w("text_went_in", who=who)
+        return w.count_about("text_went_in_exchanging", n, seat) if n else w.about("text_went_in", seat)
     if kind == "swap":
-        return w("text_swapped", who=who, card=_shown(ev["card"]), took=_shown(ev["took"]))
+        return w.about("text_swapped", seat, card=_shown(ev["card"]), took=_shown(ev["took"]))
     if kind == "pass":
-        to = _need_seat(ev, "to")
-        given = ev.get("cards") or []
-        if not isinstance(given, (list, tuple)):
-            raise TypeError(f"cards are no list: {given!r}")
-        cards = list(given)
-        if to == ME:
-            return w("text_passed_you", who=who, cards=" ".join(map(_shown, cards)))
-        # the cards are the person's to see only when the person passed them
-        shown = " ".join(map(_shown, cards)) if seat == ME else w.count("text_cards", len(cards))
-        return w("text_passed", who=who, cards=shown, to=w.who(to))
+        return _pass_line(w, seat, _need_seat(ev, "to"), ev.get("cards") or [])
     if kind in _QUIET:
         return None
     return ""
+
+
+def _pass_line(w: Words, seat: int, to: int, given: object) -> str:
+    """Cards passed from ``seat`` to ``to`` (TypeError: no list of cards)."""
+    if not isinstance(given, (list, tuple)):
+        raise TypeError(f"cards are no list: {given!r}")
+    cards = list(given)
+    if to == ME:
+        return w("text_passed_you", who=cap(w.who(seat)), cards=" ".join(map(_shown, cards)))
+    if seat == ME:  # the cards are the person's to see only when the person passed them
+        return w("text_passed_by_you", cards=" ".join(map(_shown, cards)), to=w.who(to))
+    return w("text_passed", who=cap(w.who(seat)), cards=w.count("text_cards", len(cards)), to=w.who(to))
 
 
 class _Fields(dict[str, str]):
@@ -142,7 +144,8 @@ class _Fields(dict[str, str]):
 
 def _own_event(w: Words, ev: Mapping[str, object]) -> str:
     """An event of a kind text mode does not know, in the game's words for it
-    (``event.KIND.CHOICE``, else ``event.KIND``), or else "Seat 2: KIND CHOICE" with
+    (``event.KIND.CHOICE``, else ``event.KIND``; first with ``_you`` after the key when
+    the seat is the person's), or else "Seat 2: KIND CHOICE" with
     whatever the event carries; never an error, whatever its fields."""
     kind = str(ev.get("type", "?"))
     deck = set(w.spec.deck)
@@ -150,7 +153,10 @@ def _own_event(w: Words, ev: Mapping[str, object]) -> str:
     fields["kind"] = kind
     choice = ev.get("choice")
     keys = [f"event.{kind}.{choice}"] if isinstance(choice, str) else []
-    for key in [*keys, f"event.{kind}"]:
+    keys.append(f"event.{kind}")
+    if type(ev.get("seat")) is int and ev.get("seat") == ME:  # the person's deed, in words of its own if any
+        keys = [k + suffix for k in keys for suffix in ("_you", "")]
+    for key in keys:
         template = game_word(w.spec, w.t.lang, key)
         if template is None:
             continue
@@ -197,9 +203,10 @@ def deal_lines(w: Words, event: DealClosed, void: str, verdict: str) -> list[str
         lines.append("  " + void)
     else:
         lines += ["  " + line
-                  for line in summary_text(spec, w.t.lang, spec.deal_summary(res), w.side_name, w.seat_name, mark=" *")]
+                  for line in summary_text(spec, w.t.lang, spec.deal_summary(res), w.side_name, w.seat_name, mark=" *",
+                                           me=ME)]
         if isinstance(renuncia := res.get("renuncia"), int):
-            lines.append("  " + w("text_renuncia", who=w.who(renuncia)))
+            lines.append("  " + w.about("text_renuncia", renuncia))
     lines.append("  " + verdict)
     return lines
 
@@ -215,7 +222,7 @@ def final_lines(w: Words, winner: int | None, totals: Sequence[int], played: int
     if len(totals) == len(w.sides()):
         summary = spec.match_summary(totals, winner, options)
         if len(summary.columns) > 1 or summary.notes:  # more than the totals already said
-            lines += summary_text(spec, w.t.lang, summary, w.side_name, w.seat_name, mark=" *")
+            lines += summary_text(spec, w.t.lang, summary, w.side_name, w.seat_name, mark=" *", me=ME)
     side = w.sides()[winner]
     if ME in side and len(side) > 1:
         lines.append(w("text_winners_us", partners=w.joined([w.who(s) for s in side if s != ME])))

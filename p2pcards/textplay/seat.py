@@ -88,7 +88,7 @@ class LineSeat:
         if game is not self.deal:
             self.deal = game
             self.told = Told()
-            self.say("\n" + self.w("text_deal", n=table.deal_no + 1, who=self.w.who(game.dealer)))
+            self.say("\n" + self.w.about("text_deal", game.dealer, n=table.deal_no + 1))
         view = table.view()
         if view is not None:
             narrate(self.w, self.say, game, view, self.told)

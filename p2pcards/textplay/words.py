@@ -47,6 +47,21 @@ class Words:
         """A seat as people name it: "you", or "seat 3" for wire seat 2."""
         return self.t("text_you") if seat == ME else self.t("text_seat", n=seat + 1)
 
+    def about(self, key: str, seat: int, **fields: object) -> str:
+        """The sentence ``key`` about ``seat`` (its ``who`` field, in capitals opening it): in
+        the words for the person when the seat is theirs (:meth:`~p2pcards.words.Text.about`)."""
+        return self.t.about(key, seat == ME, who=self._who(key, seat), **fields)
+
+    def count_about(self, key: str, n: int, seat: int, **fields: object) -> str:
+        """:meth:`about` for a sentence with a count (:meth:`count`)."""
+        key = f"{key}_you" if seat == ME else key
+        return self.count(key, n, who=self._who(f"{key}_other", seat), **fields)
+
+    def _who(self, key: str, seat: int) -> str:
+        """``seat`` as the words of ``key`` name it: in capitals when it opens them."""
+        who = self.who(seat)
+        return cap(who) if self.t(key).startswith("{who}") else who
+
     def joined(self, names: Sequence[str]) -> str:
         """"a", "a and b", "a, b and c"."""
         if len(names) <= 1:
@@ -73,8 +88,11 @@ class Words:
         return " · ".join(f"{self.side(seats)}: {v}" for seats, v in zip(self.sides(), totals))
 
     def seat_name(self, seat: int, first: bool) -> str:
-        """A seat in the game's words: "You" opening a sentence, "you" or "seat 3" inside one."""
-        return cap(self.who(seat)) if first else self.who(seat)
+        """A seat in the game's words: "You" opening a sentence, "you" or "seat 3" inside one
+        (Portuguese "para si" where the person is inside a sentence)."""
+        if first:
+            return cap(self.who(seat))
+        return self.t("text_you_inside") if seat == ME else self.who(seat)
 
     def side_name(self, side: int) -> str:
         sides = self.sides()
@@ -82,7 +100,7 @@ class Words:
 
     def game(self, line: Line, **extra: object) -> str:
         """A line of the game's own words (:class:`~p2pcards.core.summary.Line`)."""
-        return line_text(self.spec, self.t.lang, line, self.seat_name, **extra)
+        return line_text(self.spec, self.t.lang, line, self.seat_name, ME, **extra)
 
     def game_word(self, key: str, default: str) -> str:
         """The game's words for ``key``, else ``default``."""

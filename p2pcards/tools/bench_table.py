@@ -6,10 +6,13 @@ match; it may still end before ``deals``, and the figures are then over the deal
 played).  Figures: wall time per audited deal (from the table's start, that is
 the first commitment, to each deal's audited result, as the host reports them), bytes
 each peer sends (its messages, once to each other process, from the transcript), and each
-process's peak resident memory and processor time per deal (``wait4``; the processor time
-includes starting Python and the handshake).  The baseline, measured in the same run, is
-the same number of deals among four replicas in one process joined by the synchronous
-in-memory network (no sockets, no processes): the ratio is what the network costs.
+process's peak resident memory and processor time per deal (``wait4``; that includes
+starting Python and the handshake, which the processor time from the table's start, read
+from ``/proc`` when the host reports the table, leaves out).  With ``profile`` the first
+joining process runs under cProfile and writes its profile there.  The baseline, measured
+in the same run, is the same number of deals among four replicas in one process joined by
+the synchronous in-memory network (no sockets, no processes): the ratio is what the
+network costs.
 """
 
 from __future__ import annotations
@@ -71,6 +74,7 @@ class TableReport(TypedDict):
     bytes_sent_per_seat: list[int]
     peak_rss_mb_per_process: list[float]
     cpu_ms_per_deal_per_process: list[float]
+    table_cpu_ms_per_deal_per_process: list[float] | None
     baseline: TableBaseline
     ratio_to_baseline: float
     aims: TableAims
@@ -78,6 +82,7 @@ class TableReport(TypedDict):
     messages_per_deal: float
     entries_per_deal: float
     fsync_ms: float
+    profile: str | None
 
 
 def _baseline(deals: int) -> TableBaseline:
@@ -135,8 +140,19 @@ def _fsync_ms(directory: Path, rounds: int = 50) -> float:
     return round(1000 * sorted(times)[len(times) // 2], 3)
 
 
-def run_table_bench(deals: int = 3) -> TableReport:
-    """Run the benchmark; return the JSON-ready report."""
+def _cpu_seconds(pid: int) -> float | None:
+    """The processor time a running process has used so far (user and system), from
+    ``/proc``; None where there is no ``/proc`` to read."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def run_table_bench(deals: int = 3, profile: Path | None = None) -> TableReport:
+    """Run the benchmark; return the JSON-ready report.  ``profile``: where the first
+    joining process writes its cProfile (``python -m pstats FILE`` reads it)."""
     with tempfile.TemporaryDirectory(prefix="p2pcards-bench-") as tmp:
         base = [sys.executable, "-m", "p2pcards"]
         env = {**os.environ, "P2PCARDS_HOME": str(Path(tmp) / "host")}
@@ -152,10 +168,13 @@ def run_table_bench(deals: int = 3) -> TableReport:
             port = first["port"]
             for j in range(3):
                 jenv = {**os.environ, "P2PCARDS_HOME": str(Path(tmp) / f"join{j}")}
-                procs.append(subprocess.Popen([*base, "join", f"127.0.0.1:{port}", "--bot", "random", "--json"],
+                cmd = base if j or profile is None else [sys.executable, "-m", "cProfile", "-o", str(profile),
+                                                         "-m", "p2pcards"]
+                procs.append(subprocess.Popen([*cmd, "join", f"127.0.0.1:{port}", "--bot", "random", "--json"],
                                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=jenv,
                                               preexec_fn=child_preexec()))
             started = None
+            at_start: list[float | None] = []
             times: list[float] = []
             final: dict[str, object] = {}
             deadline = time.monotonic() + _WAIT
@@ -164,6 +183,7 @@ def run_table_bench(deals: int = 3) -> TableReport:
                 event = json.loads(line)
                 if event["type"] == "table":
                     started = now
+                    at_start = [_cpu_seconds(p.pid) for p in procs]
                 elif event["type"] == "deal":
                     times.append(now)
                 elif event["type"] == "final":
@@ -185,6 +205,9 @@ def run_table_bench(deals: int = 3) -> TableReport:
         if started is None or not times or len(times) != final.get("deals"):
             raise RuntimeError("the benchmark table did not report its deals")
         played = len(times)
+        table_cpu = None
+        if len(at_start) == len(cpu) and all(c is not None for c in at_start):
+            table_cpu = [round(1000 * (c - (s or 0.0)) / played, 1) for c, s in zip(cpu, at_start, strict=True)]
         per_deal = [round(1000 * (b - a), 1) for a, b in zip([started, *times[:-1]], times, strict=True)]
         log = final["log"]
         if not isinstance(log, str):
@@ -200,6 +223,7 @@ def run_table_bench(deals: int = 3) -> TableReport:
         "bytes_sent_per_seat": [s // played for s in sent],
         "peak_rss_mb_per_process": peaks,
         "cpu_ms_per_deal_per_process": [round(1000 * c / played, 1) for c in cpu],
+        "table_cpu_ms_per_deal_per_process": table_cpu,
         "baseline": baseline,
         "ratio_to_baseline": round(mean / baseline["ms_per_deal"], 2),
         "aims": {"ms_per_deal": AIM_MS, "rss_mb": AIM_MB,
@@ -208,4 +232,5 @@ def run_table_bench(deals: int = 3) -> TableReport:
         "messages_per_deal": round(messages / played, 1),
         "entries_per_deal": round(entries / played, 1),
         "fsync_ms": fsync_ms,
+        "profile": str(profile) if profile is not None else None,
     }

@@ -206,7 +206,7 @@ def trick_fragments(model: TableModel) -> StyleAndTextTuples:
     out += card_fragments(cards.get("bottom"))
     out.append(("", "\n"))
     if winner is not None:
-        out.append(("class:trick.winner", model.text("won_by", name=winner)))
+        out.append(("class:trick.winner", winner))
     return out
 
 
@@ -370,7 +370,7 @@ def overlay_fragments(model: TableModel) -> StyleAndTextTuples:
             out.append(("class:window", f" {model.name(s):<14} "))
             out += card_fragments(c)
             out.append(("class:window", "\n"))
-        out.append(("class:window", " " + t("won_by", name=model.who(winner)) + " "))
+        out.append(("class:window", " " + model.won_by(winner) + " "))
         return out
     elif kind == "quit":
         lines = [t("quit_text", path=model.log_path or "-", command=model.resume_command())]

@@ -324,7 +324,7 @@ class TableModel(TableKeys, TableWindows):
 
     def say(self, line: Line, **extra: object) -> str:
         """A line of the game's words, in the screen's language."""
-        return line_text(self.game.spec, self.text.lang, line, self.seat_name, **extra)
+        return line_text(self.game.spec, self.text.lang, line, self.seat_name, self.person, **extra)
 
     def hand_order(self) -> list[tuple[int, Card]]:
         return sort_hand(self.snap.hand, self.snap.strength)
@@ -388,6 +388,20 @@ class TableModel(TableKeys, TableWindows):
         """The seat's name inside a sentence: "you" for the person ("won by you")."""
         return self.text("you_marker") if seat == self.me else self.name(seat)
 
+    @property
+    def person(self) -> int | None:
+        """The seat whose sentences are worded for the person reading ("you"): theirs."""
+        return self.me
+
+    def about(self, key: str, seat: int | None, **fields: object) -> str:
+        """The sentence ``key`` about ``seat`` (its ``name`` field): in the words for the
+        person when the seat is theirs (:meth:`~p2pcards.words.Text.about`)."""
+        return self.text.about(key, seat is not None and seat == self.person, name=self.who(seat), **fields)
+
+    def won_by(self, seat: int) -> str:
+        """Who took a trick, as the line under it says: "won by Ana", "won by you"."""
+        return self.about("won_by", seat)
+
     def level(self, level: str) -> str:
         """A computer player's level in words of the screen's language (the CLI keeps its own values)."""
         key = f"level_{level}"
@@ -421,7 +435,7 @@ class TableModel(TableKeys, TableWindows):
         runs = ""
         dummy = seat in snap.dummies
         if you:
-            marker = t("you_dummy") if dummy else t("you_marker")
+            marker = t("you_dummy") if dummy else t("you_seat")
         elif dummy:
             marker = t("dummy")
         elif label.bot:
@@ -456,14 +470,14 @@ class TableModel(TableKeys, TableWindows):
                          " · ".join(detail), turn, snap.dealer == seat and snap.in_deal, you, active)
 
     def trick_cards(self) -> tuple[dict[str, Card], str | None]:
-        """Cards on the table by where their player sits, and the winner's name when the
-        cards shown are the trick just finished (shown until the next card is played)."""
+        """Cards on the table by where their player sits, and who won them (:meth:`won_by`)
+        when the cards shown are the trick just finished (shown until the next card is played)."""
         snap = self.snap
         if snap.trick:
             return {self.where(s): c for s, c in snap.trick}, None
         if snap.last_trick is not None and snap.in_deal:
             _, plays, winner = snap.last_trick
-            return {self.where(s): c for s, c in plays}, self.who(winner)
+            return {self.where(s): c for s, c in plays}, self.won_by(winner)
         return {}, None
 
     def notices(self) -> list[str]:
@@ -503,8 +517,7 @@ class TableModel(TableKeys, TableWindows):
             if snap.trump_holder is None:
                 trump += " · " + t("trump_card_stock", card=card_label(snap.trump_card))
             else:
-                trump += " · " + t("trump_card_held", card=card_label(snap.trump_card),
-                                   name=self.who(snap.trump_holder))
+                trump += " · " + self.about("trump_card_held", snap.trump_holder, card=card_label(snap.trump_card))
         return " · ".join(left), trump
 
     def status(self) -> str:

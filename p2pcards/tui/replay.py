@@ -277,6 +277,11 @@ class ReplayModel(TableModel):
     def who(self, seat: int | None) -> str:
         return self.name(seat)
 
+    @property
+    def person(self) -> int | None:
+        """Nobody: every sentence names its seat."""
+        return None
+
     def _nobody_is_me(self, fn: Callable[[], _T]) -> _T:
         me = self.me
         self.me = -1

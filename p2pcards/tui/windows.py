@@ -64,6 +64,16 @@ class TableWindows:
     def seat_name(self, seat: int, first: bool) -> str:
         raise NotImplementedError
 
+    @property
+    def person(self) -> int | None:
+        raise NotImplementedError
+
+    def about(self, key: str, seat: int | None, **fields: object) -> str:
+        raise NotImplementedError
+
+    def won_by(self, seat: int) -> str:
+        raise NotImplementedError
+
     def say(self, line: Line, **extra: object) -> str:
         raise NotImplementedError
 
@@ -158,7 +168,8 @@ class TableWindows:
         if res is None:
             lines.append(t("void"))
         elif spec is not None:
-            lines += summary_text(spec, t.lang, spec.deal_summary(mapping(res)), self.side_name, self.seat_name)
+            lines += summary_text(spec, t.lang, spec.deal_summary(mapping(res)), self.side_name, self.seat_name,
+                                  me=self.person)
         lines.append("")
         lines.append(self.verdict_line(mapping(ev["audit"])))
         lines.append(t("totals", totals=self.totals_text(numbers(ev.get("totals", [])))))
@@ -175,7 +186,7 @@ class TableWindows:
         if verdict == "clean":
             return "✓ " + t("verified")
         if verdict == "renuncia":
-            return "✗ " + t("renuncia", name=self.who(seat), reason=reason)
+            return "✗ " + self.about("renuncia", seat, reason=reason)
         if verdict == "vote-out":
             return "✗ " + (t("vote_out_you") if seat == self.me else t("vote_out", name=self.name(seat)))
         if seat is None:
@@ -209,7 +220,8 @@ class TableWindows:
         spec = self.game.spec
         if spec is not None and len(totals) == len(sides):
             summary = spec.match_summary(totals, winner, self.game.options)
-            lines += ["  " + x for x in summary_text(spec, t.lang, summary, self.side_name, self.seat_name)]
+            said = summary_text(spec, t.lang, summary, self.side_name, self.seat_name, me=self.person)
+            lines += ["  " + x for x in said]
         else:
             lines += [f"  {label}: {v}" for (label, _), v in zip(sides, totals)]
         return lines
@@ -221,7 +233,7 @@ class TableWindows:
             return [t("no_trick_yet")]
         _, plays, winner = last
         lines = [f"{self.name(s)}: {card_label(c)}" for s, c in plays]
-        lines.append(t("won_by", name=self.who(winner)))
+        lines.append(self.won_by(winner))
         return lines
 
     def extra_title(self, kind: str | None) -> str:

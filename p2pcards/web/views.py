@@ -124,7 +124,7 @@ def table_view(model: TableModel) -> dict[str, Any]:
         "seats": seats,
         "hand": hand,
         "trick": trick,
-        "trick_winner": model.text("won_by", name=winner) if winner is not None else None,
+        "trick_winner": winner,
         "mode": model.mode,
         "play": model.mode == PLAY,
         "swap": model.choice_label(swap) if swap is not None and model.mode == PLAY else None,

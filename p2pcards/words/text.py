@@ -76,6 +76,13 @@ class Text:
         """``key_one`` when ``n`` is 1, else ``key_other``, with ``n`` among the fields."""
         return self(f"{key}_one" if n == 1 else f"{key}_other", n=n, **fields)
 
+    def about(self, key: str, you: bool, /, **fields: object) -> str:
+        """A sentence about a seat: ``KEY_you`` when the seat is the person (``you``), else
+        ``KEY``.  Each language words the person its own way: English says "you", European
+        Portuguese drops the pronoun and addresses the person ("Jogou 7♥", "a vaza é sua"),
+        never "você"."""
+        return self(f"{key}_you" if you else key, **fields)
+
     def suit(self, suit: str) -> str:
         """The suit's name in this language (``H`` -> hearts / copas)."""
         return self(f"suit_{suit}")

@@ -188,13 +188,15 @@ TEXTS = {
         "deal_to": "A mão fica para {name}",
         "fact.left": "faltam {n}",
         "decision.lead.title": "Quem abre",
-        "lead.text": "Deu as cartas: quem abre a primeira vaza, você ou {name}?",
+        "lead.text": "Deu as cartas: abre a primeira vaza ou deixa {name} abrir?",
         "lead.lead": "Abro eu",
         "lead.pass": "Abre {name}",
         "note.passed": "{name} deixa-o abrir a primeira vaza",
         "event.lead": "{who} escolheu quem abre a primeira vaza",
         "event.lead.lead": "{who} escolheu abrir a primeira vaza",
         "event.lead.pass": "{who} deixou o outro jogador abrir a primeira vaza",
+        "event.lead.lead_you": "Escolheu abrir a primeira vaza",
+        "event.lead.pass_you": "Deixou o outro jogador abrir a primeira vaza",
     },
 }
 
