@@ -324,3 +324,20 @@ def test_a_takeup_by_a_seat_voted_out_is_refused_and_blamed():
             x.receive(raw)
         assert caught.value.blame == 2, caught.value.reason
     assert net.tables[1].awaiting_takeup() == {0, 1}
+
+
+def test_a_first_deal_abandoned_before_its_deck_was_locked_is_taken_up():
+    """Seat 1 abandons before anything is dealt (seat 0 owes its first commitment): there
+    is no match yet, so no first dealer.  Taken up, the first dealer is drawn as from a
+    close with no seeds, the same at every replica, and the match is played to its end."""
+    net = make_net("bisca", deals=None, options={"target": "8"})
+    t = net.tables[1]
+    assert t.may_abandon() and t.match is None
+    mesh = mesh_of(net)
+    mesh.send(1, mesh.took(1, t.abandon()))
+    mesh.run(max_steps=STEPS)
+    assert all(x.abandoned is not None and x.match is None for x in [*net.tables, net.observer])
+    _take_up(mesh, 0)
+    _take_up(mesh, 1)
+    _played_to_its_end(net, mesh, 1, 0)
+    assert not _blamed(mesh)
