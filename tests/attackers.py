@@ -54,6 +54,8 @@ __all__ = [
     "Sleeper",
     "ForgedCloser",
     "Abandoner",
+    "Retaker",
+    "EarlyAbandoner",
     "TwoForker",
     "DealerGrinder",
     "OutOfTurn",
@@ -622,6 +624,32 @@ class Abandoner(Attacker):
         return out
 
 
+class EarlyAbandoner(Attacker):
+    """At a table of two, it abandons the match the moment it may once a deal has closed,
+    ahead or behind (a table to take up again: tests/test_attacks_tcp.py)."""
+
+    def _flush(self) -> list[bytes]:
+        out = super()._flush()
+        if self.deals_done >= 1 and not self.abandons and self.may_abandon():
+            self.tried.append(f"abandoned at seq {self.seq}, deal {self.deal_no}")
+            out += self._abandon()
+        return out
+
+
+class Retaker(Attacker):
+    """Takes an abandoned table up where it may not: it signs a ``takeup`` for its replica's
+    place that its replica does not take -- while the table is in play, naming another seq
+    than the abandon's, or a second one after its own (:meth:`forged_takeup`)."""
+
+    def forged_takeup(self, after: int | None = None) -> bytes:
+        """A takeup at this replica's place, ``after`` the last abandon's seq by default."""
+        if after is None:
+            after = self.abandon_seq() or 0
+        self.tried.append(f"a takeup at seq {self.seq} after seq {after} (abandoned: {self.abandoned is not None})")
+        return self.sign(TableKind.TAKEUP, {"after": after}, seq=self.seq, prev=self.head,
+                         deal=self.chain.deal_at(self.seq, self.deal_no))
+
+
 class TwoForker(Attacker):
     """Attack 5 as a process: at its sixth message of deal 0 it signs a second message for
     that place (``late``) and for its second message of the deal (``early``), and shows
@@ -755,6 +783,7 @@ ATTACKERS: dict[str, type[Attacker]] = {
     "slow": Sleeper,
     "forge-close": ForgedCloser,
     "abandon-losing": Abandoner,
+    "abandon-after-a-deal": EarlyAbandoner,
     "two-forks": TwoForker,
 }
 

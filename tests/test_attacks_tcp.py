@@ -14,6 +14,8 @@ import signal
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from p2pcards.core import load_games
 from p2pcards.net import log_path
 from p2pcards.table.audit import audit_transcript
@@ -299,3 +301,63 @@ def test_two_forks_in_one_deal_by_a_process_shown_in_two_orders_end_on_one_chain
     assert forks == [forked["early"]], f"the table went back to the early fork ({forked}), not {forks}"
     tried = next(x for x in run["procs"][-1].lines() if x["type"] == "tried")["tried"]
     assert any("the other one" in t for t in tried), tried
+
+
+@pytest.mark.slow  # a match, a resume that waits 8 s for nobody, and the match again: some 25 s
+def test_an_abandoned_two_seat_match_is_taken_up_again_when_both_processes_resume_it(tmp_path):
+    """After an abandon (the attacker's, once a deal has closed), both processes run
+    `p2pcards resume ID`: each writes its takeup once linked, the abandoned deal closes void,
+    and the match is played on to a winner -- one transcript, both takeups in it, the audit
+    clean, the abandon still listed with the end.  Before, `resume --list` says the table
+    can be taken up again; resumed alone first, it waits twice the timeout for the other seat
+    and gives up, and the table stays abandoned."""
+    run = _table(tmp_path, "bisca", "abandon-after-a-deal", 0, "-o", "target=8")
+    assert run["codes"] == [0, 0], [p.stderr[-2000:] for p in run["procs"]]
+    assert next(x for x in run["procs"][-1].lines() if x["type"] == "tried")["tried"], "the abandon happened"
+    table_hex = run["table"].hex()
+    listed = Proc(tmp_path, "list", tmp_path / "host", "resume", "--list", "--json")
+    assert listed.wait(60) == 0, listed.stderr
+    saved = next(x for x in listed.lines() if x["table"] == table_hex)
+    assert saved["state"] == "abandoned" and saved["may_take_up"], saved
+    said = Proc(tmp_path, "list-text", tmp_path / "host", "resume", "--list")
+    assert said.wait(60) == 0 and f"p2pcards resume {table_hex[:8]}" in said.wait_output(5)
+    alone = Proc(tmp_path, "alone", tmp_path / "host", "resume", table_hex[:16], "--json", "--linger", "1")
+    assert alone.wait(60) == 1, "nobody came to take it up: resume gives up"
+    assert "was not taken up again" in alone.stderr and "It stays abandoned" in alone.stderr, alone.stderr
+    still = Proc(tmp_path, "still", tmp_path / "host", "resume", "--list", "--json")
+    assert still.wait(60) == 0
+    assert next(x for x in still.lines() if x["table"] == table_hex)["may_take_up"], "and it can be taken up later"
+    homes = {"host": tmp_path / "host", "attacker": tmp_path / "attacker"}
+    procs = [Proc(tmp_path, f"{name}-resume", home, "resume", table_hex[:16], "--json", "--linger", "1")
+             for name, home in homes.items()]
+    try:
+        codes = [p.wait(120) for p in procs]
+    finally:
+        for p in procs:
+            p.kill()
+    assert codes == [0, 0], [p.stderr[-3000:] for p in procs]
+    for p in procs:
+        assert "Traceback" not in p.err_path.read_text(), p.err_path.read_text()[-3000:]
+        assert next(x for x in p.lines() if x["type"] == "resumed")["taking_up"]
+    logs = [log_path(tmp_path / "host", run["table"], 0).read_bytes(),
+            log_path(tmp_path / "attacker", run["table"], 1).read_bytes()]
+    assert logs[0] == logs[1], "both processes hold the same transcript"
+    log = FrameDecoder().feed(logs[0])
+    assert sorted(header(raw)["author"] for raw in log if header(raw)["kind"] == "takeup") == [0, 1]
+    report = audit_transcript(log, REGISTRY)
+    assert report["ok"] and report["finished"] and report["winner"] is not None, report
+    assert report["abandoned"] is None and [a["by"] for a in report["abandons"]] == [1]
+    assert report["abandons"][0]["taken_up"]
+    void = report["deals"][report["abandons"][0]["deal"]]
+    assert void["verdict"] == "void" and void["kind"] == "abandon", void
+    finals = [[x for x in p.lines() if x["type"] == "final"][-1] for p in procs]
+    assert finals[0]["transcript_hash"] == finals[1]["transcript_hash"] == report["transcript_hash"]
+    assert finals[0]["winner"] == report["winner"] and finals[0]["abandons"] == report["abandons"]
+    assert all(any(x["type"] == "taken_up" for x in p.lines()) for p in procs)
+    audit = Proc(tmp_path, "audit", tmp_path / "host", "audit", str(log_path(tmp_path / "host", run["table"], 0)))
+    assert audit.wait(60) == 0 and "taken up again" in audit.wait_output(5), audit.stderr
+    history = Proc(tmp_path, "history", tmp_path / "host", "history")
+    assert history.wait(60) == 0 and "taken up again" in history.wait_output(5), history.stderr
+    again = Proc(tmp_path, "list-again", tmp_path / "host", "resume", "--list", "--json")
+    assert again.wait(60) == 0
+    assert next(x for x in again.lines() if x["table"] == table_hex)["state"] == "finished"

@@ -26,7 +26,7 @@ from tests.table_helpers import REGISTRY, header
 
 ROOT = Path(__file__).parent.parent
 VECTORS = ROOT / "protocol" / "vectors"
-NAMES = ["table-bisca.json", "table-vote.json", "table-dispute.json", "table-fork.json"]
+NAMES = ["table-bisca.json", "table-vote.json", "table-dispute.json", "table-fork.json", "table-takeup.json"]
 REGENERATE = "run: python -m p2pcards.testing.table_vectors protocol/vectors"
 
 
@@ -184,6 +184,19 @@ def test_the_fork_vector_proves_the_equivocation():
     assert deal["audit"]["seat"] == fork["against"] and deal["result"]["renuncia"] == fork["against"]
 
 
+def test_the_takeup_vector_voids_the_abandoned_deal_and_plays_on():
+    data = _load("table-takeup.json")
+    log = _log(data)
+    ((k, a),) = [(i, header(raw)) for i, raw in enumerate(log) if header(raw)["kind"] == "abandon"]
+    assert a["author"] == 1 and k == data["inputs"]["abandon"]["seq"]
+    takeups = [header(raw) for raw in log if header(raw)["kind"] == "takeup"]
+    assert [(h["author"], h["seq"], h["body"]) for h in takeups] == [(1, k + 1, {"after": k}), (0, k + 2, {"after": k})]
+    deals = data["deals"]
+    assert [d["audit"]["verdict"] for d in deals][1] == "void" and deals[1]["audit"]["kind"] == "abandon"
+    assert len(deals) == 3 and data["audit"]["finished"] and data["audit"]["abandoned"] is None
+    assert [(x["by"], x["seq"], x["taken_up"]) for x in data["abandons"]] == [(1, k, True)]
+
+
 # ---------------------------------------------------------------- (3) a flipped byte
 def _tampered_seq(name: str, data: dict[str, Any]) -> int:
     if name == "table-vote.json":
@@ -192,6 +205,8 @@ def _tampered_seq(name: str, data: dict[str, Any]) -> int:
         return data["dispute"]["seq"]
     if name == "table-fork.json":
         return data["fork"]["seq"]
+    if name == "table-takeup.json":
+        return data["inputs"]["abandon"]["seq"] + 2
     return len(data["messages"]) // 2
 
 

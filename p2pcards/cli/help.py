@@ -158,9 +158,12 @@ then one final object
   {"type": "final", "table": HEX, "seat": I, "winner": SIDE or null, "totals": [...],
    "deals": N, "transcript_hash": HEX, "log": PATH, "voted_out": BOOL,
    "abandoned": null or {"by": SEAT, "waiting_for": [SEAT, ...], "deal": N, "totals": [...],
-                         "behind": POINTS}}
+                         "behind": POINTS},
+   "abandons": [{...as "abandoned", "seq": N, "taken_up": BOOL}, ...]}
   (an abandoned table keeps its standing: BEHIND, how far the abandoning seat's side
-  trailed the best other side in the totals, 0 when level or ahead)
+  trailed the best other side in the totals, 0 when level or ahead; "abandons" lists every
+  abandon of the table, also one that both seats took up again with `p2pcards resume`,
+  "taken_up": true -- then "abandoned" is null when the table later ends by its rules)
 ("voted_out": this seat was voted out and followed the rest of the table as an observer).
 RESULT is as in `p2pcards arena --help`.  With no bot seat the host only seats the
 players: it prints "listening" and "table" and exits.
@@ -236,6 +239,7 @@ JSON output (--json): for one log, one object
    "dummies": [SEAT, ...], "finished": BOOL,
    "abandoned": null or {"by": SEAT, "waiting_for": [SEAT, ...], "deal": N, "totals": [...],
                          "behind": POINTS},
+   "abandons": [{...as "abandoned", "seq": N, "taken_up": BOOL}, ...],
    "rejected": N (messages of this seat the table did not accept),
    "torn_tail": null or {"bytes": N, "seq": N} (the log ends in N bytes that do not make a
                 whole frame, where message "seq" was being written; audited without them)}
@@ -273,6 +277,12 @@ without a terminal) a heuristic computer player plays it to the end.
 --abandon ends a table of two playing seats whose other seat stays silent (nobody can be
 voted out of a table of two): an "abandon" is written to the transcript and sent to the
 other seat if it can be reached; the table ends with no winner ("final" with "abandoned").
+Taking it up again: `p2pcards resume TABLE` on such a table (a LAN table of two that ended
+abandoned) reconnects to the other seat's process and, once linked, writes this seat's
+"takeup" (resuming is the consent); when the other seat resumes it too, the abandoned deal
+does not count (verdict "void") and play goes on to the table's end ("taken_up" below).
+The first of the two to resume waits for the other; if it does not come within twice the
+table's timeout, resume exits 1 and the table stays abandoned, to be taken up later.
 A table against the computer (every seat is this process's) is thrown away at once: it
 ends abandoned, with no winner, in its manifest and in the history, and leaves "Your
 tables"; its transcripts stay.  With --json, one object:
@@ -281,14 +291,20 @@ tables"; its transcripts stay.  With --json, one object:
 --list prints every table of this identity kept here, one per line, with its state; with
 --json one object per table:
   {"type": "saved", "table": HEX, "game": NAME, "role": "host"|"join"|"local", "seats": [I, ...],
-   "state": "unfinished"|"finished"|"voted-out"|"abandoned"|"unknown", "path": DIRECTORY}
-("unknown": the table went on without this seat and nobody could tell it the outcome).
+   "state": "unfinished"|"finished"|"voted-out"|"abandoned"|"unknown", "path": DIRECTORY,
+   "may_take_up": BOOL}
+("unknown": the table went on without this seat and nobody could tell it the outcome;
+"may_take_up": an abandoned table of two that `p2pcards resume ID` takes up again).
 
 JSON output (--json): one object per line.  First
   {"type": "resumed", "table": HEX, "game": NAME, "role": "host"|"join"|"local", "seats": [I, ...],
-   "seq": N (messages in the saved transcript), "deals_done": N, "finished": BOOL}
+   "seq": N (messages in the saved transcript), "deals_done": N, "finished": BOOL,
+   "taking_up": BOOL (an abandoned table, taken up again)}
 then the "table", "deal", "vote_out", "dispute", "fork" and "final" objects described in
-`p2pcards host --help` (deals that ended before the crash are not printed again).
+`p2pcards host --help` (deals that ended before the crash are not printed again), and,
+once both seats took an abandoned table up again,
+  {"type": "taken_up", "table": HEX, "seat": I, "deal": N (the abandoned deal: void),
+   "seq": N, "abandon": {...as "abandoned" in "final", "seq": N, "taken_up": true}}
 Coming back late: a seat the others voted out while it was away follows the rest of the
 table as an observer and learns the outcome ("final" with "voted_out": true).  When no
 other process answers and this one has been away longer than twice the table's timeout,
@@ -296,7 +312,8 @@ the table went on without it: resume says so, marks the table ended (outcome unk
 exits 1; the log is kept for `p2pcards audit`.
 Exit status: 0 when the table is over, or when you leave your seat by choice (q) on the
 full screen or in line mode; 1 when it cannot be resumed (no unfinished table, a saved log
-that does not verify, of another protocol version, no other process reachable...); 2 for
+that does not verify, of another protocol version, no other process reachable, an
+abandoned table the other seat did not take up...); 2 for
 bad options (several unfinished tables and no TABLE prefix); 130 when interrupted (Ctrl-C).
 """
 

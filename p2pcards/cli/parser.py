@@ -387,10 +387,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_join)
 
     p = sub.add_parser(
-        "resume", help="take up again the seats of a table this process was playing when it died",
+        "resume", help="take up again the seats of a table this process was playing when it died (or that a seat "
+                       "of two abandoned)",
         epilog=RESUME_EPILOG + JSON_NUMBERING, formatter_class=raw,
         description="Rebuild this process's seats of an unfinished table from their saved transcripts, "
-        "reconnect to the other players, fetch the messages missed, and play on.",
+        "reconnect to the other players, fetch the messages missed, and play on; an abandoned table of two is "
+        "taken up again when both seats resume it.",
     )
     p.add_argument("table", metavar="TABLE", nargs="?", help="a prefix of the table id (when there are several)")
     p.add_argument("--list", action="store_true",

@@ -173,7 +173,8 @@ class _TablePrinter:
     def resumed(self, info: dict[str, Any]) -> None:
         t = self.t
         seats = ", ".join(str(s + 1) for s in info["seats"])
-        state = t("printer_over") if info["finished"] else t("printer_reconnecting")
+        state = t("printer_taking_up") if info.get("taking_up") else (
+            t("printer_over") if info["finished"] else t("printer_reconnecting"))
         self.line(info, t("printer_resuming", table=info["table"][:16], game=info["game"],
                           seats_word=t.plural("resume_seats", len(info["seats"])), seats=seats,
                           messages=t.plural("audit_messages", info["seq"]),
@@ -200,6 +201,9 @@ class _TablePrinter:
             return
         if kind == "voted_out":
             self.voted_out = True
+            return
+        if kind == "taken_up":
+            self.line(obj, self.t("printer_taken_up", seat=self.seat(event["abandon"]["by"]), deal=event["deal"] + 1))
             return
         if kind != "deal" and kind != "final":
             return

@@ -157,6 +157,10 @@ def _print_audit(report: dict[str, Any], count: int, out: TextIO) -> None:
     for v in report.get("votes", []):
         print(t("audit_vote", seat=v["seat"] + 1, deal=v["deal"] + 1, seq=v["seq"], voters=seats(v["voters"])),
               file=out)
+    for a in report.get("abandons", []):
+        if a.get("taken_up"):
+            behind = t("audit_behind", n=a["behind"]) if a.get("behind") else ""
+            print(t("audit_taken_up", by=a["by"] + 1, behind=behind, deal=a["deal"] + 1, seq=a["seq"]), file=out)
     if report.get("abandoned"):
         a = report["abandoned"]
         behind = t("audit_behind", n=a["behind"]) if a.get("behind") else ""

@@ -103,8 +103,9 @@ def cmd_resume_list(args: argparse.Namespace, out: TextIO) -> int:
     for f in found:
         m = f.manifest
         obj = {"type": "saved", "table": m.table_hex, "game": m.game, "role": m.role, "seats": list(m.seats),
-               "state": f.state, "path": str(f.path.parent)}
-        text = f"{describe_saved(f)}: {_words()(f'resume_state_{f.state}', prefix=m.table_hex[:8])}"
+               "state": f.state, "path": str(f.path.parent), "may_take_up": f.may_take_up}
+        state = f"{f.state}_takeup" if f.may_take_up else f.state
+        text = f"{describe_saved(f)}: {_words()(f'resume_state_{state}', prefix=m.table_hex[:8])}"
         print(json.dumps(obj) if args.json else text, file=out)
     if not args.json:
         note = _older_note()
@@ -136,7 +137,7 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
         return cmd_resume_list(args, out)
     registry = _load()
     linger, me, printer = _network_start(args, out, registry)
-    found = unfinished_tables(printer.data, me, prefix=prefix)
+    found = unfinished_tables(printer.data, me, prefix=prefix, abandoned=prefix is not None)
     if not found:
         t = _words()
         which = t("err_no_unfinished_which", prefix=prefix) if prefix else ""

@@ -7,7 +7,9 @@
   ``abandoned``, ``voided``: ended with no deal scored, or ``unfinished``: no end known
   yet), the winning side, the totals and the transcript hash at its end, and for a table a
   seat abandoned, what its transcript says of that end (JSON: who, in which deal, the
-  totals and how far behind its side was);
+  totals and how far behind its side was), and every abandon of the table (JSON, ``abandons``:
+  a table of two that both seats took up again keeps its abandon, ``taken_up``, whatever its
+  end);
 - ``seats``: who sat where -- name, fingerprint, ``person`` or ``bot`` and the bot's level;
 - ``deals``: one row per closed deal -- its result (JSON), the audit's verdict and the seat
   it names, the side that won it, a capote (a side that took every trick), the seat that
@@ -45,7 +47,7 @@ from p2pcards.core import GameRegistry, GameSpec, OptionValue, load_games
 from p2pcards.history import HistoryError
 from p2pcards.history.opened import open_transcript, read_transcript
 from p2pcards.net.store import log_path, read_log
-from p2pcards.table.events import DealClosed, Ended, TableEvent
+from p2pcards.table.events import DealClosed, Ended, TableEvent, TakenUp
 from p2pcards.table.transcript import Genesis, parse_message
 
 __all__ = [
@@ -137,6 +139,11 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     # totals and how far behind (JSON; NULL for any other end, and for a table thrown away)
     """
     ALTER TABLE matches ADD COLUMN abandoned TEXT;
+    """,
+    # every abandon of the table (JSON: the final event's ``abandons``; NULL when none): one that
+    # both seats took up again stays visible once the table ends otherwise
+    """
+    ALTER TABLE matches ADD COLUMN abandons TEXT;
     """,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
@@ -323,7 +330,23 @@ class History:
             return self._record_deal(facts, event)
         if event.get("type") == "final":
             return self._record_final(facts, event)
+        if event.get("type") == "taken_up":
+            return self._record_taken_up(facts, event)
         return False
+
+    def _record_taken_up(self, facts: TableFacts, event: dict[str, Any]) -> bool:
+        """Both seats took an abandoned table up again: it is in play (``unfinished``) again,
+        its abandon kept in ``abandons``."""
+        with self.transaction() as c:
+            self._ensure_match(facts)
+            row = c.execute("SELECT abandons FROM matches WHERE table_id = ?", (facts.table_id,)).fetchone()
+            abandons = json.loads(row[0]) if row[0] else []
+            if event["abandon"] in abandons:
+                return False
+            c.execute("UPDATE matches SET ended = 'unfinished', winner = NULL, abandoned = NULL, abandons = ? "
+                      "WHERE table_id = ?", (json.dumps([*abandons, event["abandon"]], sort_keys=True),
+                                             facts.table_id))
+        return True
 
     def _record_deal(self, facts: TableFacts, event: dict[str, Any]) -> bool:
         result = event["result"]
@@ -352,17 +375,22 @@ class History:
     def _record_final(self, facts: TableFacts, event: dict[str, Any]) -> bool:
         with self.transaction() as c:
             self._ensure_match(facts)
-            row = c.execute("SELECT ended FROM matches WHERE table_id = ?", (facts.table_id,)).fetchone()
-            if row[0] != "unfinished":
+            row = c.execute("SELECT ended, transcript_hash FROM matches WHERE table_id = ?",
+                            (facts.table_id,)).fetchone()
+            later = row[0] == "abandoned" and row[1] is not None and row[1] != event.get("transcript_hash") \
+                and any(a.get("taken_up") for a in event.get("abandons", []))  # taken up again, ended since
+            if row[0] != "unfinished" and not later:
                 return False
             scored = c.execute("SELECT COUNT(*) FROM deals WHERE table_id = ? AND result IS NOT NULL",
                                (facts.table_id,)).fetchone()[0]
             ended = "abandoned" if event.get("abandoned") else "finished" if scored else "voided"
             abandoned = event.get("abandoned")
-            c.execute("UPDATE matches SET ended = ?, winner = ?, totals = ?, transcript_hash = ?, abandoned = ? "
-                      "WHERE table_id = ?",
+            abandons = event.get("abandons") or None
+            c.execute("UPDATE matches SET ended = ?, winner = ?, totals = ?, transcript_hash = ?, abandoned = ?, "
+                      "abandons = ? WHERE table_id = ?",
                       (ended, event["winner"], json.dumps(event["totals"]), event.get("transcript_hash"),
-                       json.dumps(abandoned, sort_keys=True) if abandoned else None, facts.table_id))
+                       json.dumps(abandoned, sort_keys=True) if abandoned else None,
+                       json.dumps(abandons, sort_keys=True) if abandons else None, facts.table_id))
         return True
 
     def abandon(self, table_id: str) -> bool:
@@ -407,6 +435,7 @@ class History:
                 match["options"] = json.loads(match["options"])
                 match["totals"] = json.loads(match["totals"])
                 match["abandoned"] = json.loads(match["abandoned"]) if match["abandoned"] is not None else None
+                match["abandons"] = json.loads(match["abandons"]) if match["abandons"] is not None else []
                 match["seats"] = [dict(s) for s in c.execute("SELECT seat, side, name, fingerprint, kind, level "
                                                              "FROM seats WHERE table_id = ? ORDER BY seat",
                                                              (m["table_id"],))]
@@ -447,7 +476,7 @@ class Recorder:
         """Record ``event`` of seat ``seat``'s replica of table ``table_id`` into
         ``data_dir``'s history (a closed deal, the table's end; nothing else); nothing when
         there is no data directory."""
-        if data_dir is None or seat is None or not isinstance(event, (DealClosed, Ended)):
+        if data_dir is None or seat is None or not isinstance(event, (DealClosed, Ended, TakenUp)):
             return
         if data_dir in self._broken:
             return

@@ -48,6 +48,8 @@ JSON output (--json): one object
      "winner": SIDE or null, "totals": [...], "transcript_hash": HEX or null,
      "abandoned": null or {"by": SEAT, "deal": N, "waiting_for": [SEAT...], "totals": [...],
                            "behind": N (how far the side of the seat that abandoned trailed)},
+     "abandons": [every abandon, as "abandoned" with "seq" and "taken_up": BOOL (both seats took
+                  the table up again after it: the table did not end there)],
      "seats": [{"seat": SEAT, "side": SIDE, "name": TEXT, "fingerprint": TEXT,
                 "kind": "person"|"bot", "level": LEVEL or null}],
      "hints": [N per seat, in seat order: the hints that seat asked for on the table screen],
@@ -110,7 +112,7 @@ def _public(match: dict[str, Any]) -> dict[str, Any]:
         "table": match["table_id"], "game": match["game"], "options": match["options"], "started": match["started"],
         "deals_planned": match["deals_planned"], "ended": match["ended"], "winner": match["winner"],
         "totals": match["totals"], "transcript_hash": match["transcript_hash"],
-        "abandoned": match.get("abandoned"), "seats": match["seats"],
+        "abandoned": match.get("abandoned"), "abandons": match.get("abandons", []), "seats": match["seats"],
         "hints": match.get("hints", []),
         "deals": [{k: d[k] for k in ("deal", "dealer", "trump", "result", "verdict", "verdict_seat", "verdict_kind",
                                      "verdict_reason", "winner", "capote", "renuncia", "points", "totals")}
@@ -177,6 +179,10 @@ def history_line(m: dict[str, Any], t: Text) -> str:
     totals = ", " + ":".join(str(v) for v in m["totals"]) if m["totals"] else ""
     deals = ", " + t.plural("stats_deals", m["deals"]) if m["deals"] else ""
     ended = t(f"history_ended_{m['ended']}") if f"history_ended_{m['ended']}" in t else m["ended"]
+    for a in m.get("abandons", []):
+        if a.get("taken_up"):  # an abandon both seats took up again: not how it ended, but it happened
+            behind = t("audit_behind", n=a["behind"]) if a.get("behind") else ""
+            ended += t("history_taken_up", by=a["by"] + 1, behind=behind, deal=a["deal"] + 1)
     return t("history_row", when=when, game=m["game"], table=m["table_id"][:8], ended=ended, outcome=outcome,
              totals=totals, deals=deals, seats=seats)
 

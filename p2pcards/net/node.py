@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import trio
@@ -26,7 +27,7 @@ from p2pcards.core import GameSpec
 from p2pcards.identity import Identity
 from p2pcards.net.asking import ask
 from p2pcards.net.clocks import AHEAD_SYNC, HEARTBEAT, Away, Clock
-from p2pcards.net.errors import MeshError, PeerSilent, ResumeError, single_error
+from p2pcards.net.errors import ConnectError, MeshError, PeerSilent, ResumeError, single_error
 from p2pcards.net.files import PeerFiles, keep_manifest
 from p2pcards.net.handshake import LobbyProtocolError
 from p2pcards.net.inbox import POKE, Filed, Frame
@@ -35,7 +36,7 @@ from p2pcards.net.mesh import LINGER, LinkSink, Mesh
 from p2pcards.net.peer import AsyncPlayer, EventSink, LocalSeat, Peer, TableRecorder, describe_table, in_background
 from p2pcards.net.store import Manifest, log_path, peer_stem
 from p2pcards.net.sync import Sync, Syncs, parse_control
-from p2pcards.table.events import Ended, TableEvent
+from p2pcards.table.events import Ended, TableEvent, TakenUp
 from p2pcards.table.table import Rejected, SetupError, Table
 from p2pcards.table.transcript import Genesis, TranscriptError, parse_message
 
@@ -101,11 +102,15 @@ class Node:
         self._over = False
         #: the local seat whose replica the history hears (every replica tells the same)
         self._recording: int | None = None
+        #: True for a process that takes an abandoned table up again (``p2pcards resume``): its
+        #: replicas of the abandoned table write their ``takeup`` once linked, and wait for the others'
+        self.taking_up = False
+        self._takeup_since: float | None = None
         for local in seats:
             self._make_peer(local)
         #: the links to the other processes
         self.mesh = Mesh(self.timeout, frozenset(self.peers), deliver=self._deliver, control=self._control,
-                         over=lambda: all(p.table.finished for p in self.peers.values()), on_link=on_link)
+                         over=lambda: not any(self._active(p.table) for p in self.peers.values()), on_link=on_link)
 
     def _make_peer(self, local: LocalSeat) -> None:
         try:
@@ -128,6 +133,9 @@ class Node:
                                   f"so this process will not take its seat again: {exc}") from None
             peer.out = restored.send
             peer.restored = True
+            if self.manifest is not None and self.manifest.ended == "abandoned" and not table.finished:
+                # taken up again before the process stopped (it had not said so in its manifest yet)
+                self.manifest = replace(self.manifest, finished=False, ended=None)
             for event in restored.events:  # its past is not told again; the history only makes sure it has it
                 self._record(seat, event)
         self.peers[seat] = peer
@@ -137,6 +145,9 @@ class Node:
         """Seat ``seat``'s replica's ``event``: recorded (before anyone is told of it, so
         that what a person or a program sees is there already), then given to ``on_event``.
         Neither may break the table: their failures are logged."""
+        if isinstance(event, TakenUp) and self.manifest is not None and self.manifest.finished:
+            self.manifest = replace(self.manifest, finished=False, ended=None)  # in play again
+            self._save_manifest()
         self._record(seat, event)
         if self._on_event is not None:
             try:
@@ -157,7 +168,8 @@ class Node:
         t = self.peers[first].table
         assert t.match is not None
         self.tell(first, Ended(winner=t.match.winner, totals=list(t.match.totals), deals=t.deals_done,
-                               transcript_hash=t.transcript_hash, abandoned=t.abandoned, voted_out=t.voted_out))
+                               transcript_hash=t.transcript_hash, abandoned=t.abandoned, voted_out=t.voted_out,
+                               abandons=[dict(a) for a in t.abandons]))
 
     def close_history(self) -> None:
         """Close the history (it opens again if another event comes)."""
@@ -165,6 +177,11 @@ class Node:
             self.recorder.close()
 
     # ------------------------------------------------------------------ queries
+    def _active(self, table: Table) -> bool:
+        """Whether a local replica still takes part: not finished, or an abandoned table this
+        process takes up again."""
+        return not table.finished or (self.taking_up and table.abandoned is not None)
+
     @property
     def tables(self) -> dict[int, Table]:
         """The local replicas by seat."""
@@ -272,7 +289,7 @@ class Node:
     def _broadcast(self, author: int, raw: bytes) -> None:
         """``raw`` to every other local peer (decoded once for all of them) and queued on
         every link to a process with seats."""
-        others = [p for p in self.peers.values() if p.seat != author and not p.table.finished]
+        others = [p for p in self.peers.values() if p.seat != author and self._active(p.table)]
         if others:
             frame = Frame.of(raw)
             for other in others:
@@ -282,7 +299,7 @@ class Node:
     async def _deliver(self, frame: Frame) -> None:
         """A table message from a link, for every unfinished local peer."""
         for peer in list(self.peers.values()):
-            if not peer.table.finished:
+            if self._active(peer.table):
                 await peer.inbox.put_remote(frame)
 
     # ------------------------------------------------------------------ sync
@@ -415,6 +432,11 @@ class Node:
 
     def _look(self, peer: Peer, now: float) -> None:
         table, clock = peer.table, peer.clock
+        if self.taking_up and table.abandoned is not None:
+            peer.inbox.put_local(POKE)  # (the peer writes its takeup once linked, or gives up)
+            if self.linked and clock.wants_sync(now, self.timeout):
+                self.request_sync(table.deal_start)
+            return
         if table.finished:
             return
         reorder = peer.reorder
@@ -445,9 +467,13 @@ class Node:
                 self._observe(peer, observe)
                 if sent:
                     await self.mesh.flush()  # what it sent leaves before the next message is checked
-            peer.clock.update(table.due(), now, moved)
-            if table.finished:
+            peer.clock.update(table.due() or table.awaiting_takeup(), now, moved)
+            if not self._active(table):
                 break
+            if self.taking_up and table.abandoned is not None:
+                if not self._take_up(peer, now):
+                    await self._receive_into(peer)
+                continue
             if self._was_away(now):
                 continue
             if self._vote(peer, now):
@@ -463,6 +489,26 @@ class Node:
                     peer.took(table.decide(answer[0]))
                 continue
             await self._receive_into(peer)
+
+    def _take_up(self, peer: Peer, now: float) -> bool:
+        """An abandoned table this process takes up: once linked to another process, write
+        this seat's ``takeup`` (resuming is the consent: True); give up when the other seats'
+        have not come within twice the timeout (the table stays abandoned, and resumable)."""
+        table = peer.table
+        if self._takeup_since is None:
+            self._takeup_since = now
+        if self.linked and table.may_take_up():
+            log.info("seat %d takes the abandoned table up again", peer.seat)
+            peer.took(table.takeup())  # (written and sent at the loop's next commit)
+            return True
+        if now - self._takeup_since > 2 * self.timeout:
+            waiting = ", ".join(f"{s + 1} ({self.seat_name(s)})" for s in sorted(table.awaiting_takeup())
+                                if s not in self.peers)
+            table_hex = self.table_id.hex()[:16]
+            raise ConnectError(f"table {table_hex} was not taken up again: seat {waiting} did not take it up within "
+                               f"{2 * self.timeout:g} s. It stays abandoned; `p2pcards resume {table_hex}` takes it "
+                               "up when the other seat resumes it too")
+        return False
 
     @staticmethod
     def _observe(peer: Peer, observe: Callable[[Table], None] | None) -> None:
@@ -513,7 +559,7 @@ class Node:
         """Apply the seat's decisions and every entry waiting ahead that fits, in order."""
         table, reorder = peer.table, peer.reorder
         progressed = True
-        while progressed and not table.finished:
+        while progressed and self._active(table):
             progressed = False
             decision = table.decision()
             if decision is not None:

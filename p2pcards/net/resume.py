@@ -11,6 +11,13 @@ it joined) with a ``rejoin`` (:mod:`p2pcards.net.rejoin`), asks each for the mes
 missed (``sync``), and plays on -- or, when the others voted its seat out meanwhile,
 follows the table to its end as an observer, and learns the outcome.
 
+**Taking an abandoned table up again.**  A table of two that a seat abandoned is resumed
+the same way (:func:`taken_up_again`): once linked to the other seat's process, this
+process writes its seat's ``takeup`` (resuming is the consent) and plays on when the other
+seat's comes -- that seat resumed too.  The first of the two to resume waits for the other
+to dial it; if nobody comes within twice the table's timeout it gives up
+(:class:`~p2pcards.net.errors.ConnectError`), and the table stays abandoned and resumable.
+
 **Coming back late.**  When no other process can be reached (they finished, and the time
 they linger to hand out the outcome has passed) and this process has been away longer
 than twice the table's timeout (the others cannot have waited for it), the table went on
@@ -60,7 +67,7 @@ from p2pcards.net.store import (
 from p2pcards.players import PLAYER_LEVELS, Player, make_player
 from p2pcards.table.transcript import Genesis, TranscriptError, parse_message
 
-__all__ = ["Unfinished", "unfinished_tables", "resume_table"]
+__all__ = ["Unfinished", "unfinished_tables", "resume_table", "taken_up_again"]
 
 log = logging.getLogger("p2pcards.net.resume")
 
@@ -75,6 +82,11 @@ class Unfinished:
     @property
     def table(self) -> str:
         return self.manifest.table_hex
+
+    @property
+    def may_take_up(self) -> bool:
+        """Whether this is a table of two that a seat abandoned, which ``resume`` takes up again."""
+        return taken_up_again(self.manifest)
 
     @property
     def state(self) -> str:
@@ -103,14 +115,15 @@ def unfinished_tables(
     game: str | None = None,
     ended: bool = False,
     name: str | None = None,
+    abandoned: bool = False,
 ) -> list[Unfinished]:
     """The tables of this identity that were not played to their end here, optionally only
     those whose id starts with ``prefix``, of a ``role``, joined at ``dial``, of a ``game``,
     joined by the LAN ``name``; with ``ended``, the ended ones too (``manifest.ended`` says
-    how)."""
+    how); with ``abandoned``, the abandoned ones that can be taken up again too."""
     out = []
     for path, m in find_manifests(data_dir):
-        if (m.finished and not ended) or m.user != me.fingerprint:
+        if (m.finished and not ended and not (abandoned and taken_up_again(m))) or m.user != me.fingerprint:
             continue
         if prefix is not None and not m.table_hex.startswith(prefix.lower()):
             continue
@@ -120,6 +133,11 @@ def unfinished_tables(
             continue
         out.append(Unfinished(path, m))
     return out
+
+
+def taken_up_again(manifest: Manifest) -> bool:
+    """Whether ``resume`` takes this table up again: a LAN table that ended abandoned here."""
+    return manifest.finished and manifest.ended == "abandoned" and manifest.role != "local"
 
 
 def joined_before(data_dir: Path, me: Identity, *, name: str | None = None,
@@ -207,8 +225,10 @@ async def resume_table(
     instead (a table of two playing seats, while the other seat is due: it ends with no
     winner, recorded in the transcript and sent to the other seat if it can be reached).
 
+    A table of two that ended abandoned is taken up again (module docstring).
+
     ``on_resumed`` gets ``{"type": "resumed", "table", "game", "role", "seats", "seq",
-    "deals_done", "finished"}`` once the logs are restored; ``task_status`` reports the
+    "deals_done", "finished", "taking_up"}`` once the logs are restored; ``task_status`` reports the
     listener's address (``("", 0)`` for a ``local`` table: its peers link in memory).
     Raises :class:`ResumeError` (files missing or not sound: a tampered log),
     :class:`TableGone` (nobody to learn the outcome from, long after the others went on),
@@ -216,7 +236,7 @@ async def resume_table(
     """
     try:
         manifest = load_manifest(manifest_path)
-        if manifest.finished:
+        if manifest.finished and not (taken_up_again(manifest) and not abandon):
             raise ResumeError(f"table {manifest.table_hex[:16]} is over: there is nothing to resume")
         genesis_raw, genesis, spec, seats = load_seats(manifest, manifest_path.parent, me, registry, seed, person)
     except StoreError as exc:
@@ -226,16 +246,19 @@ async def resume_table(
     tables = node.tables
     lead = node.lead()
     finished = all(t.finished for t in tables.values())
+    node.taking_up = (not abandon and manifest.role != "local"
+                      and any(t.abandoned is not None and not t.observer for t in tables.values()))
     if on_resumed is not None:
         on_resumed({"type": "resumed", "table": genesis.table_id.hex(), "game": genesis.game,
                     "role": manifest.role, "seats": sorted(tables), "seq": lead.seq,
-                    "deals_done": lead.deals_done, "finished": finished})
+                    "deals_done": lead.deals_done, "finished": finished, "taking_up": node.taking_up})
     if on_table is not None:
         on_table(describe_table(genesis, sorted(tables)))
     if abandon and (manifest.role == "local" or not node.abandon()):
         raise ResumeError(f"table {genesis.table_id.hex()[:16]} cannot be abandoned now: only a table of two "
                           "playing seats can be, while it waits for the other seat (resume it to play on)")
-    if finished and not abandon:  # it was killed after the end: say how it ended (history too), tidy its files
+    if finished and not abandon and not node.taking_up:
+        # it was killed after the end: say how it ended (history too), tidy its files
         node.tell_ended()
         node.close_files(finished=True)
         return node
@@ -292,7 +315,7 @@ async def _rejoin(node: Node, manifest: Manifest, manifest_path: Path, listeners
             async with trio.open_nursery() as dials:
                 for addr, port in targets:
                     dials.start_soon(dial, addr, port, nursery)
-            if targets and len(failures) == len(targets) and not node.linked and not abandon:
+            if targets and len(failures) == len(targets) and not node.linked and not abandon and not node.taking_up:
                 if away > 2 * node.timeout or any(t.voted_out for t in node.tables.values()):
                     node.set_aside_unconfirmed()
                     _close_unknown(manifest_path, manifest)

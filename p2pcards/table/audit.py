@@ -112,8 +112,10 @@ def audit_transcript(messages: Sequence[bytes], registry: GameRegistry,
 
     Returns ``{"ok", "game", "table", "deals": [{"deal", "verdict", "seat", "kind", "reason",
     "result"}], "error", "totals", "winner", "transcript_hash", "votes", "dummies",
-    "finished", "abandoned"}``; ``error`` names the first message that breaks the transcript
-    (``seq``, ``seat`` or null, ``reason``), after which nothing is checked.  A last deal the
+    "finished", "abandoned", "abandons"}`` (``abandoned``: the abandon that ended the table, else
+    null; ``abandons``: every abandon, each with its ``seq`` and whether it was ``taken_up``);
+    ``error`` names the first message that breaks the transcript (``seq``, ``seat`` or null,
+    ``reason``), after which nothing is checked.  A last deal the
     transcript stops in is ``incomplete``.  ``ok`` is true when nothing is broken and no
     deal names a cheat: every deal is ``clean``, ``vote-out`` (a silent seat, no cheat),
     ``void`` (nobody to blame) or ``incomplete``; a ``renuncia`` or a ``fault`` is not ok.
@@ -139,6 +141,7 @@ def audit_transcript(messages: Sequence[bytes], registry: GameRegistry,
         "dummies": table.dummies if table is not None else [],
         "finished": rep.finished,
         "abandoned": table.abandoned if table is not None else None,
+        "abandons": [dict(a) for a in table.abandons] if table is not None else [],
     }
     out["ok"] = out["error"] is None and all(d["verdict"] in ("clean", "vote-out", "void", "incomplete")
                                              for d in deals)

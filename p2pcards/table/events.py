@@ -35,6 +35,7 @@ __all__ = [
     "VotedOut",
     "Fork",
     "Dispute",
+    "TakenUp",
 ]
 
 
@@ -77,7 +78,9 @@ class DealClosed(TableEvent):
 
 @dataclass(frozen=True, kw_only=True)
 class Ended(TableEvent):
-    """The table ended: by its rules (``abandoned`` None) or abandoned by a seat of two."""
+    """The table ended: by its rules (``abandoned`` None) or abandoned by a seat of two.
+    ``abandons`` lists every abandon of the table, the last one's too, each with its ``seq``
+    and whether both seats ``taken_up`` the table again after it."""
 
     type: ClassVar[str] = "final"
     winner: int | None
@@ -86,12 +89,27 @@ class Ended(TableEvent):
     transcript_hash: str
     abandoned: Mapping[str, object] | None
     voted_out: bool
+    abandons: Sequence[Mapping[str, object]] = ()
 
     def to_json(self) -> dict[str, object]:
         return {"type": self.type, "winner": self.winner, "totals": list(self.totals), "deals": self.deals,
                 "transcript_hash": self.transcript_hash,
                 "abandoned": dict(self.abandoned) if self.abandoned is not None else None,
-                "voted_out": self.voted_out}
+                "voted_out": self.voted_out, "abandons": [dict(a) for a in self.abandons]}
+
+
+@dataclass(frozen=True, kw_only=True)
+class TakenUp(TableEvent):
+    """Both seats took an abandoned table up again (their ``takeup`` entries, the last at
+    ``seq``): deal ``deal`` closes void and play goes on.  ``abandon`` is the abandon's record."""
+
+    type: ClassVar[str] = "taken_up"
+    deal: int
+    seq: int
+    abandon: Mapping[str, object]
+
+    def to_json(self) -> dict[str, object]:
+        return {"type": self.type, "deal": self.deal, "seq": self.seq, "abandon": dict(self.abandon)}
 
 
 @dataclass(frozen=True, kw_only=True)

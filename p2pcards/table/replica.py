@@ -25,7 +25,7 @@ from p2pcards.table.chain import Chain
 from p2pcards.table.claims import dealer_draw, first_dealer, seeds_draw
 from p2pcards.table.common import MIN_VOTERS, Cause, Rejected, SetupError
 from p2pcards.table.dealrun import DealRun, Stage
-from p2pcards.table.events import DealClosed, Dispute, Ended, Fork, Output, TableEvent, VotedOut, VoteOut
+from p2pcards.table.events import DealClosed, Dispute, Ended, Fork, Output, TableEvent, TakenUp, VotedOut, VoteOut
 from p2pcards.table.silence import SeedRound, Silence
 from p2pcards.table.transcript import (
     ENTRY_KINDS,
@@ -112,8 +112,14 @@ class Replica:
         self.deal_no = 0
         self.deals_done = 0
         self.finished = False
-        #: how the table ended when it did not end by its rules: ``{"by": seat, "waiting_for": seats, "deal"}``
+        #: how the table ended when it did not end by its rules: ``{"by": seat, "waiting_for": seats, "deal",
+        #: "totals", "behind"}`` -- the abandon that ended it (None again once both seats took it up)
         self.abandoned: dict[str, object] | None = None
+        #: every abandon of the table, in order: its ``abandoned`` record with its ``seq`` and whether it was
+        #: ``taken_up`` again
+        self.abandons: list[dict[str, object]] = []
+        #: the seats whose ``takeup`` answers the abandon that ended the table, in order
+        self.takeups: list[int] = []
         #: one :class:`DealClosed` per closed deal
         self.results: list[DealClosed] = []
         #: completed votes: ``{"seat", "deal", "seq", "voters"}``
@@ -128,6 +134,8 @@ class Replica:
         self._pending_cert: bytes | None = None
         #: while rebuilding to take a certificate at this seq: write nothing of our own there
         self._hold_from: int | None = None
+        #: while rebuilding from a log whose next entry is an abandon: write nothing of our own at its place
+        self._hold_at: int | None = None
         self._start_deal()
 
     # ------------------------------------------------------------------ queries
@@ -233,6 +241,24 @@ class Replica:
             return False
         return any(x != self.seat for x in self.due())
 
+    def may_take_up(self) -> bool:
+        """Whether this peer may write its ``takeup`` now: the table ended by an abandon (two
+        playing seats), this seat plays and has not taken it up yet."""
+        return (self.abandoned is not None and not self.observer and sum(self.live) < MIN_VOTERS + 1
+                and self.seat not in self.takeups)
+
+    def abandon_seq(self) -> int | None:
+        """The seq of the table's last ``abandon`` (None: never abandoned)."""
+        seq = self.abandons[-1]["seq"] if self.abandons else None
+        return seq if isinstance(seq, int) else None
+
+    def awaiting_takeup(self) -> frozenset[int]:
+        """The playing seats whose ``takeup`` the abandoned table still waits for (empty when
+        the table is not abandoned); once every one is in, play goes on."""
+        if self.abandoned is None:
+            return frozenset()
+        return frozenset(s for s in range(self.n) if self.live[s] and s not in self.takeups)
+
     @property
     def holding(self) -> bool:
         """Whether this replica holds a late entry aside (it voted against its author here)."""
@@ -297,6 +323,14 @@ class Replica:
         self._finish_abandoned(self.seat, waiting)
         return [raw]
 
+    def _takeup(self) -> list[bytes]:
+        if not self.may_take_up():
+            raise LocalError("this table cannot be taken up now")
+        raw = self._sign(TableKind.TAKEUP, {"after": self.abandon_seq()})
+        self._append(own_envelope(raw))
+        self.takeups.append(self._me_seat())
+        return [raw, *self._maybe_taken_up()]
+
     # ------------------------------------------------------------------ entries
     def _accept(self, env: Envelope) -> list[bytes]:
         """Apply an entry for this replica's next place, all or nothing."""
@@ -316,6 +350,8 @@ class Replica:
             return self._certificate(env)
         if env.kind == TableKind.ABANDON:
             return self._on_abandon(env)
+        if env.kind == TableKind.TAKEUP:
+            return self._on_takeup(env)
         if env.kind not in ENTRY_KINDS or env.kind == TableKind.GENESIS:
             raise Rejected(f"a {env.kind!r} message is not a transcript entry", env.author)
         if not self.live[env.author]:
@@ -359,7 +395,8 @@ class Replica:
                             prev=self.chain.prev(k), author=self.seat, kind=kind, body=body)
 
     def _may_write(self) -> bool:
-        return not self.finished and not self.observer and (self._hold_from is None or self.seq < self._hold_from)
+        return (not self.finished and not self.observer and (self._hold_from is None or self.seq < self._hold_from)
+                and self.seq != self._hold_at)
 
     def _flush(self) -> list[bytes]:
         """Every message this peer must send now, in order: its entries in turn, then its
@@ -410,9 +447,45 @@ class Replica:
         totals = list(self.match.totals) if self.match else []
         self.abandoned = {"by": by, "waiting_for": waiting, "deal": self.deal_no, "totals": totals,
                           "behind": self._behind(by, totals)}
+        self.abandons.append({**self.abandoned, "seq": self.seq - 1, "taken_up": False})
+        self.takeups = []
         self._tell(Ended(winner=None, totals=list(self.match.totals) if self.match else [], deals=self.deals_done,
                          transcript_hash=self.transcript_hash, abandoned=dict(self.abandoned),
-                         voted_out=self.voted_out))
+                         voted_out=self.voted_out, abandons=self._abandons()))
+
+    def _abandons(self) -> list[dict[str, object]]:
+        return [dict(a) for a in self.abandons]
+
+    def _on_takeup(self, env: Envelope) -> list[bytes]:
+        """A seat takes the abandoned table up again (both must: then play goes on)."""
+        if self.abandoned is None:
+            raise Rejected(f"seat {env.author} takes up a table that is not abandoned", env.author)
+        if not self.live[env.author] or sum(self.live) >= MIN_VOTERS + 1:
+            raise Rejected(f"seat {env.author} is not a playing seat of the abandoned table", env.author)
+        after = self.abandon_seq()
+        if set(env.body) != {"after"} or type(env.body["after"]) is not int or env.body["after"] != after:
+            raise Rejected(f"a takeup names the abandon it answers (seq {after})", env.author)
+        if env.author in self.takeups:
+            raise Rejected(f"seat {env.author} took the table up already", env.author)
+        self._append(env)
+        self.takeups.append(env.author)
+        return self._maybe_taken_up()
+
+    def _maybe_taken_up(self) -> list[bytes]:
+        """Once every playing seat took the abandoned table up, the abandoned deal closes
+        ``void`` (no score, the dealer rotates) and the next deal starts."""
+        if self.abandoned is None or self.awaiting_takeup():
+            return []
+        self.abandons[-1]["taken_up"] = True
+        self._tell(TakenUp(deal=self.deal_no, seq=self.seq - 1, abandon=dict(self.abandons[-1])))
+        self.abandoned, self.takeups, self.finished = None, [], False
+        if self.match is None:  # the first deal was abandoned before its deck was locked: no seed was shown
+            self._match(dict.fromkeys(self.run.parties))
+        verdict: claims.Verdict = {"verdict": "void", "seat": None, "kind": "abandon",
+                                   "reason": f"seat {self.abandons[-1]['by']} abandoned the deal; both seats took "
+                                             "the table up again"}
+        self._finish_deal(None, verdict)
+        return self._flush()
 
     def _behind(self, seat: int | None, totals: list[int]) -> int:
         """How far the side of ``seat`` trails the best other side in ``totals`` (0: level or
@@ -559,7 +632,8 @@ class Replica:
         if over:
             self.finished = True
             self._tell(Ended(winner=match.winner, totals=list(match.totals), deals=self.deals_done,
-                             transcript_hash=self.transcript_hash, abandoned=None, voted_out=self.voted_out))
+                             transcript_hash=self.transcript_hash, abandoned=None, voted_out=self.voted_out,
+                             abandons=self._abandons()))
             return
         self.deal_no += 1
         self._start_deal()

@@ -3,7 +3,8 @@
 A :class:`Table` is a state machine in the manner of h11: every input -- a message another
 peer sent (:meth:`Table.receive`), this seat's decision (:meth:`Table.decide`), a vote its
 runtime's clock calls for (:meth:`Table.vote`), an abandon (:meth:`Table.abandon`), a
-restore from the saved log (:meth:`Table.restore`) -- returns one
+takeup of an abandoned table (:meth:`Table.takeup`), a restore from the saved log
+(:meth:`Table.restore`) -- returns one
 :class:`~p2pcards.table.events.Output`: the entries to persist, the rewind, the entries
 superseded, its own signed votes and nays, the messages to send and the typed events, in
 the order the runtime carries them out.  Nothing here does I/O or keeps time: the runtime
@@ -84,6 +85,12 @@ class Table(Replica):
     def abandon(self) -> Output:
         """End the table here, with no winner (:meth:`may_abandon`)."""
         return self._output(self._abandon)
+
+    def takeup(self) -> Output:
+        """Take the abandoned table up again (:meth:`may_take_up`): this seat's ``takeup``;
+        once the other playing seat's is in too, the abandoned deal closes void and the next
+        deal starts."""
+        return self._output(self._takeup)
 
     def receive(self, raw: bytes | Decoded) -> Output:
         """Check and apply another peer's message: what to persist and broadcast now (this
@@ -168,7 +175,7 @@ class Table(Replica):
             return self._side(env)
         if env.seq < self.seq:
             return self._past(env)
-        if self.finished:
+        if self.finished and env.kind != TableKind.TAKEUP:
             raise Rejected("the table is over")
         if env.seq > self.seq or env.prev != self.head:
             proven = self._proven_by(env)
@@ -393,6 +400,10 @@ class Table(Replica):
         if env.kind == TableKind.ABANDON and self.chain.only_by(self.seat, k) and self._current_deal(k):
             # the other seat gave up waiting where this seat's own message was: it lost the place
             return self._supersede(env, lambda fresh: fresh._apply_entry(env))
+        if env.kind == TableKind.TAKEUP and self._takeup_loses_to(env):
+            # both seats took the table up at one place: the lower seat's takes it (this seat's goes after it)
+            out = self._supersede(env, lambda fresh: fresh._apply_entry(env), seeds_shown=False)
+            return out + (self._takeup() if self.may_take_up() else [])
         if self.chain.authors[k] == env.author and env.kind in ENTRY_KINDS:
             if not self._current_deal(k):
                 raise Rejected(f"seat {env.author} signed two messages for seq {k}, in a deal that is closed",
@@ -401,6 +412,16 @@ class Table(Replica):
             out = self._supersede(cert, lambda fresh: fresh._take_fork(cert, env.author))
             return [cert.raw, *out]
         raise Rejected(f"replayed or stale message (seq {k}; this peer is at {self.seq})")
+
+    def _takeup_loses_to(self, env: Envelope) -> bool:
+        """Whether the ``takeup`` at ``env``'s place, of the abandoned table this replica
+        still holds, loses it to ``env``: a takeup of a lower seat that this replica would
+        take there (checked cheaply first: no rebuild for a takeup that is not one)."""
+        k, after = env.seq, self.abandon_seq()
+        return (self.abandoned is not None and after is not None and k > after
+                and self.chain.kind_of(self.log[k]) == TableKind.TAKEUP and 0 <= env.author < self.chain.authors[k]
+                and self.live[env.author] and env.body == {"after": after} and type(env.body["after"]) is int
+                and env.author not in self.chain.authors[after + 1:k])
 
     def _branch_proven(self, cert: Envelope) -> bool:
         """Whether a seed revealed on the chain of ``cert`` (for the place after it) shows
@@ -426,16 +447,17 @@ class Table(Replica):
             return []
         return [m for m in certs.close_seeds(close, self.keys, self.table_id) if m.author not in (self.seat, accused)]
 
-    def _supersede(self, env: Envelope, take: Callable[[Table], object]) -> list[bytes]:
+    def _supersede(self, env: Envelope, take: Callable[[Table], object], seeds_shown: bool = True) -> list[bytes]:
         """Go back to ``env.seq`` (within the current deal) and take the certificate there.
 
         A replica that has revealed its seed for this deal goes back only when another
         playing seat has revealed its seed after the certificate (proof that the chain this
         replica is on can never close).  So does an observer (no seed of its own) that has
         seen the deal reach its seed round: the seated replicas may all have revealed theirs
-        on this chain, which then closes without the certificate."""
+        on this chain, which then closes without the certificate.  (``seeds_shown`` False: a
+        takeup in place of this seat's own, where no seed can be at stake.)"""
         k = env.seq
-        revealed = self.seeds.sent or (self.observer and self.stage == Stage.SEEDS)
+        revealed = seeds_shown and (self.seeds.sent or (self.observer and self.stage == Stage.SEEDS))
         if revealed and not self._branch_proven(env):
             self._pending_cert = env.raw
             raise Rejected(f"a certificate for seq {k}; this peer revealed its seed on another chain and waits "
@@ -463,10 +485,15 @@ class Table(Replica):
 
     # ------------------------------------------------------------------ rebuilding
     def _rebuild(self, log: Sequence[bytes], side: Sequence[bytes] = ()) -> None:
-        """Take ``log`` again into this fresh replica (module docstring of :meth:`restore`)."""
+        """Take ``log`` again into this fresh replica (module docstring of :meth:`restore`).
+        Where the log holds an abandon, this seat writes nothing of its own: the abandon took
+        that place (an entry of this seat's that was there was kept apart)."""
+        abandons = {k for k in range(1, len(log)) if self.chain.kind_of(log[k]) == TableKind.ABANDON}
+        self._hold_at = 1 if 1 in abandons else None
         self._flush()
         for seq in range(1, len(log)):
             raw = log[seq]
+            self._hold_at = seq + 1 if seq + 1 in abandons else None
             if seq >= self.seq:
                 try:
                     env = parse_message(raw, self.keys)
@@ -480,6 +507,8 @@ class Table(Replica):
                             self._decide(env.body["choice"])
                         elif env.kind == TableKind.ABANDON:
                             self._abandon()
+                        elif env.kind == TableKind.TAKEUP:
+                            self._takeup()
                     except (LocalError, KeyError) as exc:
                         raise SetupError(f"saved message {seq} is not what this seat would write: {exc}") from None
                 else:
@@ -489,6 +518,7 @@ class Table(Replica):
                         raise SetupError(f"saved message {seq} does not verify: {exc.reason}") from None
             if seq >= self.seq or self.log[seq] != raw:
                 raise SetupError(f"saved message {seq} is not what this seat would write")
+        self._hold_at = None
         for raw in side:
             self._restore_side(raw)
 

@@ -1,4 +1,4 @@
-"""Table messages: one encoding, signed or certified, hash-chained (protocol version 3).
+"""Table messages: one encoding, signed or certified, hash-chained (protocol version 4).
 
 Every table message is a msgpack array of two items (``protocol/PROTOCOL.md``, "Table
 messages"):
@@ -64,7 +64,7 @@ __all__ = [
     "peek",
 ]
 
-VERSION: Final = 3
+VERSION: Final = 4
 #: ``author`` of the genesis message: the host, who need not hold a seat.
 HOST: Final = -1
 #: ``author`` of a certificate: the table itself (the proof holds the seats' signatures).
@@ -85,6 +85,7 @@ class TableKind(StrEnum):
     LOCATE = "locate"
     DISPUTE = "dispute"
     ABANDON = "abandon"
+    TAKEUP = "takeup"
     OUTVOTE = "outvote"
     FORK = "fork"
     CLOSE = "close"
@@ -95,7 +96,7 @@ class TableKind(StrEnum):
 
 #: Transcript entries written by one seat (signed).
 ENTRY_KINDS: Final = frozenset({TableKind.GENESIS, TableKind.DECK, TableKind.CHOICE, TableKind.LOCATE,
-                                TableKind.DISPUTE, TableKind.ABANDON})
+                                TableKind.DISPUTE, TableKind.ABANDON, TableKind.TAKEUP})
 #: Certificates: transcript entries written by the table from the seats' signed messages.
 CERT_KINDS: Final = frozenset({TableKind.OUTVOTE, TableKind.FORK, TableKind.CLOSE})
 #: Signed messages that take no place in the transcript by themselves: a vote against a

@@ -11,7 +11,9 @@
   seat 0 disputes the deal in its turn with the signed evidence, and seat 1 loses it;
 * ``table-fork.json``: a one-deal Sueca table whose seat 1 signs two different plays for
   one place and sends seats 2 and 3 the second; the ``fork`` certificate takes that place
-  everywhere and seat 1 loses the deal.
+  everywhere and seat 1 loses the deal;
+* ``table-takeup.json``: a three-deal Bisca table whose seat 1 abandons deal 1 while seat 0
+  is due; seat 1, then seat 0, write a ``takeup``: deal 1 is void and deal 2 is played.
 
 Each holds the inputs (every key as the 32-byte seed it is derived from, each peer's table
 secret, the genesis), every message in transcript order with its hash, the outcome and
@@ -277,10 +279,36 @@ def _fork() -> str:
                     fork={"seq": seq, "against": 1}, deals=t.deals(), audit=_audit(log))
 
 
+# ---------------------------------------------------------------- an abandon, taken up again
+def _takeup() -> str:
+    """Seat 1 of a three-deal Bisca table abandons deal 1 the moment seat 0 is due (nothing
+    else moving); then seat 1 and seat 0 take the table up, in that order."""
+    t = _setup("bisca", 3, "takeup/nonce")
+    tables = [t.table(s) for s in range(2)]
+    mesh = LocalMesh(dict(enumerate(tables)), dict(enumerate(t.players())))
+    mesh.start()
+    while not (tables[1].deals_done == 1 and tables[1].may_abandon() and not mesh._queue):
+        assert mesh.step(), "the table stopped before deal 1"
+    mesh.send(1, mesh.took(1, tables[1].abandon()))
+    mesh.run()
+    abandon = tables[0].seq - 1
+    for s in (1, 0):
+        mesh.send(s, mesh.took(s, tables[s].takeup()))
+        mesh.run()
+    log = tables[0].log
+    assert tables[1].log == log and tables[0].finished and tables[0].abandoned is None
+    inputs = t.inputs(abandon={"seat": 1, "seq": abandon,
+                               "note": "seat 1 abandons when nothing else moves in deal 1 and seat 0 is due; then "
+                                       "seat 1 takes the table up, then seat 0"})
+    return t.vector("a three-deal Bisca table: seat 1 abandons deal 1, both seats take it up again, deal 1 is "
+                    "void and deal 2 is played", inputs, log, abandons=tables[0].abandons, deals=t.deals(),
+                    audit=_audit(log))
+
+
 def generate() -> dict[str, str]:
     """File name -> JSON text of every table vector."""
     return {"table-bisca.json": _bisca(), "table-vote.json": _vote(), "table-dispute.json": _dispute(),
-            "table-fork.json": _fork()}
+            "table-fork.json": _fork(), "table-takeup.json": _takeup()}
 
 
 def write(directory: Path) -> list[Path]:

@@ -266,7 +266,7 @@ class LanTable(ScreenTable):
         def on_resumed(info: Mapping[str, object]) -> None:
             self.lobby.say("resumed", t("lobby_resumed", table=need_str(info, "table")[:16],
                                         game=self.lobby.game_title(need_str(info, "game")), deals=info["deals_done"]))
-            self.lobby.wait(t("lobby_reconnecting"))
+            self.lobby.wait(t("lobby_taking_up") if info.get("taking_up") else t("lobby_reconnecting"))
 
         await resume_table(plan.path, me=self.me, registry=self.registry, data_dir=self.data_dir,
                            on_resumed=on_resumed, on_table=self._table_started, on_event=self._on_event,

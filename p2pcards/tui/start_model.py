@@ -489,8 +489,9 @@ class StartModel:
                 self._join(format_host_port(entry.address, entry.port), entry.fingerprint)
 
     def _enter_saved(self, saved: SavedEntry) -> None:
-        """Enter on a saved table: take it up again, or say why it cannot be."""
-        if saved.state != "unfinished":
+        """Enter on a saved table: take it up again (an abandoned LAN table of two too: both
+        seats' ``resume`` take it up), or say why it cannot be."""
+        if saved.state != "unfinished" and not (saved.state == "abandoned" and saved.role != "local"):
             self.error = self.text("saved_is_over")
         elif not saved.person:
             self.error = self.text("saved_no_person", prefix=saved.table[:8])

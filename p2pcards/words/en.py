@@ -281,6 +281,7 @@ EN: dict[str, str] = {
     "history_ended_abandoned": "abandoned",
     "history_ended_voided": "voided",
     "history_ended_unfinished": "unfinished",
+    "history_taken_up": " (abandoned by seat {by}{behind} in deal {deal}, taken up again)",
     "stats_none": "No games are recorded yet. Every table played here (against the computer or on the LAN) "
                   "is recorded as it is played; `p2pcards history --rebuild` reads the ones played before.",
     "stats_player": "{name} ({fingerprint})",
@@ -363,6 +364,7 @@ EN: dict[str, str] = {
     "net_TableGone": "the table went on without you, and nobody is left to tell the outcome",
     "lobby_resumed": "Taking up table {table} of {game} again (deals played: {deals}).",
     "lobby_reconnecting": "Reconnecting to the other players…",
+    "lobby_taking_up": "This table was abandoned: waiting for the other player to resume it too…",
     "lobby_keys": " q or Esc: leave ",
     "lobby_keys_failed": " any key: back ",
     # text mode
@@ -600,6 +602,8 @@ EN: dict[str, str] = {
     "resume_state_finished": "ended: played to its end",
     "resume_state_voted-out": "ended: this seat was voted out (it watched the rest)",
     "resume_state_abandoned": "ended: abandoned",
+    "resume_state_abandoned_takeup": ("ended: abandoned; `p2pcards resume {prefix}` takes it up again, if the "
+                                      "other seat resumes it too"),
     "resume_state_unknown": "ended: the table went on without this seat; result unknown",
     "resume_note": "p2pcards: note: unfinished table {table}: `p2pcards resume {prefix}` takes its seats again",
     "resume_returning": "p2pcards: this identity has an unfinished table joined at {address}: taking its seat again "
@@ -675,6 +679,7 @@ EN: dict[str, str] = {
     "audit_verdict_incomplete": "incomplete",
     "audit_vote": "seat {seat} was voted out in deal {deal} (seq {seq}) by seats {voters}; a dummy from then on",
     "audit_behind": " while behind by {n}",
+    "audit_taken_up": "abandoned by seat {by}{behind} in deal {deal} (seq {seq}), taken up again by both seats",
     "audit_unattributed": "unattributed",
     "audit_seat_of": "seat {n}",
     "audit_error": "error at message seq {seq} ({who}): {reason}",
@@ -714,6 +719,9 @@ EN: dict[str, str] = {
     "printer_starts": "table {table} of {game} starts; seats {seats}",
     "printer_over": "it is over",
     "printer_reconnecting": "reconnecting to the other players",
+    "printer_taking_up": "it was abandoned: taking it up again once the other seat resumes it too",
+    "printer_taken_up": ("both seats took the table up again: deal {deal}, abandoned by {seat}, does not count; "
+                         "play goes on"),
     "printer_deals_done_one": "1 deal done",
     "printer_deals_done_other": "{n} deals done",
     "printer_resuming": "resuming table {table} of {game} ({seats_word} {seats}) from its saved transcript of "

@@ -274,6 +274,7 @@ PT: dict[str, str] = {
     "history_ended_abandoned": "abandonada",
     "history_ended_voided": "anulada",
     "history_ended_unfinished": "por acabar",
+    "history_taken_up": " (abandonada pelo lugar {by}{behind} na mão {deal}, retomada)",
     "stats_none": "Ainda não há jogos registados. Cada mesa jogada aqui (contra o computador ou na rede local) "
                   "fica registada à medida que se joga; `p2pcards history --rebuild` lê as que se jogaram antes.",
     "stats_player": "{name} ({fingerprint})",
@@ -356,6 +357,7 @@ PT: dict[str, str] = {
     "net_TableGone": "a mesa continuou sem si e ninguém ficou para dizer o resultado",
     "lobby_resumed": "A retomar a mesa {table} de {game} (mãos jogadas: {deals}).",
     "lobby_reconnecting": "A religar aos outros jogadores…",
+    "lobby_taking_up": "Esta mesa foi abandonada: à espera de que o outro jogador também a retome…",
     "lobby_keys": " q ou Esc: sair ",
     "lobby_keys_failed": " qualquer tecla: voltar ",
     # text mode
@@ -594,6 +596,8 @@ PT: dict[str, str] = {
     "resume_state_finished": "acabou: jogada até ao fim",
     "resume_state_voted-out": "acabou: este lugar foi votado fora (e assistiu ao resto)",
     "resume_state_abandoned": "acabou: abandonada",
+    "resume_state_abandoned_takeup": ("acabou: abandonada; `p2pcards resume {prefix}` retoma-a, se o outro "
+                                      "lugar também a retomar"),
     "resume_state_unknown": "acabou: a mesa continuou sem este lugar; o resultado não se sabe",
     "resume_note": "p2pcards: nota: mesa por acabar {table}: `p2pcards resume {prefix}` retoma os seus lugares",
     "resume_returning": "p2pcards: esta identidade tem uma mesa por acabar em {address}: a retomar o lugar dela "
@@ -671,6 +675,7 @@ PT: dict[str, str] = {
     "audit_vote": "o lugar {seat} foi votado fora na mão {deal} (seq {seq}) pelos lugares {voters}; um morto daí em "
                   "diante",
     "audit_behind": " quando perdia por {n}",
+    "audit_taken_up": "abandonada pelo lugar {by}{behind} na mão {deal} (seq {seq}), retomada pelos dois lugares",
     "audit_unattributed": "sem culpado conhecido",
     "audit_seat_of": "lugar {n}",
     "audit_error": "erro na mensagem seq {seq} ({who}): {reason}",
@@ -709,6 +714,9 @@ PT: dict[str, str] = {
     "printer_starts": "a mesa {table} de {game} começa; lugares {seats}",
     "printer_over": "já acabou",
     "printer_reconnecting": "a religar aos outros jogadores",
+    "printer_taking_up": "foi abandonada: retoma-se quando o outro lugar também a retomar",
+    "printer_taken_up": ("os dois lugares retomaram a mesa: a mão {deal}, abandonada por {seat}, não conta; "
+                         "o jogo continua"),
     "printer_deals_done_one": "1 mão jogada",
     "printer_deals_done_other": "{n} mãos jogadas",
     "printer_resuming": "a retomar a mesa {table} de {game} ({seats_word} {seats}) a partir da transcrição guardada, "
