@@ -27,7 +27,7 @@ from p2pcards.core import GameSpec
 from p2pcards.identity import Identity
 from p2pcards.net.asking import ask
 from p2pcards.net.clocks import AHEAD_SYNC, HEARTBEAT, Away, Clock
-from p2pcards.net.errors import ConnectError, MeshError, PeerSilent, ResumeError, single_error
+from p2pcards.net.errors import MeshError, PeerSilent, ResumeError, single_error
 from p2pcards.net.files import PeerFiles, keep_manifest
 from p2pcards.net.handshake import LobbyProtocolError
 from p2pcards.net.inbox import POKE, Filed, Frame
@@ -36,6 +36,7 @@ from p2pcards.net.mesh import LINGER, LinkSink, Mesh
 from p2pcards.net.peer import AsyncPlayer, EventSink, LocalSeat, Peer, TableRecorder, describe_table, in_background
 from p2pcards.net.store import Manifest, log_path, peer_stem
 from p2pcards.net.sync import Sync, Syncs, parse_control
+from p2pcards.net.takeup import TakeUp
 from p2pcards.table.events import Ended, TableEvent, TakenUp
 from p2pcards.table.table import Rejected, SetupError, Table
 from p2pcards.table.transcript import Genesis, TranscriptError, parse_message
@@ -102,10 +103,8 @@ class Node:
         self._over = False
         #: the local seat whose replica the history hears (every replica tells the same)
         self._recording: int | None = None
-        #: True for a process that takes an abandoned table up again (``p2pcards resume``): its
-        #: replicas of the abandoned table write their ``takeup`` once linked, and wait for the others'
-        self.taking_up = False
-        self._takeup_since: float | None = None
+        #: an abandoned table this process takes up again (``p2pcards resume``)
+        self.takeup = TakeUp()
         for local in seats:
             self._make_peer(local)
         #: the links to the other processes
@@ -180,7 +179,7 @@ class Node:
     def _active(self, table: Table) -> bool:
         """Whether a local replica still takes part: not finished, or an abandoned table this
         process takes up again."""
-        return not table.finished or (self.taking_up and table.abandoned is not None)
+        return not table.finished or self.takeup.waits(table)
 
     @property
     def tables(self) -> dict[int, Table]:
@@ -204,10 +203,6 @@ class Node:
         peer = self.peers.get(seat)
         return log_path(self.data_dir, self.table_id, seat, peer.stem if peer else None)
 
-    @property
-    def n_seats(self) -> int:
-        return len(self.genesis.seats)
-
     def lead(self) -> Table:
         """The local replica furthest along (what this process knows of the table)."""
         return max((p.table for p in self.peers.values()), key=lambda t: t.seq)
@@ -216,14 +211,6 @@ class Node:
     def seq(self) -> int:
         """The length of the transcript this process holds (its furthest replica)."""
         return self.lead().seq
-
-    def current_keys(self) -> list[bytes]:
-        """Each seat's signing key (they never change: a seat voted out keeps its key)."""
-        return list(self.keys)
-
-    def former_keys(self) -> dict[int, list[bytes]]:
-        """Keys seats held before (none: a vote no longer hands a seat to a new key)."""
-        return {}
 
     def local_identities(self) -> dict[int, Identity]:
         """The identities of the local peers (they prove this process's seats)."""
@@ -371,11 +358,7 @@ class Node:
         built on, are cut from the log and kept apart with the rejected ones (the log keeps
         only what the others are known to have accepted)."""
         for peer in self.peers.values():
-            authors = peer.table.chain.authors
-            k = len(authors)
-            while k > 1 and authors[k - 1] == peer.seat:
-                k -= 1
-            peer.files.set_aside(peer.table.log[k:peer.files.written])
+            peer.set_aside_unconfirmed()
 
     def ending(self) -> str:
         """How the table ended for this process (:data:`~p2pcards.net.store.ENDINGS`)."""
@@ -432,7 +415,7 @@ class Node:
 
     def _look(self, peer: Peer, now: float) -> None:
         table, clock = peer.table, peer.clock
-        if self.taking_up and table.abandoned is not None:
+        if self.takeup.waits(table):
             peer.inbox.put_local(POKE)  # (the peer writes its takeup once linked, or gives up)
             if self.linked and clock.wants_sync(now, self.timeout):
                 self.request_sync(table.deal_start)
@@ -464,14 +447,14 @@ class Node:
             if moved or peer.out or peer.events or peer.files.pending:
                 sent = self._commit(peer)
                 written_head = table.head
-                self._observe(peer, observe)
+                peer.observe(observe)
                 if sent:
                     await self.mesh.flush()  # what it sent leaves before the next message is checked
             peer.clock.update(table.due() or table.awaiting_takeup(), now, moved)
             if not self._active(table):
                 break
-            if self.taking_up and table.abandoned is not None:
-                if not self._take_up(peer, now):
+            if self.takeup.waits(table):
+                if not self.takeup.step(peer, now, self.linked, self.timeout, self.peers, self.seat_name):
                     await self._receive_into(peer)
                 continue
             if self._was_away(now):
@@ -490,39 +473,11 @@ class Node:
                 continue
             await self._receive_into(peer)
 
-    def _take_up(self, peer: Peer, now: float) -> bool:
-        """An abandoned table this process takes up: once linked to another process, write
-        this seat's ``takeup`` (resuming is the consent: True); give up when the other seats'
-        have not come within twice the timeout (the table stays abandoned, and resumable)."""
-        table = peer.table
-        if self._takeup_since is None:
-            self._takeup_since = now
-        if self.linked and table.may_take_up():
-            log.info("seat %d takes the abandoned table up again", peer.seat)
-            peer.took(table.takeup())  # (written and sent at the loop's next commit)
-            return True
-        if now - self._takeup_since > 2 * self.timeout:
-            waiting = ", ".join(f"{s + 1} ({self.seat_name(s)})" for s in sorted(table.awaiting_takeup())
-                                if s not in self.peers)
-            table_hex = self.table_id.hex()[:16]
-            raise ConnectError(f"table {table_hex} was not taken up again: seat {waiting} did not take it up within "
-                               f"{2 * self.timeout:g} s. It stays abandoned; `p2pcards resume {table_hex}` takes it "
-                               "up when the other seat resumes it too")
-        return False
-
-    @staticmethod
-    def _observe(peer: Peer, observe: Callable[[Table], None] | None) -> None:
-        if observe is not None:
-            try:
-                observe(peer.table)
-            except Exception:  # noqa: BLE001 -- a failing observer must not break the peer
-                log.exception("seat %d: the player's observer failed", peer.seat)
-
     def _settle(self, peer: Peer, observe: Callable[[Table], None] | None) -> None:
         """Carry out what filing produced while a person thinks (:mod:`~p2pcards.net.asking`)."""
         if peer.out or peer.events or peer.files.pending:
             self._commit(peer)
-            self._observe(peer, observe)
+            peer.observe(observe)
 
     async def _receive_into(self, peer: Peer) -> None:
         """Wait for a frame or a poke (from the heartbeat); file what arrived."""

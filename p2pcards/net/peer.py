@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ from p2pcards.table.transcript import Genesis
 
 __all__ = ["AsyncPlayer", "LocalSeat", "Peer", "ThreadedPlayer", "in_background", "TableRecorder", "EventSink",
            "describe_table"]
+
+log = logging.getLogger("p2pcards.net.peer")
 
 #: ``on_event(seat, event)``: what a local replica told (a closed deal, the end, a vote...).
 EventSink = Callable[[int, TableEvent], None]
@@ -110,6 +113,23 @@ class Peer:
         out, self.out = self.out, []
         events, self.events = self.events, []
         return out, events
+
+    def observe(self, observe: Callable[[Table], None] | None) -> None:
+        """Show the replica to ``observe`` (a screen), whose failure does not break the peer."""
+        if observe is not None:
+            try:
+                observe(self.table)
+            except Exception:  # noqa: BLE001 -- a failing observer must not break the peer
+                log.exception("seat %d: the player's observer failed", self.seat)
+
+    def set_aside_unconfirmed(self) -> None:
+        """Cut this seat's own entries at the end of its log, which no other seat built on,
+        and keep them apart (:meth:`~p2pcards.net.node.Node.set_aside_unconfirmed`)."""
+        authors = self.table.chain.authors
+        k = len(authors)
+        while k > 1 and authors[k - 1] == self.seat:
+            k -= 1
+        self.files.set_aside(self.table.log[k:self.files.written])
 
     def refused(self, seq: int | None, exc: Rejected) -> None:
         """Keep a refusal (the last thousand or so)."""

@@ -80,7 +80,7 @@ async def _answer(node: Node | None, link: Link, obj: Mapping[str, object], nonc
     try:
         if node is None:
             raise LobbyProtocolError("the table has not started here", "table")
-        rejoin = parse_rejoin(obj, node.table_id, node.n_seats)
+        rejoin = parse_rejoin(obj, node.table_id, len(node.genesis.seats))
         mine = node.local_identities()
         if not mine:
             raise LobbyProtocolError("this process holds no seat any more", "seats")
@@ -89,7 +89,7 @@ async def _answer(node: Node | None, link: Link, obj: Mapping[str, object], nonc
                                      "seats")
         await link.send(make_challenge(node.table_id, mine, rejoin.nonce, nonce))
         proof = await _receive(link, "a proof")
-        parse_proof(proof, node.table_id, rejoin, node.current_keys(), nonce, node.former_keys())
+        parse_proof(proof, node.table_id, rejoin, list(node.keys), nonce, {})  # (a vote hands no seat a new key)
         if not node.may_adopt(link, frozenset(rejoin.seats)):
             raise LobbyProtocolError("a newer link with those seats is up", "duplicate")
         link.raise_limit()  # proven: after the welcome the dialler may send whole sync batches at once
@@ -139,7 +139,7 @@ async def dial_rejoin(node: Node, addr: str, port: int, *, deadline: float, nurs
         obj = await _receive(link, "a challenge")
         if obj.get("type") == "refused":
             raise Refused(*_refusal(obj))
-        challenge = parse_challenge(obj, node.table_id, node.current_keys(), nonce, greeted)
+        challenge = parse_challenge(obj, node.table_id, list(node.keys), nonce, greeted)
         if set(challenge.seats) & set(mine):
             raise MeshError(f"{addr}:{port} claims seat(s) {sorted(set(challenge.seats) & set(mine))} of this process")
         await link.send(make_proof(node.table_id, mine, nonce, challenge.nonce))

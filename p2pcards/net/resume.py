@@ -246,18 +246,18 @@ async def resume_table(
     tables = node.tables
     lead = node.lead()
     finished = all(t.finished for t in tables.values())
-    node.taking_up = (not abandon and manifest.role != "local"
+    node.takeup.on = (not abandon and manifest.role != "local"
                       and any(t.abandoned is not None and not t.observer for t in tables.values()))
     if on_resumed is not None:
         on_resumed({"type": "resumed", "table": genesis.table_id.hex(), "game": genesis.game,
                     "role": manifest.role, "seats": sorted(tables), "seq": lead.seq,
-                    "deals_done": lead.deals_done, "finished": finished, "taking_up": node.taking_up})
+                    "deals_done": lead.deals_done, "finished": finished, "taking_up": node.takeup.on})
     if on_table is not None:
         on_table(describe_table(genesis, sorted(tables)))
     if abandon and (manifest.role == "local" or not node.abandon()):
         raise ResumeError(f"table {genesis.table_id.hex()[:16]} cannot be abandoned now: only a table of two "
                           "playing seats can be, while it waits for the other seat (resume it to play on)")
-    if finished and not abandon and not node.taking_up:
+    if finished and not abandon and not node.takeup.on:
         # it was killed after the end: say how it ended (history too), tidy its files
         node.tell_ended()
         node.close_files(finished=True)
@@ -315,7 +315,7 @@ async def _rejoin(node: Node, manifest: Manifest, manifest_path: Path, listeners
             async with trio.open_nursery() as dials:
                 for addr, port in targets:
                     dials.start_soon(dial, addr, port, nursery)
-            if targets and len(failures) == len(targets) and not node.linked and not abandon and not node.taking_up:
+            if targets and len(failures) == len(targets) and not node.linked and not abandon and not node.takeup.on:
                 if away > 2 * node.timeout or any(t.voted_out for t in node.tables.values()):
                     node.set_aside_unconfirmed()
                     _close_unknown(manifest_path, manifest)

@@ -12,42 +12,24 @@ The rules are ``protocol/PROTOCOL.md``'s, "Table messages".
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 from collections.abc import Callable, Mapping
 
-from p2pcards.core import Choice, DealState, Decision, GameSpec, IllegalChoice, Match, OptionError, Plain, SeatView
+from p2pcards.core import Choice, DealState, Decision, GameSpec, IllegalChoice, Match, Plain, SeatView
 from p2pcards.identity import Identity
 from p2pcards.mental import DealSetup, Group, LocalError, Party, Ristretto255
 from p2pcards.table import certificates as certs
 from p2pcards.table import claims
+from p2pcards.table.abandons import Abandons, behind, check_abandon
 from p2pcards.table.chain import Chain
 from p2pcards.table.claims import dealer_draw, first_dealer, seeds_draw
-from p2pcards.table.common import MIN_VOTERS, Cause, Rejected, SetupError
+from p2pcards.table.common import MIN_VOTERS, Cause, Rejected
 from p2pcards.table.dealrun import DealRun, Stage
 from p2pcards.table.events import DealClosed, Dispute, Ended, Fork, Output, TableEvent, TakenUp, VotedOut, VoteOut
+from p2pcards.table.setup import open_genesis, seed_for
 from p2pcards.table.silence import SeedRound, Silence
-from p2pcards.table.transcript import (
-    ENTRY_KINDS,
-    Envelope,
-    Genesis,
-    TableKind,
-    TranscriptError,
-    VersionError,
-    own_envelope,
-    parse_message,
-    sign_message,
-)
+from p2pcards.table.transcript import ENTRY_KINDS, Envelope, TableKind, own_envelope, sign_message
 
-__all__ = ["Replica", "seed_for"]
-
-
-def seed_for(secret: bytes, table_id: bytes, deal: int, head: bytes) -> bytes:
-    """A deal's seed: from a peer's private table secret (kept with its log), the deal number
-    and the chain head where the deal starts -- so a deal is never dealt twice with the same
-    secrets, and a replica restored from its log derives the same seed again."""
-    msg = b"p2pcards/deal-seed/v2" + table_id + deal.to_bytes(8, "big") + head
-    return hmac.new(secret, msg, hashlib.sha256).digest()
+__all__ = ["Replica"]
 
 
 class Replica:
@@ -65,37 +47,11 @@ class Replica:
         group: Group | None = None,
     ) -> None:
         """A replica for ``me`` (None: an observer, see the module docstring)."""
-        try:
-            env = parse_message(genesis_raw, None)
-            genesis = Genesis.from_body(env.body)
-        except VersionError as exc:
-            raise SetupError(f"this transcript is of another protocol version: {exc}") from None
-        except TranscriptError as exc:
-            raise SetupError(f"bad genesis: {exc}") from None
-        if env.table != genesis.table_id or env.seq != 0 or env.kind != TableKind.GENESIS:
-            raise SetupError("the genesis does not carry its own table id")
-        if spec.name != genesis.game:
-            raise SetupError(f"the table plays {genesis.game!r}, not {spec.name!r}")
-        if spec.rules_version != genesis.rules_version:
-            raise SetupError(
-                f"{spec.name}: the table uses rules version {genesis.rules_version}, this peer has {spec.rules_version}"
-            )
-        if len(genesis.seats) != spec.seats:
-            raise SetupError(f"{spec.name} needs {spec.seats} seats, the table has {len(genesis.seats)}")
-        try:
-            self.options = spec.resolve_options({k: str(v) for k, v in genesis.options.items()})
-        except OptionError as exc:
-            raise SetupError(str(exc)) from None
+        opened = open_genesis(genesis_raw, spec, me, secret)
+        env, genesis = opened.env, opened.genesis
+        self.options = opened.options
+        self.seat: int | None = opened.seat
         keys = [s.signing for s in genesis.seats]
-        self.seat: int | None = None
-        if me is not None:
-            if me.signing_public not in keys:
-                raise SetupError("this identity has no seat at the table")
-            self.seat = keys.index(me.signing_public)
-            if genesis.seats[self.seat].sealing != me.sealing_public:
-                raise SetupError("the table lists another sealing key for this seat")
-            if secret is None or len(secret) != 32:
-                raise SetupError("a seated replica needs its 32-byte table secret")
         self.genesis = genesis
         self.table_id = genesis.table_id
         self.spec = spec
@@ -112,14 +68,8 @@ class Replica:
         self.deal_no = 0
         self.deals_done = 0
         self.finished = False
-        #: how the table ended when it did not end by its rules: ``{"by": seat, "waiting_for": seats, "deal",
-        #: "totals", "behind"}`` -- the abandon that ended it (None again once both seats took it up)
-        self.abandoned: dict[str, object] | None = None
-        #: every abandon of the table, in order: its ``abandoned`` record with its ``seq`` and whether it was
-        #: ``taken_up`` again
-        self.abandons: list[dict[str, object]] = []
-        #: the seats whose ``takeup`` answers the abandon that ended the table, in order
-        self.takeups: list[int] = []
+        #: the abandons of a table of two and their takeups (``abandoned``, ``abandons``, ``takeups``)
+        self.left = Abandons()
         #: one :class:`DealClosed` per closed deal
         self.results: list[DealClosed] = []
         #: completed votes: ``{"seat", "deal", "seq", "voters"}``
@@ -247,17 +197,29 @@ class Replica:
         return (self.abandoned is not None and not self.observer and sum(self.live) < MIN_VOTERS + 1
                 and self.seat not in self.takeups)
 
+    @property
+    def abandoned(self) -> dict[str, object] | None:
+        """The abandon that ended the table, if one did (:attr:`~p2pcards.table.abandons.Abandons.ended`)."""
+        return self.left.ended
+
+    @property
+    def abandons(self) -> list[dict[str, object]]:
+        """Every abandon of the table, in order, with its ``seq`` and whether it was ``taken_up``."""
+        return self.left.records
+
+    @property
+    def takeups(self) -> list[int]:
+        """The seats whose ``takeup`` answers the abandon that ended the table, in order."""
+        return self.left.takeups
+
     def abandon_seq(self) -> int | None:
         """The seq of the table's last ``abandon`` (None: never abandoned)."""
-        seq = self.abandons[-1]["seq"] if self.abandons else None
-        return seq if isinstance(seq, int) else None
+        return self.left.after
 
     def awaiting_takeup(self) -> frozenset[int]:
         """The playing seats whose ``takeup`` the abandoned table still waits for (empty when
         the table is not abandoned); once every one is in, play goes on."""
-        if self.abandoned is None:
-            return frozenset()
-        return frozenset(s for s in range(self.n) if self.live[s] and s not in self.takeups)
+        return self.left.awaiting(self.live)
 
     @property
     def holding(self) -> bool:
@@ -428,15 +390,10 @@ class Replica:
         self.run.halt(claims.dispute_cause(self.run, env.author, against, evidence, reason))
 
     def _on_abandon(self, env: Envelope) -> list[bytes]:
-        if not self.live[env.author] or sum(self.live) >= MIN_VOTERS + 1:
-            raise Rejected("only a table of two playing seats can be abandoned", env.author)
-        waiting = [x for x in self.due() if x != env.author]
-        if not waiting:
-            raise Rejected(f"seat {env.author} abandons while nobody else is due", env.author)
-        if env.body != {"waiting_for": sorted(waiting)}:
-            raise Rejected("malformed abandon", env.author)
+        waiting = check_abandon(env.author, env.body, [x for x in self.due() if x != env.author],
+                                self.live[env.author] and sum(self.live) < MIN_VOTERS + 1)
         self._append(env)
-        self._finish_abandoned(env.author, sorted(waiting))
+        self._finish_abandoned(env.author, waiting)
         return []
 
     def _finish_abandoned(self, by: int | None, waiting: list[int]) -> None:
@@ -445,28 +402,15 @@ class Replica:
         much the abandoning seat's side was behind (0: level or ahead)."""
         self.finished = True
         totals = list(self.match.totals) if self.match else []
-        self.abandoned = {"by": by, "waiting_for": waiting, "deal": self.deal_no, "totals": totals,
-                          "behind": self._behind(by, totals)}
-        self.abandons.append({**self.abandoned, "seq": self.seq - 1, "taken_up": False})
-        self.takeups = []
-        self._tell(Ended(winner=None, totals=list(self.match.totals) if self.match else [], deals=self.deals_done,
-                         transcript_hash=self.transcript_hash, abandoned=dict(self.abandoned),
-                         voted_out=self.voted_out, abandons=self._abandons()))
-
-    def _abandons(self) -> list[dict[str, object]]:
-        return [dict(a) for a in self.abandons]
+        teams = self.spec.teams or tuple((s,) for s in range(self.n))
+        lost = behind(by, totals, teams, self.match.lower_is_better) if self.match else 0
+        ended = self.left.record(by, waiting, self.deal_no, totals, lost, self.seq - 1)
+        self._tell(Ended(winner=None, totals=totals, deals=self.deals_done, transcript_hash=self.transcript_hash,
+                         abandoned=ended, voted_out=self.voted_out, abandons=self.left.copies()))
 
     def _on_takeup(self, env: Envelope) -> list[bytes]:
         """A seat takes the abandoned table up again (both must: then play goes on)."""
-        if self.abandoned is None:
-            raise Rejected(f"seat {env.author} takes up a table that is not abandoned", env.author)
-        if not self.live[env.author] or sum(self.live) >= MIN_VOTERS + 1:
-            raise Rejected(f"seat {env.author} is not a playing seat of the abandoned table", env.author)
-        after = self.abandon_seq()
-        if set(env.body) != {"after"} or type(env.body["after"]) is not int or env.body["after"] != after:
-            raise Rejected(f"a takeup names the abandon it answers (seq {after})", env.author)
-        if env.author in self.takeups:
-            raise Rejected(f"seat {env.author} took the table up already", env.author)
+        self.left.check_takeup(env.author, env.body, self.live[env.author] and sum(self.live) < MIN_VOTERS + 1)
         self._append(env)
         self.takeups.append(env.author)
         return self._maybe_taken_up()
@@ -474,29 +418,16 @@ class Replica:
     def _maybe_taken_up(self) -> list[bytes]:
         """Once every playing seat took the abandoned table up, the abandoned deal closes
         ``void`` (no score, the dealer rotates) and the next deal starts."""
-        if self.abandoned is None or self.awaiting_takeup():
+        record = self.left.complete(self.live)
+        if record is None:
             return []
-        self.abandons[-1]["taken_up"] = True
-        self._tell(TakenUp(deal=self.deal_no, seq=self.seq - 1, abandon=dict(self.abandons[-1])))
-        self.abandoned, self.takeups, self.finished = None, [], False
+        self._tell(TakenUp(deal=self.deal_no, seq=self.seq - 1, abandon=record))
+        self.finished = False
         if self.match is None:  # the first deal was abandoned before its deck was locked: no seed was shown
             self._match(dict.fromkeys(self.run.parties))
-        verdict: claims.Verdict = {"verdict": "void", "seat": None, "kind": "abandon",
-                                   "reason": f"seat {self.abandons[-1]['by']} abandoned the deal; both seats took "
-                                             "the table up again"}
-        self._finish_deal(None, verdict)
+        why = f"seat {record['by']} abandoned the deal; both seats took the table up again"
+        self._finish_deal(None, {"verdict": "void", "seat": None, "kind": "abandon", "reason": why})
         return self._flush()
-
-    def _behind(self, seat: int | None, totals: list[int]) -> int:
-        """How far the side of ``seat`` trails the best other side in ``totals`` (0: level or
-        ahead; lower totals are better where the game's match says so)."""
-        if seat is None or not totals or self.match is None:
-            return 0
-        teams = self.spec.teams or tuple((s,) for s in range(self.n))
-        side = next(i for i, team in enumerate(teams) if seat in team)
-        sign = -1 if self.match.lower_is_better else 1
-        others = [sign * t for i, t in enumerate(totals) if i != side]
-        return max(0, max(others, default=0) - sign * totals[side])
 
     # ------------------------------------------------------------------ certificates
     def _certificate(self, env: Envelope) -> list[bytes]:
@@ -633,7 +564,7 @@ class Replica:
             self.finished = True
             self._tell(Ended(winner=match.winner, totals=list(match.totals), deals=self.deals_done,
                              transcript_hash=self.transcript_hash, abandoned=None, voted_out=self.voted_out,
-                             abandons=self._abandons()))
+                             abandons=self.left.copies()))
             return
         self.deal_no += 1
         self._start_deal()

@@ -44,7 +44,8 @@ from p2pcards.table import certificates as certs
 from p2pcards.table.common import MIN_VOTERS, Rejected, SetupError, TableError
 from p2pcards.table.dealrun import Stage
 from p2pcards.table.events import Output
-from p2pcards.table.replica import Replica, seed_for
+from p2pcards.table.replica import Replica
+from p2pcards.table.setup import seed_for
 from p2pcards.table.transcript import (
     ENTRY_KINDS,
     SIDE_KINDS,
