@@ -9,6 +9,7 @@ import os
 import struct
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -39,19 +40,23 @@ async def _raw(port: int) -> trio.SocketStream:
     return await trio.open_tcp_stream(LOOPBACK, port)
 
 
+#: Per raw connection: its decoder and the frames read but not yet returned (a sender
+#: writes what it has queued together, so one read may hold several frames).
+_READ: weakref.WeakKeyDictionary[trio.SocketStream, tuple[FrameDecoder, list[bytes]]] = weakref.WeakKeyDictionary()
+
+
 async def _read_frame(stream: trio.SocketStream) -> bytes | None:
     """The next frame from a raw connection, or None when it is closed."""
-    decoder = FrameDecoder()
-    while True:
+    decoder, ready = _READ.setdefault(stream, (FrameDecoder(), []))
+    while not ready:
         try:
             data = await stream.receive_some(65536)
         except trio.BrokenResourceError:
             return None
         if not data:
             return None
-        frames = decoder.feed(data)
-        if frames:
-            return frames[0]
+        ready.extend(decoder.feed(data))
+    return ready.pop(0)
 
 
 async def _closed_by_peer(stream: trio.SocketStream) -> bool:
