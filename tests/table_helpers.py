@@ -117,6 +117,15 @@ def run(net: Net, tamper: Tamper | None = None, tolerate: bool = False, route: R
     return net
 
 
+def step_until(mesh: LocalMesh, done: Callable[[], bool], what: str, steps: int) -> None:
+    """Step ``mesh`` until ``done()``, at most ``steps`` steps (a table that loops fails)."""
+    for _ in range(steps):
+        if done():
+            return
+        assert mesh.step(), f"the table stopped before {what}"
+    raise AssertionError(f"no {what} after {steps} steps")
+
+
 def header(raw: bytes) -> dict[str, Any]:
     """The signed header of a message (its fields, without the signature)."""
     obj = unpack(unpack(raw)[0])

@@ -21,7 +21,7 @@ from p2pcards.table.table import Rejected, Table
 from p2pcards.table.transcript import Genesis, SeatInfo, make_certificate, make_genesis, message_hash, sign_message
 from p2pcards.testing.table_mesh import OBSERVER
 from tests import attackers
-from tests.table_helpers import REGISTRY, Net, assert_agree, deals_of, header, kinds, make_net, mesh_of
+from tests.table_helpers import REGISTRY, Net, assert_agree, deals_of, header, kinds, make_net, mesh_of, step_until
 
 ATTACKER, VOTER = 1, 2
 #: A two-deal Copas table takes under a thousand steps of the mesh: far more is a loop.
@@ -29,12 +29,7 @@ STEPS = 5_000
 
 
 def _until(mesh: Any, done: Any, what: str) -> None:
-    """Step the mesh until ``done()`` (bounded)."""
-    for _ in range(STEPS):
-        if done():
-            return
-        assert mesh.step(), f"the table stopped before {what}"
-    raise AssertionError(f"no {what} after {STEPS} steps")
+    step_until(mesh, done, what, STEPS)
 
 
 def _restart(net: Any, mesh: Any, seat: int) -> Table:

@@ -16,17 +16,13 @@ from p2pcards.table.table import Rejected, Table
 from p2pcards.table.transcript import VERSION, canonical, sign_message
 from p2pcards.table.wire import pack, unpack
 from tests import attackers
-from tests.table_helpers import REGISTRY, assert_agree, deals_of, header, kinds, make_net, mesh_of
+from tests.table_helpers import REGISTRY, assert_agree, deals_of, header, kinds, make_net, mesh_of, step_until
 
 STEPS = 20_000
 
 
 def _until(mesh: Any, done: Any, what: str) -> None:
-    for _ in range(STEPS):
-        if done():
-            return
-        assert mesh.step(), f"the table stopped before {what}"
-    raise AssertionError(f"no {what} after {STEPS} steps")
+    step_until(mesh, done, what, STEPS)
 
 
 def _abandoned(table_class: dict[int, type[Table]] | None = None) -> tuple[Any, Any, int]:
