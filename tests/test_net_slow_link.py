@@ -219,3 +219,30 @@ async def test_flush_lets_every_link_write_before_the_caller_goes_on_but_waits_f
         assert not any(sender.waiting for sender in senders) and senders[1].sent == 0
         assert (await streams[0][1].receive_some()).endswith(b"entry")
         nursery.cancel_scope.cancel()
+
+
+async def test_a_process_stopped_for_twice_the_timeout_keeps_its_links(autojump_clock):
+    """A peer that reads nothing for twice the table's timeout (a process stopped for a
+    while) is voted out meanwhile but not cut off: its link is still there when it wakes,
+    to catch up and follow the table.  A link stuck past four timeouts is closed."""
+    from p2pcards.net.mesh import STUCK_TIMEOUTS, Mesh
+
+    async def deliver(frame: object) -> None:
+        return None
+
+    timeout = 1.0
+    for stopped, kept in ((2 * timeout, True), ((STUCK_TIMEOUTS + 1) * timeout, False)):
+        mesh = Mesh(timeout, frozenset({0}), deliver=deliver, control=lambda *a: None, over=lambda: False)
+        left, right = trio.testing.memory_stream_pair()
+        counting = _Counting(left)
+        counting.stuck = True
+        link = Link(counting, "stopped")
+        mesh.attach(link, frozenset({1}))
+        far = Link(right, "far")
+        async with trio.open_nursery() as nursery:
+            await nursery.start(far.run)
+            await mesh.start(nursery)
+            mesh.send(link, b"entry")
+            await trio.sleep(stopped)
+            assert (link.reason is None) is kept, (stopped, link.reason)
+            nursery.cancel_scope.cancel()

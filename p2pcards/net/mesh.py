@@ -32,6 +32,12 @@ LINGER: Final = 30.0
 #: Passes through the scheduler :meth:`Mesh.flush` gives the links' tasks (trio runs the tasks
 #: ready together in a random order: two passes let each one run; one more to spare).
 _FLUSH_PASSES: Final = 3
+#: A link that cannot take a frame for this many times the table's timeout has stopped
+#: reading and is closed.  Well past the timeout, so that a process that was only stopped
+#: for a while (a laptop's lid, a debugger, a swap storm) and was voted out meanwhile still
+#: has its links when it wakes, to catch up and follow the table; nobody waits on a stuck
+#: link meanwhile, and its queue is bounded (:mod:`~p2pcards.net.sender`).
+STUCK_TIMEOUTS: Final = 4
 
 #: ``on_link(seats, up)``: the link to the process of ``seats`` went down (``up`` False) in
 #: the middle of the table, or a reconnection of that process replaced it (``up`` True).
@@ -88,7 +94,7 @@ class Mesh:
 
     def _start(self, link: Link, seats: frozenset[int]) -> None:
         assert self._nursery is not None
-        sender = self.senders[link] = LinkSender(link, self.timeout)
+        sender = self.senders[link] = LinkSender(link, STUCK_TIMEOUTS * self.timeout)
         self._nursery.start_soon(sender.run)
         self._nursery.start_soon(self._dispatch, link, seats)
 

@@ -10,7 +10,8 @@ on a dead link.  Having queued what its replica sent, the node lets the links' t
 writing (:meth:`~p2pcards.net.mesh.Mesh.flush`) before it checks the next message, so that
 a frame does not wait behind a long check of a proof.
 
-A link that stays unable to take a frame for the table's timeout, or whose queue grows past
+A link that stays unable to take a frame for a while (the mesh gives it four times the
+table's timeout: :data:`~p2pcards.net.mesh.STUCK_TIMEOUTS`), or whose queue grows past
 :data:`MAX_QUEUED_FRAMES` frames or :data:`MAX_QUEUED_BYTES` bytes, has stopped reading: it
 is closed with the reason logged, and the process at the other end catches up by the
 usual means when it comes back (a reconnection and a sync).
