@@ -296,8 +296,8 @@ async def test_a_thinking_bot_decides_in_a_worker_thread(tmp_path):
 async def test_at_the_end_a_voted_out_seat_still_linked_keeps_its_link_until_it_hangs_up(autojump_clock):
     """The table is over here while the process of a voted-out seat -- never disconnected,
     perhaps stopped for a while and catching up -- may still ask for what it missed: its
-    link stays open (its sync answers can still reach it) until it hangs up itself, and
-    then the end needs no more lingering.  A healthy process's link is ended at once."""
+    link stays open (its sync answers can still reach it) until it hangs up itself.  A
+    healthy process's link is ended at once."""
     from p2pcards.net.link import LinkClosed
     from p2pcards.net.mesh import Mesh
 
@@ -326,7 +326,6 @@ async def test_at_the_end_a_voted_out_seat_still_linked_keeps_its_link_until_it_
         for seat in far:
             nursery.start_soon(watch, seat)
         await mesh.start(nursery)
-        start = trio.current_time()
         hung_up = trio.Event()
 
         async def end_here() -> None:
@@ -336,9 +335,9 @@ async def test_at_the_end_a_voted_out_seat_still_linked_keeps_its_link_until_it_
         nursery.start_soon(end_here)
         await trio.sleep(10.0)
         assert 1 in ended and 2 not in ended, "the voted-out seat's process still gets what it asks for"
-        await far[2].send_eof()  # it has caught up and hangs up
-        await hung_up.wait()
-        assert trio.current_time() - start < 20.0, "no lingering once it has hung up"
+        await far[2].send_eof()  # it has caught up and hangs up: its link is ended then
+        await trio.testing.wait_all_tasks_blocked()
+        await hung_up.wait()  # (after the linger: a killed process closes its end cleanly too)
         await mesh.close()  # as the node does next
         await trio.testing.wait_all_tasks_blocked()
         assert 2 in ended

@@ -181,10 +181,6 @@ class Mesh:
                 held.add(link)
             else:
                 self.end(link)
-        # a process that was never gone (still linked when the table ended here): its hanging up
-        # counts; a link that was gone counts only once a reconnection replaced it (a process
-        # killed also closes its end cleanly)
-        followers = {link for link in held if not link.rejoined}
         if missing and linger > 0:
             log.info("seat(s) %s missing: waiting up to %g s for them to come back and learn the outcome",
                      sorted(missing), linger)
@@ -193,8 +189,9 @@ class Mesh:
             for link, seats in self.links:
                 if not seats:
                     continue
-                if seats & missing and not (link.clean_eof and (link.rejoined or link in followers)):
-                    return False  # not back yet, or back (or still there) and catching up
+                if seats & missing and not (link.rejoined and link.clean_eof):
+                    return False  # not back yet, or back and still catching up (a process killed
+                    # also closes its end cleanly: only a reconnection's hanging up counts)
                 if not link.clean_eof and link.reason is None:
                     return False  # still playing its last moves
             return True
