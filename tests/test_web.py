@@ -228,6 +228,22 @@ def test_the_page_s_keys_are_the_terminal_s():
         table_action(m, junk)  # ignored, never an error
 
 
+def test_a_click_plays_the_card_the_page_showed_or_nothing():
+    """A click names the card it was on: after the hand changed under it (a card played by a
+    key a moment before), the same place holds another card and the click is dropped."""
+    m = model("sueca")
+    chosen: list[Any] = []
+    m.on_choice = chosen.append
+    m.update(Snapshot(stage="play", in_deal=True, hand=((0, "AS"), (1, "7S"), (2, "KH")), hand_sizes=(3, 3, 3, 3),
+                      deciding=(0,), decision_kind=PLAY))
+    m.ask(Decision((0,), PLAY), [0, 1, 2])
+    shown = [c["card"] for c in table_view(m)["hand"]]
+    table_action(m, {"a": "card", "index": 0, "card": shown[1]})  # a view that is no more
+    assert chosen == []
+    table_action(m, {"a": "card", "index": 1, "card": shown[1]})
+    assert len(chosen) == 1
+
+
 class _Calls:
     """A stand-in for the table's model that keeps the calls made on it (and has the state
     that the page's messages are checked against)."""

@@ -30,6 +30,7 @@ from tests.web_helpers import (
     launch_browser,
     open_page,
     play_both,
+    play_card,
     play_through,
     shoot,
     state,
@@ -112,7 +113,10 @@ def test_from_the_start_page_a_sueca_deal_its_replay_and_the_statistics(browser,
         page.wait_for_function("() => /hint: /.test(document.querySelector('.prompt').textContent)", timeout=30000)
         assert page.locator(".hand .card.cursor.legal").count() == 1  # the hint's card is under the cursor
         page.keyboard.press("Enter")
-        done = play_through(page, until="summary")
+        page.wait_for_function("() => document.querySelectorAll('.hand .card').length === 9")
+        # the hint's card depends on how far its search got, so the rest of the deal may differ
+        # from run to run: the person plays every card (no "finish the deal" taken)
+        done = play_through(page, until="summary", finish=False)
         assert done.plays == 9
         assert "✓ " + EN("verified") in done.window_texts[-1]
         assert "Sueca · deal 1" in done.headers
@@ -197,7 +201,7 @@ def fits(page: Any) -> list[str]:
 
 GAMES = {
     # Bisca in Portuguese on a phone, tapped: its swap of the two of trumps for the trump card
-    "bisca": (["-o", "swap2=on", "-o", "hand=9", "--seed", "1", "--lang", "pt"], True),
+    "bisca": (["-o", "swap2=on", "-o", "hand=9", "--seed", "2", "--lang", "pt"], True),
     # Copas: the pass of three cards, through its dialog
     "copas": (["--seed", "1"], False),
     # Sobe e Desce: choosing trumps and going in
@@ -304,13 +308,13 @@ def test_the_highcard_plugin_plays_a_whole_deal_in_the_page_in_its_own_words(bro
         peer.stop()
 
 
-#: A seed whose first Sueca deal, played as :func:`play_through` plays it (the first lit
-#: card) against random computer players, comes to a rest that is forced for everyone while
-#: the person still holds two cards.  Found once, in process: seeds 1, 2, ... played by that
-#: player on a LocalTable (the person of fixed_identity, bots random, one deal), asking
-#: p2pcards.players.hints.rest_is_forced at each of the person's turns with at most three
-#: cards in every hand, as the table does before it offers f; 33 is the first.
-FORCED_SEED = 33
+#: A seed whose first Sueca deal, played as this test plays it (the first lit card) against
+#: random computer players, comes to a rest that is forced for everyone while the person
+#: (of fixed_identity) still holds two cards.  Found by playing seeds 1, 2, ... through this
+#: test, waiting a few seconds for the offer at two cards; 15 is the first.  The deals
+#: follow from the seats' keys, the seed and the table protocol: a change of the protocol's
+#: deal derivation (the first dealer's draw, the genesis) calls for finding it again.
+FORCED_SEED = 15
 
 
 def test_the_page_finishes_a_forced_deal_by_its_button_and_the_deal_ends_audited(browser, tmp_path):
@@ -326,7 +330,7 @@ def test_the_page_finishes_a_forced_deal_by_its_button_and_the_deal_ends_audited
             if state(page)["hand"] == 2:
                 break
             assert not state(page)["finish"], state(page)
-            click(page, ".hand .card.legal")
+            play_card(page)
             plays += 1
         assert plays == 8
         # the table looks at the rest in a worker thread, then offers it: a notice and a button

@@ -226,6 +226,21 @@ def click(page: Any, selector: str, *, nth: int = 0, timeout: float = 30) -> Non
     page.wait_for_function(f"() => +document.body.dataset.version > {before}", timeout=timeout * 1000)
 
 
+def play_card(page: Any, *, timeout: float = 30) -> None:
+    """Click the first lit card and wait until the table has taken it (the hand holds other
+    cards, or a window is on top): a view may come in the meantime that still lights the
+    same cards (a hint or a forced-rest check of the table done), and a second click on it
+    would land, once retried, on whatever card is lit next."""
+    held = page.evaluate(HELD)
+    click(page, ".hand .card.legal", timeout=timeout)
+    page.wait_for_function(f"() => ({HELD})() !== {json.dumps(held)} || document.querySelector('.window') !== null",
+                           timeout=timeout * 1000)
+
+
+#: The cards of the person's hand, as one string.
+HELD = "() => Array.from(document.querySelectorAll('.hand .card'), e => e.dataset.card).join(' ')"
+
+
 @dataclass
 class Played:
     """What :func:`play_through` saw and did."""
@@ -282,7 +297,7 @@ def play_through(page: Any, *, until: str = "final", swap: bool = True, finish: 
             click(page, ".prompt button[data-a=finish]")
         elif s["legal"]:
             done.plays += 1
-            click(page, ".hand .card.legal")
+            play_card(page)
         elif s["screen"] == "start":
             raise AssertionError("back on the start page before the table ended")
     raise AssertionError(f"not over after {steps} steps: {state(page)}")
@@ -295,7 +310,7 @@ def turn(page: Any) -> str | None:
     if s["window"]:
         return str(s["window"])
     if s["legal"]:
-        click(page, ".hand .card.legal")
+        play_card(page)
         return "played"
     return None
 

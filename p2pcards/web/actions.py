@@ -2,8 +2,8 @@
 
 The page sends small JSON objects: ``{"a": "key", "key": "enter"}`` (a key, named as the
 terminal names it: the same key does the same thing as on the terminal, because it is the
-same call on the same model), ``{"a": "card", "index": 3}`` (a click on the fourth card of
-the hand), ``{"a": "choice", "index": 1}`` (a choice of a dialog), ``{"a": "confirm"}``,
+same call on the same model), ``{"a": "card", "index": 3, "card": "QS"}`` (a click on the fourth card of
+the hand, as the page showed it), ``{"a": "choice", "index": 1}`` (a choice of a dialog), ``{"a": "confirm"}``,
 ``{"a": "decline"}``, ``{"a": "swap"}``, ``{"a": "hint"}``, ``{"a": "finish"}``,
 ``{"a": "window", "which": "s"}``, ``{"a": "continue"}``, ``{"a": "leave"}`` ...  Anything
 else is ignored: a page can ask no more of the seat than the keys can.  Nothing here knows
@@ -64,6 +64,17 @@ def _index(msg: Mapping[str, Any]) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 64 else None
 
 
+def _shown(model: TableModel, index: int, card: object) -> bool:
+    """Whether the card a click names (``"card"``, as the page showed it; absent: any) is
+    still the hand's card at ``index``: a click on a view the table has since changed (a
+    card played by a key a moment before, the hand sorted again) is dropped, never taken
+    as a click on whichever card has moved under it."""
+    if card is None:
+        return True
+    hand = model.hand_cards()
+    return index < len(hand) and hand[index].card == card
+
+
 def _confirm(model: TableModel) -> None:
     if model.picking:
         model.enter()
@@ -106,7 +117,7 @@ def table_action(model: TableModel, msg: Mapping[str, Any]) -> None:
         call(model)
     elif a == "key" and isinstance(msg.get("key"), str):
         table_key(model, msg["key"])
-    elif a == "card" and index is not None:
+    elif a == "card" and index is not None and _shown(model, index, msg.get("card")):
         model.click_card(index)
     elif a == "choice" and index is not None and model.choosing:
         model.choice_cursor = index
