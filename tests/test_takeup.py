@@ -337,3 +337,46 @@ def test_a_first_deal_abandoned_before_its_deck_was_locked_is_taken_up():
     _take_up(mesh, 1)
     _played_to_its_end(net, mesh, 1, 0)
     assert not _blamed(mesh)
+
+
+@pytest.mark.parametrize("early_first", [True, False], ids=["shown-before-the-other-s", "shown-after-the-other-s"])
+def test_a_lower_seat_s_takeup_signed_at_two_places_and_shown_apart_ends_on_one_chain(early_first):
+    """At a table of four whose seats 2 and 3 were voted out (their replicas watch, linked
+    again), seat 0 -- the lower playing seat, dishonest -- abandons, then signs its takeup
+    twice: at the first place after the abandon, shown to the watching seats 2 and 3 only
+    (before or after seat 1's own takeup reaches them), and after seat 1's takeup, shown to
+    seat 1 only.  The lower seat's takeup takes the first place (PROTOCOL.md): whoever holds
+    it relays it to whoever holds the other, so seat 1 takes it in place of its own and
+    writes its takeup again after it, and every replica -- seated, watching, the observer --
+    ends on one chain; nobody honest is blamed."""
+    net = make_net("copas", deals=5, table_class={0: attackers.Retaker})
+    mesh = mesh_of(net, silent={3})
+    mesh.start()
+    liar = net.tables[0]
+    assert isinstance(liar, attackers.Retaker)
+    _until(mesh, lambda: liar.dummies == [3], "seat 3 voted out")
+    mesh.silent.add(2)
+    _until(mesh, lambda: liar.dummies == [2, 3] and liar.may_abandon() and not mesh._queue, "seat 2 voted out too")
+    mesh.send(0, mesh.took(0, liar.abandon()))
+    mesh.silent -= {2, 3}  # the voted-out seats' processes come back, and watch
+    mesh.run(max_steps=STEPS)
+    assert all(x.abandoned is not None for x in [*net.tables, net.observer])
+    after = liar.abandon_seq()
+    assert after is not None
+    early = liar.sign("takeup", {"after": after}, seq=after + 1, prev=liar.hashes[after],
+                      deal=liar.chain.deal_at(after + 1, liar.deal_no))
+    honest = net.tables[1].takeup()
+    shown = [(0, watcher, early) for watcher in (2, 3)]
+    if early_first:  # the watchers hold the liar's first takeup when seat 1's reaches them
+        mesh._queue.extend(shown)
+    mesh.send(1, mesh.took(1, honest))
+    while liar.seq == after + 1:  # seat 1's takeup reaches the liar
+        assert mesh.step()
+    late = mesh.took(0, liar.takeup())  # the liar's takeup after seat 1's, for seat 1 only
+    mesh._queue.extend((0, 1, raw) for raw in late)
+    if not early_first:  # seat 1 took the liar's second takeup when the watchers see its first
+        mesh._queue.extend(shown)
+    mesh.run(max_steps=200_000)
+    log = assert_agree(net, honest=[1, 2, 3])
+    assert log[after + 1] == early and kinds(log)[after + 1:after + 3] == ["takeup", "takeup"]
+    assert not _blamed(mesh) - {0}, "nobody honest is blamed"

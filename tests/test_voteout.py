@@ -198,6 +198,29 @@ def test_replicas_with_votes_are_restored_from_their_logs():
     assert old.log == log and old.voted_out and old.finished
 
 
+def test_a_seat_voted_out_restarts_from_a_log_that_holds_the_vote_against_it():
+    """The seat voted out comes back, takes the outvote in place of its own entry and
+    follows the table as a dummy; its process restarts: its replica is restored from that
+    log (the outvote stands where it would have written: it writes nothing there) and
+    goes on following the table."""
+    net = make_net("copas", deals=3)
+    mesh = mesh_of(net, silent={3})
+    mesh.start()
+    while net.tables[0].dummies != [3]:
+        assert mesh.step()
+    mesh.silent.discard(3)
+    for _ in range(400):  # it catches up, and the table goes on a little
+        assert mesh.step()
+    back = net.tables[3]
+    assert back.voted_out and "outvote" in kinds(back.log)
+    again = Table(net.genesis, net.spec, net.ids[3], net.secrets[3])
+    again.restore(back.log, back.silence.signed_messages())
+    assert again.log == back.log and again.voted_out
+    mesh.tables[3] = net.tables[3] = again
+    mesh.run()
+    assert_agree(net)
+
+
 def test_a_seat_voted_out_where_its_own_message_ended_the_deal_takes_the_vote_once_proven():
     """Seat 1's message that ends deal 0 (and its seed) never leaves its process, which has
     revealed its seed on its own chain.  The others vote it out at that place and close the

@@ -51,12 +51,23 @@ class Abandons:
         self.records: list[dict[str, object]] = []
         #: the seats whose ``takeup`` answers the abandon that ended the table, in order
         self.takeups: list[int] = []
+        #: the hashes of the higher seats' takeups answered with the lower seat's (each once)
+        self.answered: set[bytes] = set()
 
     @property
     def after(self) -> int | None:
         """The seq of the last abandon (None: never abandoned)."""
         seq = self.records[-1]["seq"] if self.records else None
         return seq if isinstance(seq, int) else None
+
+    def open_at(self, deal: int) -> bool:
+        """Whether the takeups of the last abandon may still change (a lower seat's in place
+        of a higher seat's, ``protocol/PROTOCOL.md``): while the table waits for them, and
+        after them until the deal that follows closes (``deal``: the replica's deal now)."""
+        if self.ended is not None:
+            return True
+        last = self.records[-1] if self.records else None
+        return last is not None and last["taken_up"] is True and deal <= _int(last["deal"]) + 1
 
     def copies(self) -> list[dict[str, object]]:
         return [dict(a) for a in self.records]
@@ -97,3 +108,8 @@ class Abandons:
         self.records[-1]["taken_up"] = True
         self.ended, self.takeups = None, []
         return dict(self.records[-1])
+
+
+def _int(value: object) -> int:
+    assert isinstance(value, int)
+    return value

@@ -43,7 +43,7 @@ from p2pcards.mental import LocalError
 from p2pcards.table import certificates as certs
 from p2pcards.table.common import MIN_VOTERS, Rejected, SetupError, TableError
 from p2pcards.table.dealrun import Stage
-from p2pcards.table.events import Output
+from p2pcards.table.events import DealClosed, Output, TakenUp
 from p2pcards.table.replica import Replica
 from p2pcards.table.setup import seed_for
 from p2pcards.table.transcript import (
@@ -402,9 +402,21 @@ class Table(Replica):
             # the other seat gave up waiting where this seat's own message was: it lost the place
             return self._supersede(env, lambda fresh: fresh._apply_entry(env))
         if env.kind == TableKind.TAKEUP and self._takeup_loses_to(env):
-            # both seats took the table up at one place: the lower seat's takes it (this seat's goes after it)
+            # both seats took the table up at one place: the lower seat's takes it (this seat's goes
+            # after it), and is relayed: a replica that holds the higher seat's there may not have it
+            told, deal = len(self._out.events), self.left.records[-1]["deal"] if self.left.ended is None else None
             out = self._supersede(env, lambda fresh: fresh._apply_entry(env), seeds_shown=False)
-            return out + (self._takeup() if self.may_take_up() else [])
+            out = [env.raw, *out, *(self._takeup() if self.may_take_up() else [])]
+            if deal is not None:  # taken up on the chain it left too: the void close and the takeup were told
+                self._out.events[told:] = [e for e in self._out.events[told:] if not isinstance(e, TakenUp)
+                                           and not (isinstance(e, DealClosed) and e.deal == deal)]
+            return out
+        if env.kind == TableKind.TAKEUP and self._takeup_loses_to(own_envelope(self.log[k]), env):
+            # the lower seat's takeup this replica holds there wins the place: shown once to whoever holds env
+            if env.hash in self.left.answered:
+                raise Rejected(f"a takeup for seq {k}, where the lower seat's is (sent to its author already)")
+            self.left.answered.add(env.hash)
+            return [self.log[k]]
         if self.chain.authors[k] == env.author and env.kind in ENTRY_KINDS:
             if not self._current_deal(k):
                 raise Rejected(f"seat {env.author} signed two messages for seq {k}, in a deal that is closed",
@@ -414,13 +426,16 @@ class Table(Replica):
             return [cert.raw, *out]
         raise Rejected(f"replayed or stale message (seq {k}; this peer is at {self.seq})")
 
-    def _takeup_loses_to(self, env: Envelope) -> bool:
-        """Whether the ``takeup`` at ``env``'s place, of the abandoned table this replica
-        still holds, loses it to ``env``: a takeup of a lower seat that this replica would
-        take there (checked cheaply first: no rebuild for a takeup that is not one)."""
+    def _takeup_loses_to(self, env: Envelope, held: Envelope | None = None) -> bool:
+        """Whether the ``takeup`` at ``env``'s place (``held``; None: the one this replica
+        holds there) loses it to ``env``: a takeup of a lower seat, naming the last abandon,
+        while the takeups may still change -- until the deal after them closes (checked
+        cheaply first: no rebuild for a takeup that is not one)."""
         k, after = env.seq, self.abandon_seq()
-        return (self.abandoned is not None and after is not None and k > after
-                and self.chain.kind_of(self.log[k]) == TableKind.TAKEUP and 0 <= env.author < self.chain.authors[k]
+        author = self.chain.authors[k] if held is None else held.author
+        kind = self.chain.kind_of(self.log[k]) if held is None else held.kind
+        return (after is not None and k > after and self.left.open_at(self.deal_no)
+                and kind == TableKind.TAKEUP and 0 <= env.author < author
                 and self.live[env.author] and env.body == {"after": after} and type(env.body["after"]) is int
                 and env.author not in self.chain.authors[after + 1:k])
 
@@ -487,14 +502,15 @@ class Table(Replica):
     # ------------------------------------------------------------------ rebuilding
     def _rebuild(self, log: Sequence[bytes], side: Sequence[bytes] = ()) -> None:
         """Take ``log`` again into this fresh replica (module docstring of :meth:`restore`).
-        Where the log holds an abandon, this seat writes nothing of its own: the abandon took
-        that place (an entry of this seat's that was there was kept apart)."""
-        abandons = {k for k in range(1, len(log)) if self.chain.kind_of(log[k]) == TableKind.ABANDON}
-        self._hold_at = 1 if 1 in abandons else None
+        Where the log holds an abandon, or an outvote against this seat, this seat writes
+        nothing of its own: that took the place (an entry of this seat's that was there was
+        kept apart)."""
+        taken = {k for k in range(1, len(log)) if self._took_my_place(log[k])}
+        self._hold_at = 1 if 1 in taken else None
         self._flush()
         for seq in range(1, len(log)):
             raw = log[seq]
-            self._hold_at = seq + 1 if seq + 1 in abandons else None
+            self._hold_at = seq + 1 if seq + 1 in taken else None
             if seq >= self.seq:
                 try:
                     env = parse_message(raw, self.keys)
@@ -522,6 +538,17 @@ class Table(Replica):
         self._hold_at = None
         for raw in side:
             self._restore_side(raw)
+
+    def _took_my_place(self, raw: bytes) -> bool:
+        """Whether the saved entry ``raw`` stands where this seat may have written its own:
+        an abandon, or the outvote against this seat (voted out where its entry was due)."""
+        kind = self.chain.kind_of(raw)
+        if kind != TableKind.OUTVOTE or self.seat is None:
+            return kind == TableKind.ABANDON
+        try:
+            return parse_message(raw, self.keys).body.get("against") == self.seat
+        except TranscriptError:
+            return False
 
     def _restore_side(self, raw: bytes) -> None:
         """Put back this peer's own saved vote or nay (so that it never does both)."""
