@@ -67,7 +67,9 @@ class Abandons:
         if self.ended is not None:
             return True
         last = self.records[-1] if self.records else None
-        return last is not None and last["taken_up"] is True and deal <= _int(last["deal"]) + 1
+        if last is None or last["taken_up"] is not True or not isinstance(last["deal"], int):
+            return False
+        return deal <= last["deal"] + 1
 
     def copies(self) -> list[dict[str, object]]:
         return [dict(a) for a in self.records]
@@ -108,8 +110,3 @@ class Abandons:
         self.records[-1]["taken_up"] = True
         self.ended, self.takeups = None, []
         return dict(self.records[-1])
-
-
-def _int(value: object) -> int:
-    assert isinstance(value, int)
-    return value
