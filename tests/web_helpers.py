@@ -226,6 +226,10 @@ def click(page: Any, selector: str, *, nth: int = 0, timeout: float = 30) -> Non
     page.wait_for_function(f"() => +document.body.dataset.version > {before}", timeout=timeout * 1000)
 
 
+#: The cards of the person's hand, as one string.
+HELD = "() => Array.from(document.querySelectorAll('.hand .card'), e => e.dataset.card).join(' ')"
+
+
 def play_card(page: Any, *, timeout: float = 30) -> None:
     """Click the first lit card and wait until the table has taken it (the hand holds other
     cards, or a window is on top): a view may come in the meantime that still lights the
@@ -235,10 +239,6 @@ def play_card(page: Any, *, timeout: float = 30) -> None:
     click(page, ".hand .card.legal", timeout=timeout)
     page.wait_for_function(f"() => ({HELD})() !== {json.dumps(held)} || document.querySelector('.window') !== null",
                            timeout=timeout * 1000)
-
-
-#: The cards of the person's hand, as one string.
-HELD = "() => Array.from(document.querySelectorAll('.hand .card'), e => e.dataset.card).join(' ')"
 
 
 @dataclass

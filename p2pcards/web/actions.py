@@ -2,12 +2,13 @@
 
 The page sends small JSON objects: ``{"a": "key", "key": "enter"}`` (a key, named as the
 terminal names it: the same key does the same thing as on the terminal, because it is the
-same call on the same model), ``{"a": "card", "index": 3, "card": "QS"}`` (a click on the fourth card of
-the hand, as the page showed it), ``{"a": "choice", "index": 1}`` (a choice of a dialog), ``{"a": "confirm"}``,
-``{"a": "decline"}``, ``{"a": "swap"}``, ``{"a": "hint"}``, ``{"a": "finish"}``,
-``{"a": "window", "which": "s"}``, ``{"a": "continue"}``, ``{"a": "leave"}`` ...  Anything
-else is ignored: a page can ask no more of the seat than the keys can.  Nothing here knows
-a game, and nothing here runs trio: the models' callbacks (``on_choice`` ...) do.
+same call on the same model), ``{"a": "card", "index": 3, "card": "QS"}`` (a click on the
+fourth card of the hand, as the page showed it), ``{"a": "choice", "index": 1}`` (a choice
+of a dialog), ``{"a": "confirm"}``, ``{"a": "decline"}``, ``{"a": "swap"}``,
+``{"a": "hint"}``, ``{"a": "finish"}``, ``{"a": "window", "which": "s"}``,
+``{"a": "continue"}``, ``{"a": "leave"}`` ...  Anything else is ignored: a page can ask no
+more of the seat than the keys can.  Nothing here knows a game, and nothing here runs trio:
+the models' callbacks (``on_choice`` ...) do.
 """
 
 from __future__ import annotations
