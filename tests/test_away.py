@@ -134,3 +134,34 @@ async def test_a_peer_woken_after_a_gap_before_the_heartbeat_does_not_vote(autoj
         assert not any(t.silence.voted(1) or t.outvotes for t in node.tables.values()), "a peer voted on waking"
         nursery.cancel_scope.cancel()
     del theirs
+
+
+async def test_a_peer_stopped_while_its_messages_leave_neither_votes_nor_gives_up_on_waking(
+        autojump_clock, monkeypatch):
+    """The process is stopped just as a peer's messages begin to leave (the flush after a
+    commit): on waking, that peer dates its progress from after the gap, not before -- it
+    neither votes against the silent seat at once nor gives the table up as stalled."""
+    from p2pcards.net.mesh import Mesh
+
+    spec, raw, seats = _copas(timeout=10.0)
+    node = Node(raw, spec, [seats[0], seats[2], seats[3]], data_dir=None, linger=0)
+    mine, theirs = trio.testing.memory_stream_pair()
+    node.attach(Link(mine, "seat 1"), {1})
+    real_flush = Mesh.flush
+    stopped: list[float] = []
+
+    async def flush(self: Mesh) -> None:
+        if not stopped:
+            stopped.append(trio.current_time())
+            autojump_clock.jump(30)  # stopped here, past the timeout and twice it
+        await real_flush(self)
+
+    monkeypatch.setattr(Mesh, "flush", flush)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(node.run)  # (a PeerSilent out of it fails the test)
+        while not stopped:
+            await trio.sleep(0.1)
+        await trio.sleep(8)  # (from the wake: less than the timeout)
+        assert not any(t.silence.voted(1) or t.outvotes for t in node.tables.values()), "a peer voted on waking"
+        nursery.cancel_scope.cancel()
+    del theirs

@@ -71,7 +71,9 @@ def _finals(run: dict[str, Any]) -> dict[int, dict[str, Any]]:
 
 @pytest.mark.parametrize("frozen", [2, 0], ids=["joiner", "host"])
 def test_a_peer_frozen_past_the_timeout_catches_up_and_follows_the_table(tmp_path, frozen):
-    run = _table(tmp_path)
+    # the others may finish the match while it is stopped (a dummy's deals go fast): they
+    # linger for it longer than it is stopped, and stop lingering once it has caught up
+    run = _table(tmp_path, linger=TIMEOUT * 4)
     victim = run["procs"][frozen]
     try:
         until("the table to be under way", lambda: len(frames(_log(tmp_path, run, frozen))) >= 30)

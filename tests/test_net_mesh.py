@@ -342,3 +342,72 @@ async def test_at_the_end_a_voted_out_seat_still_linked_keeps_its_link_until_it_
         await trio.testing.wait_all_tasks_blocked()
         assert 2 in ended
         nursery.cancel_scope.cancel()
+
+
+async def test_at_the_end_a_voted_out_seat_that_caught_up_is_not_waited_for_once_it_hangs_up(
+        autojump_clock):
+    """A voted-out seat's process that said it holds all this process has (it asks so at its
+    own end: :meth:`Mesh.caught_up`) has learned the outcome: its hanging up ends the linger
+    at once.  Its hanging up without that does not (the test above: a process killed closes
+    cleanly too)."""
+    from p2pcards.net.link import LinkClosed
+    from p2pcards.net.mesh import Mesh
+
+    async def deliver(frame: object) -> None:
+        return None
+
+    mesh = Mesh(5.0, frozenset({0}), deliver=deliver, control=lambda *a: None, over=lambda: True)
+    near, far_stream = trio.testing.memory_stream_pair()
+    link = Link(near, "seat1")
+    far = Link(far_stream, "far1")
+    mesh.attach(link, frozenset({1}))
+    got: list[bytes] = []
+
+    async def follower() -> None:
+        try:
+            while True:
+                got.append(await far.receive())
+        except LinkClosed:
+            await far.send_eof()  # it has it all and hangs up
+
+    async with trio.open_nursery() as nursery:
+        await nursery.start(far.run)
+        nursery.start_soon(follower)
+        await mesh.start(nursery)
+        hung_up = trio.Event()
+
+        async def end_here() -> None:
+            await mesh.hang_up({1}, set(), linger=60.0)
+            hung_up.set()
+
+        nursery.start_soon(end_here)
+        await trio.sleep(5.0)
+        assert not hung_up.is_set(), "it lingers for the voted-out seat's process"
+        mesh.send(link, b"\x91\x01")  # (what a sync answer would hold)
+        mesh.caught_up(link)
+        mesh.end(link)
+        started = trio.current_time()
+        await hung_up.wait()
+        assert trio.current_time() - started < 2.0, "its hanging up, once told everything, ends the linger"
+        assert got == [b"\x91\x01"]
+        await mesh.close()
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_table_whose_other_processes_all_hung_up_stops_saying_nobody_is_linked(autojump_clock):
+    """Every other process hangs up (as processes that finished while this one was away
+    do): at twice the timeout the node stops, and says that nobody is linked any more, not
+    that a vote failed."""
+    spec, raw, seats = _table("sueca", deals=1, timeout=30.0)
+    node = Node(raw, spec, [seats[0]], data_dir=None)
+    far = []
+    for s in (1, 2, 3):
+        mine, theirs = trio.testing.memory_stream_pair()
+        node.attach(Link(mine, f"seat {s}"), {s})
+        far.append(theirs)
+    for stream in far:
+        await stream.send_eof()
+    with trio.fail_after(300), pytest.raises(PeerSilent) as info:
+        await node.run()
+    assert info.value.alone and "no other process of this table is linked" in str(info.value)
+    assert "no vote replaced it" not in str(info.value)

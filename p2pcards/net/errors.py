@@ -53,16 +53,22 @@ class MeshError(NetError):
 
 class PeerSilent(NetError):
     """A seat whose message the table waits for stayed silent, and no vote replaced it (a
-    vote needs every other seat): the table cannot go on."""
+    vote needs every other seat), or no other process is linked (``alone``): the table
+    cannot go on."""
 
-    def __init__(self, seat: int, name: str, seconds: float, seq: int, local_seat: int) -> None:
+    def __init__(self, seat: int, name: str, seconds: float, seq: int, local_seat: int, *,
+                 alone: bool = False) -> None:
+        why = ("no other process of this table is linked any more (they may have finished and hung up "
+               "while this process was away, or the network is down)" if alone else
+               "no vote replaced it (a vote needs every other seat, and a table of two never votes)")
         super().__init__(
             f"seat {seat} ({name}) has been silent for {seconds:g} s; the table waits for its message "
-            f"seq {seq} (seen from seat {local_seat}) and no vote replaced it (a vote needs every other seat, "
-            "and a table of two never votes); `p2pcards resume` takes the table up again later, and "
-            "`p2pcards resume --abandon` ends a table of two with no winner"
+            f"seq {seq} (seen from seat {local_seat}) and {why}; `p2pcards resume` takes the table up again "
+            "later, and `p2pcards resume --abandon` ends a table of two with no winner"
         )
         self.seat = seat
+        #: nobody was linked: the others hung up or cannot be reached
+        self.alone = alone
         self.seconds = seconds
         self.seq = seq
 

@@ -66,6 +66,8 @@ class Mesh:
         self.links: list[tuple[Link, frozenset[int]]] = []
         self.senders: dict[Link, LinkSender] = {}
         self.refusals: dict[Link, Refusals] = {}
+        #: links to a voted-out seat's process that said it holds all of the table (:meth:`caught_up`)
+        self.caught: set[Link] = set()
         self._nursery: trio.Nursery | None = None
 
     # ------------------------------------------------------------------ links
@@ -167,12 +169,22 @@ class Mesh:
         if sender is not None:
             sender.put_eof()
 
+    def caught_up(self, link: Link) -> None:
+        """The process of a seat voted out, at the other end of ``link``, asked for what
+        follows all that this process holds (it asks so at its own end): its hanging up
+        counts as that of a process that learned the outcome (:meth:`hang_up`)."""
+        self.caught.add(link)
+
     async def hang_up(self, missing: set[int], answered: set[object], linger: float) -> None:
         """End every link's stream after what waits on it, then wait (bounded) until the
         processes with seats hang up too.  When one of ``missing`` is gone (its link broke,
         or its seat was voted out), linger up to ``linger`` seconds so that it can come back,
         sync and learn the outcome; a process that came back and whose last sync answer did
-        not reach the end yet (not in ``answered``) gets the end once it has hung up."""
+        not reach the end yet (not in ``answered``) gets the end once it has hung up.
+
+        A missing process counts as having learned the outcome when it hangs up on a
+        reconnection, or on a link on which it said it had caught up (:meth:`caught_up`).
+        Its hanging up otherwise says nothing: a process killed closes its end cleanly too."""
         held = set()
         for link, seats in list(self.links):
             if link.reason is None and not link.clean_eof and seats & missing and link not in answered:
@@ -189,9 +201,8 @@ class Mesh:
             for link, seats in self.links:
                 if not seats:
                     continue
-                if seats & missing and not (link.rejoined and link.clean_eof):
-                    return False  # not back yet, or back and still catching up (a process killed
-                    # also closes its end cleanly: only a reconnection's hanging up counts)
+                if seats & missing and not (link.clean_eof and (link.rejoined or link in self.caught)):
+                    return False  # not back yet, or back and still catching up
                 if not link.clean_eof and link.reason is None:
                     return False  # still playing its last moves
             return True

@@ -194,8 +194,7 @@ class Node:
     def seat_name(self, seat: int | None) -> str:
         if seat is None or not 0 <= seat < len(self.seat_infos):
             return "unknown seat"
-        info = self.seat_infos[seat]
-        return f"{info.name}, {info.fingerprint}"
+        return f"{self.seat_infos[seat].name}, {self.seat_infos[seat].fingerprint}"
 
     def log_path(self, seat: int) -> Path | None:
         if self.data_dir is None:
@@ -214,11 +213,7 @@ class Node:
 
     def local_identities(self) -> dict[int, Identity]:
         """The identities of the local peers (they prove this process's seats)."""
-        out: dict[int, Identity] = {}
-        for s, p in sorted(self.peers.items()):
-            if p.table.me is not None:
-                out[s] = p.table.me
-        return out
+        return {s: me for s, p in sorted(self.peers.items()) if (me := p.table.me) is not None}
 
     def sync_start(self) -> int:
         """Where to ask the others' transcript from: the start of the current deal of the
@@ -316,6 +311,8 @@ class Node:
                                               best.table.side_messages())
             for raw in frames:
                 self.mesh.send(link, raw)
+            if whole and msg.start >= best.files.written and seats & set(best.table.dummies):
+                self.mesh.caught_up(link)  # a voted-out seat's process that holds all this one has
             if whole and self._over:  # a process that came back after the end has it all now
                 self.mesh.end(link)
             return
@@ -353,10 +350,9 @@ class Node:
             self._save_manifest(ended=self.ending())
 
     def set_aside_unconfirmed(self) -> None:
-        """This process's table went on without it and nobody can tell it what became of
-        its last messages: its own entries at the end of each log, which no other seat has
-        built on, are cut from the log and kept apart with the rejected ones (the log keeps
-        only what the others are known to have accepted)."""
+        """The table went on without this process, and nobody can tell it what became of its
+        last messages: its own entries at the end of each log, which no other seat built on,
+        are kept apart with the rejected ones (the log keeps what the others accepted)."""
         for peer in self.peers.values():
             peer.set_aside_unconfirmed()
 
@@ -442,7 +438,6 @@ class Node:
         observe = getattr(peer.player, "observe", None)  # optional: told of every change (a screen)
         while True:
             self._pump(peer)
-            now = trio.current_time()
             moved = table.head != written_head  # (a vote of our own is no progress of the table)
             if moved or peer.out or peer.events or peer.files.pending:
                 sent = self._commit(peer)
@@ -450,6 +445,7 @@ class Node:
                 peer.observe(observe)
                 if sent:
                     await self.mesh.flush()  # what it sent leaves before the next message is checked
+            now = trio.current_time()  # (after the flush: the process may have been stopped in it)
             peer.clock.update(table.due() or table.awaiting_takeup(), now, moved)
             if not self._active(table):
                 break
@@ -464,7 +460,8 @@ class Node:
             if peer.clock.stalled(now, self.timeout):
                 due = sorted(table.due())
                 seat = due[0] if due else -1
-                raise PeerSilent(seat, self.seat_name(seat), 2 * self.timeout, table.seq, peer.seat)
+                raise PeerSilent(seat, self.seat_name(seat), 2 * self.timeout, table.seq, peer.seat,
+                                 alone=not self.linked)
             decision = table.decision()
             if decision is not None and isinstance(peer.player, AsyncPlayer):  # a person: await the choice
                 answer = await ask(peer, decision, self._receive_into, lambda p: self._settle(p, observe))
@@ -593,8 +590,11 @@ class Node:
     async def _hang_up(self) -> None:
         """The tables are over: end every link's stream and wait (bounded) for the other
         processes to hang up too (:meth:`Mesh.hang_up`); a process whose link broke or whose
-        seat was voted out is missing, and the node lingers for it."""
+        seat was voted out is missing, and the node lingers for it.  A process whose own seat
+        was voted out first asks for what follows its end: the others then know it has it all."""
         broken = {s for link, seats in self.links if link.reason is not None and not link.clean_eof for s in seats}
         dummies = {s for p in self.peers.values() for s in p.table.dummies if s not in self.peers}
         self._over = True
+        if self.voted_out:  # the others linger for this process: it tells them it has it all
+            self.request_sync(self.seq)
         await self.mesh.hang_up(broken | dummies, self.syncs.whole, self.linger)
