@@ -26,6 +26,7 @@ from p2pcards.net import (
     play_in_memory,
     single_error,
 )
+from p2pcards.net.mesh import Mesh
 from p2pcards.players import make_player
 from p2pcards.table.transcript import SeatInfo, message_hash, sign_message
 from p2pcards.table.wire import frame, pack
@@ -293,18 +294,34 @@ async def test_a_thinking_bot_decides_in_a_worker_thread(tmp_path):
     assert threading.current_thread().name not in thinker.threads
 
 
+def _over_here() -> Mesh:
+    """The mesh of seat 0's process, whose tables are over (nothing to deliver)."""
+
+    async def deliver(frame: object) -> None:
+        return None
+
+    return Mesh(5.0, frozenset({0}), deliver=deliver, control=lambda *a: None, over=lambda: True)
+
+
+def _hang_up_in(nursery: trio.Nursery, mesh: Mesh, missing: set[int]) -> trio.Event:
+    """Start ``mesh.hang_up`` (lingering 60 s for ``missing``); the event is set when it returns."""
+    hung_up = trio.Event()
+
+    async def end_here() -> None:
+        await mesh.hang_up(missing, set(), linger=60.0)
+        hung_up.set()
+
+    nursery.start_soon(end_here)
+    return hung_up
+
+
 async def test_at_the_end_a_voted_out_seat_still_linked_keeps_its_link_until_it_hangs_up(autojump_clock):
     """The table is over here while the process of a voted-out seat -- never disconnected,
     perhaps stopped for a while and catching up -- may still ask for what it missed: its
     link stays open (its sync answers can still reach it) until it hangs up itself.  A
     healthy process's link is ended at once."""
     from p2pcards.net.link import LinkClosed
-    from p2pcards.net.mesh import Mesh
-
-    async def deliver(frame: object) -> None:
-        return None
-
-    mesh = Mesh(5.0, frozenset({0}), deliver=deliver, control=lambda *a: None, over=lambda: True)
+    mesh = _over_here()
     pairs = {seat: trio.testing.memory_stream_pair() for seat in (1, 2)}
     far = {seat: Link(pair[1], f"far{seat}") for seat, pair in pairs.items()}
     for seat, pair in pairs.items():
@@ -326,13 +343,7 @@ async def test_at_the_end_a_voted_out_seat_still_linked_keeps_its_link_until_it_
         for seat in far:
             nursery.start_soon(watch, seat)
         await mesh.start(nursery)
-        hung_up = trio.Event()
-
-        async def end_here() -> None:
-            await mesh.hang_up({2}, set(), linger=60.0)
-            hung_up.set()
-
-        nursery.start_soon(end_here)
+        hung_up = _hang_up_in(nursery, mesh, {2})
         await trio.sleep(10.0)
         assert 1 in ended and 2 not in ended, "the voted-out seat's process still gets what it asks for"
         await far[2].send_eof()  # it has caught up and hangs up: its link is ended then
@@ -351,12 +362,7 @@ async def test_at_the_end_a_voted_out_seat_that_caught_up_is_not_waited_for_once
     at once.  Its hanging up without that does not (the test above: a process killed closes
     cleanly too)."""
     from p2pcards.net.link import LinkClosed
-    from p2pcards.net.mesh import Mesh
-
-    async def deliver(frame: object) -> None:
-        return None
-
-    mesh = Mesh(5.0, frozenset({0}), deliver=deliver, control=lambda *a: None, over=lambda: True)
+    mesh = _over_here()
     near, far_stream = trio.testing.memory_stream_pair()
     link = Link(near, "seat1")
     far = Link(far_stream, "far1")
@@ -374,13 +380,7 @@ async def test_at_the_end_a_voted_out_seat_that_caught_up_is_not_waited_for_once
         await nursery.start(far.run)
         nursery.start_soon(follower)
         await mesh.start(nursery)
-        hung_up = trio.Event()
-
-        async def end_here() -> None:
-            await mesh.hang_up({1}, set(), linger=60.0)
-            hung_up.set()
-
-        nursery.start_soon(end_here)
+        hung_up = _hang_up_in(nursery, mesh, {1})
         await trio.sleep(5.0)
         assert not hung_up.is_set(), "it lingers for the voted-out seat's process"
         mesh.send(link, b"\x91\x01")  # (what a sync answer would hold)
