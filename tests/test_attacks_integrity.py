@@ -207,6 +207,7 @@ def _fixed_net(game: str, index: int, table_class: dict[int, type[Table]]) -> Ne
     return Net(tables, ids, players, raw, secrets, Table(raw, spec, None))
 
 
+@pytest.mark.slow
 def test_the_last_seat_to_commit_cannot_pick_the_first_dealer():
     """Attack 3: the last seat to commit sees every other commitment first, and tries seeds
     until the deal id draws it as the first dealer (the rule until now drew the dealer from

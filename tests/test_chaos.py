@@ -69,6 +69,7 @@ def _finals(run: dict[str, Any]) -> dict[int, dict[str, Any]]:
     return {s: p.first("final") for s, p in run["procs"].items() if p.first("final")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("frozen", [2, 0], ids=["joiner", "host"])
 def test_a_peer_frozen_past_the_timeout_catches_up_and_follows_the_table(tmp_path, frozen):
     # the others may finish the match while it is stopped (a dummy's deals go fast): they
@@ -97,6 +98,7 @@ def test_a_peer_frozen_past_the_timeout_catches_up_and_follows_the_table(tmp_pat
     assert "Traceback" not in victim.stderr
 
 
+@pytest.mark.slow
 def test_a_freeze_shorter_than_the_timeout_changes_nothing(tmp_path):
     run = _table(tmp_path, deals=6)
     victim = run["procs"][1]
@@ -118,6 +120,7 @@ def _resume(tmp: Path, run: dict[str, Any], seat: int, name: str) -> Proc:
     return Proc(tmp, name, tmp / f"h{seat}", "resume", "--json", "--linger", "1")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("when", ["during", "just-after", "after-the-end"])
 def test_a_peer_killed_past_the_timeout_comes_back_and_learns_the_outcome(tmp_path, when):
     run = _table(tmp_path, deals=10, linger=8.0)
@@ -158,6 +161,7 @@ def test_a_peer_killed_past_the_timeout_comes_back_and_learns_the_outcome(tmp_pa
     assert mine["state"] in ("voted-out", "finished")
 
 
+@pytest.mark.slow
 def test_a_peer_that_comes_back_long_after_the_end_is_told_plainly(tmp_path):
     run = _table(tmp_path, deals=4, linger=0.5)
     victim = run["procs"][3]

@@ -73,6 +73,7 @@ def _check(tmp: Path, table: bytes, absent: int | None) -> dict[str, Any]:
     return one_transcript({s: frames(log_path(tmp / f"h{s}", table, s)) for s in range(4)}, REGISTRY, absent)[1]
 
 
+@pytest.mark.slow
 def test_a_link_cut_shorter_than_the_timeout_changes_nothing(lan, tmp_path):
     procs, table = _table(lan, tmp_path, deals=6, linger=5)
     _until_logged(log_path(tmp_path / "h2", table, 2), 30)
@@ -89,6 +90,7 @@ def test_a_link_cut_shorter_than_the_timeout_changes_nothing(lan, tmp_path):
     assert len({f["transcript_hash"] for f in finals}) == 1
 
 
+@pytest.mark.slow
 def test_a_link_cut_past_the_timeout_then_resumed(lan, tmp_path):
     """The cut-off process gives up after twice the timeout (the table left to resume); the
     others vote its seat out and play on; plugged back in, ``p2pcards resume`` catches up

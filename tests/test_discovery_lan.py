@@ -59,6 +59,7 @@ trio.run(main)
 """
 
 
+@pytest.mark.slow
 def test_a_table_is_found_joined_by_name_and_played(lan: Lan, tmp_path: Path) -> None:
     host_home = tmp_path / "host"
     host_fp = load_or_create(host_home).fingerprint

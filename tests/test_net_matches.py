@@ -27,6 +27,7 @@ def _spawn(args: list[str], home: Path) -> subprocess.Popen[str]:
                             stderr=subprocess.PIPE, text=True, env=env)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 def test_a_whole_match_among_os_processes(game: str, tmp_path: Path) -> None:
     seats = load_games().get(game).seats

@@ -10,6 +10,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -53,6 +54,7 @@ def _restart(net: Any, mesh: _Chaos, seat: int) -> None:
     mesh.send(seat, out.send)
 
 
+@pytest.mark.slow
 @settings(max_examples=12)
 @given(seed=st.integers(0, 2**32 - 1), kind=st.sampled_from(KINDS), drop=st.sampled_from([0.0, 0.02, 0.05]),
        restarts=st.integers(0, 3))

@@ -352,6 +352,7 @@ def test_batched_search_with_iterations_is_reproducible() -> None:
     assert records[0] == records[1]
 
 
+@pytest.mark.slow
 def test_a_plugin_game_is_searched_by_its_own_deal_value_and_one_without_plays_its_heuristic():
     """Nothing in the search names a game: the highcard test plugin (tricks as its deal
     value) is searched; a copy of it that gives no deal value gets its heuristic's choices."""

@@ -25,6 +25,7 @@ from tests.table_helpers import (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 def test_whole_match_of_every_game(game):
     net = run(make_net(game, deals=None, levels=["heuristic"] * REGISTRY.get(game).seats))

@@ -230,6 +230,7 @@ def test_people_see_seats_and_deals_from_one_and_their_own_seat_as_you():
     assert text.startswith("Bisca: you are seat 1; the computer player (random) sits in seat 2.")
 
 
+@pytest.mark.slow
 def test_counts_take_the_singular_and_the_plural_right_in_both_languages():
     words = {"en": ("trick", "point", "game point", "card"), "pt": ("vaza", "ponto", "jogo", "carta")}
     for lang, nouns in words.items():
@@ -248,6 +249,7 @@ def final_totals(text: str) -> dict[str, int]:
     return {name: int(v) for name, v in (part.rsplit(": ", 1) for part in line.split("): ", 1)[1].split(" · "))}
 
 
+@pytest.mark.slow
 def test_the_last_line_names_the_winners_in_words():
     code, text = play("sueca", seed=5, deals=None)
     assert code == 0

@@ -9,6 +9,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_mypy_strict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``mypy`` with the project's config ([tool.mypy]: strict, p2pcards and plugins) passes."""
     try:

@@ -380,6 +380,7 @@ def test_one_page_a_second_tab_takes_over_a_closed_tab_leaves_and_the_address_ta
         peer.stop()
 
 
+@pytest.mark.slow
 def test_two_browsers_at_one_lan_table_the_joiner_killed_and_resumed(browser, tmp_path):
     fixed_identity(tmp_path / "joiner", "Rita")
     host = web(tmp_path, name="host")

@@ -91,6 +91,7 @@ def lobby_port(page: Any) -> int:
     return int(found.group(1))
 
 
+@pytest.mark.slow
 def test_a_refused_message_a_vote_and_a_dummy_shown_in_the_page(browser, tmp_path):
     """Sueca: the person hosts, two computer players of the host's process and Mallory,
     a process of its own, which writes a card in the person's place the moment the person
