@@ -537,6 +537,9 @@ def test_line_mode_stays_reachable_and_no_terminal_means_no_full_screen(tmp_path
     proc = subprocess.run([sys.executable, "-m", "p2pcards", "play", "--speed", "-1"], capture_output=True,
                           text=True, timeout=60, env=env)
     assert proc.returncode == 2 and "--speed must be between 0 and 10" in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "p2pcards", "resume", "--speed", "11"], capture_output=True,
+                          text=True, timeout=60, env=env)  # the pace of a table taken up again: the same bounds
+    assert proc.returncode == 2 and "--speed must be between 0 and 10" in proc.stderr
 
 
 def test_start_screen_lists_saved_tables_and_takes_an_unfinished_one_up_again(tmp_path, monkeypatch):

@@ -56,6 +56,15 @@ class Tmux:
             time.sleep(0.05)
         raise AssertionError(f"timed out waiting for {what}; the screen:\n{screen}")
 
+    def command_pid(self) -> int | None:
+        """The process the pane's shell runs now (None between commands; Linux /proc)."""
+        shell = self.tmux("display-message", "-p", "-t", "p2", "#{pane_pid}").strip()
+        try:
+            children = Path(f"/proc/{shell}/task/{shell}/children").read_text().split()
+        except OSError:
+            return None
+        return int(children[0]) if children else None
+
     def kill(self) -> None:
         subprocess.run(["tmux", "-S", self.socket, "kill-server"], capture_output=True, timeout=10)
 
@@ -209,9 +218,9 @@ def test_ctrl_c_then_resume_takes_the_seat_again_in_tmux(tmp_path):
     tm = Tmux(tmp_path / "tmux.sock")
     env = f"cd {shlex.quote(str(REPO))} && env P2PCARDS_HOME={shlex.quote(str(home))} LC_ALL=C.UTF-8 "
     py = shlex.quote(sys.executable)
-    command = (f"{env}{py} -m p2pcards play bisca --seed 3 --deals 1 --speed 0.05 --lang en --name Ana; "
-               "echo LEFT=$?; "
-               f"{env}{py} -m p2pcards resume; echo EXIT=$?; sleep 30")
+    command = (f"{env}{py} -m p2pcards play bisca --seed 3 --deals 1 --speed 0.05 --bots heuristic --lang en "
+               "--name Ana; echo LEFT=$?; "
+               f"{env}{py} -m p2pcards resume --speed 0.05; echo EXIT=$?; sleep 30")
     tm.start(command)
     try:
         first = hand(tm.wait("the table", lambda s: "your turn" in s and len(hand(s)) == 3, timeout=30))
@@ -219,7 +228,10 @@ def test_ctrl_c_then_resume_takes_the_seat_again_in_tmux(tmp_path):
         screen = tm.wait("the second turn", lambda s: "your turn" in s and len(hand(s)) == 3 and hand(s) != first,
                          timeout=30)
         kept = hand(screen)
+        playing = tm.command_pid()
+        assert playing is not None
         tm.send("C-c")
+        tm.wait("`play` to exit and `resume` to start", lambda s: tm.command_pid() not in (None, playing), timeout=30)
         screen = tm.wait("the table again", lambda s: "your turn" in s and "Bisca · deal 1" in s, timeout=30)
         assert sorted(hand(screen)) == sorted(kept)  # the same hand, where it was left
         assert _play_until(tm, "Deal 1 is over") >= 1
@@ -252,6 +264,7 @@ def _turn(tm: Tmux) -> int:
 STRAY = re.compile(r"p2pcards:|WARNING|INFO|Traceback|rejected a message")
 
 
+@pytest.mark.slow
 def test_a_person_who_joins_is_killed_and_comes_back_with_the_same_command_in_tmux(tmp_path):
     """Two people on loopback, each on a full screen in tmux: Rui hosts Sueca with two
     computer players, Ana joins with `play --join`.  Ana's process is killed with SIGKILL

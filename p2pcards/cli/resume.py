@@ -22,7 +22,7 @@ from p2pcards.core import GameRegistry
 
 
 def _resume(found: Any, me: Any, registry: GameRegistry, printer: _TablePrinter, linger: float,
-            abandon: bool = False, text: bool = False, lang: str | None = None) -> int:
+            abandon: bool = False, text: bool = False, lang: str | None = None, speed: float = 0.8) -> int:
     """Take up ``found``'s seats: the person's seat on the full-screen table on a terminal,
     in line mode at a table against the computer with ``text`` or without a terminal (as
     ``play`` does), else (``--json``, ``--abandon``, a LAN table without a terminal) every
@@ -32,7 +32,7 @@ def _resume(found: Any, me: Any, registry: GameRegistry, printer: _TablePrinter,
 
     if any(p.level == PERSON for p in found.manifest.peers) and not printer.json and not abandon:
         if _is_terminal(printer.out) and not text:
-            return _resume_on_screen(found, me, registry, printer.data, lang)
+            return _resume_on_screen(found, me, registry, printer.data, lang, speed)
         if found.manifest.role == "local":
             return _resume_in_lines(found, me, registry, printer.out, lang)
 
@@ -44,7 +44,8 @@ def _resume(found: Any, me: Any, registry: GameRegistry, printer: _TablePrinter,
     return _run_net(main)
 
 
-def _resume_on_screen(found: Any, me: Any, registry: GameRegistry, data: Any, lang: str | None = None) -> int:
+def _resume_on_screen(found: Any, me: Any, registry: GameRegistry, data: Any, lang: str | None = None,
+                      speed: float = 0.8) -> int:
     """A table with the person's seat, resumed on the full-screen table."""
     from p2pcards.net import ResumeError
     from p2pcards.tui.app import run_local_table
@@ -55,12 +56,12 @@ def _resume_on_screen(found: Any, me: Any, registry: GameRegistry, data: Any, la
     lang = lang or default_lang()
     if found.manifest.role == "local":
         try:
-            table = LocalTable.resume(found.path, registry, me=me, text=Text(lang))
+            table = LocalTable.resume(found.path, registry, me=me, text=Text(lang), speed=speed)
         except ResumeError as exc:
             print(_words()("cli_error", reason=exc), file=sys.stderr)
             return 1
         return _left_note(run_local_table(table), lang)
-    return _left_note(play_lan(registry, ResumePlan(found.path), me=me, lang=lang, data_dir=data), lang)
+    return _left_note(play_lan(registry, ResumePlan(found.path), me=me, lang=lang, data_dir=data, speed=speed), lang)
 
 
 def _resume_in_lines(found: Any, me: Any, registry: GameRegistry, out: TextIO, lang: str | None) -> int:
@@ -135,6 +136,8 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
         raise CliError.said("err_table_prefix", prefix=prefix)
     if args.list:
         return cmd_resume_list(args, out)
+    if not 0 <= args.speed <= 10:
+        raise CliError.said("err_speed")
     registry = _load()
     linger, me, printer = _network_start(args, out, registry)
     found = unfinished_tables(printer.data, me, prefix=prefix, abandoned=prefix is not None)
@@ -148,7 +151,7 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
         raise CliError.said("err_several_unfinished", names="; ".join(describe_saved(f) for f in found))
     if args.abandon and found[0].manifest.role == "local":
         return _throw_away(found[0], printer)
-    return _resume(found[0], me, registry, printer, linger, args.abandon, args.text, args.start_lang)
+    return _resume(found[0], me, registry, printer, linger, args.abandon, args.text, args.start_lang, args.speed)
 
 
 def _throw_away(found: Any, printer: _TablePrinter) -> int:
