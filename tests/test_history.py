@@ -346,6 +346,22 @@ def test_statistics_per_player_partnership_and_level(tmp_path):
     assert json.loads(js.getvalue()) == json.loads(json.dumps(stats))
 
 
+def test_a_deal_the_table_took_back_is_kept_as_it_was_told_last(tmp_path):
+    """A replica may tell a deal's close and then take it back (an abandon that crossed the
+    last seed takes the place of the close, PROTOCOL.md): the history keeps the later word,
+    once, and the same word told again (a restart) changes nothing."""
+    with History(db_path(tmp_path)) as h:
+        table = _sueca_table(3, ["Zé", "Ana", "Rui", "Inês"], [None, "random", None, "random"])
+        assert h.record(table, _deal(0, [70, 50], [6, 4], [1, 0]))
+        assert h.record(table, _deal(1, [90, 30], [8, 2], [2, 0]))
+        void = {**_deal(1, [0, 0], [0, 0], [1, 0], verdict="void"), "result": None}
+        assert h.record(table, void), "the later word replaces the deal"
+        assert not h.record(table, void), "told again, it changes nothing"
+        (match,) = h.matches()
+    assert [(d["deal"], d["verdict"]) for d in match["deal_list"]] == [(0, "clean"), (1, "void")]
+    assert match["deals"] == 2 and match["totals"] == [1, 0]
+
+
 def test_charts_are_lines_of_blocks():
     assert sparkline([0, 60, 120, None]) == "▁▄█ "
     assert bar_chart([0, 4, 8], height=1, width=1) == ["▁▄█"]

@@ -257,6 +257,50 @@ def test_a_seat_whose_own_entry_the_abandon_took_the_place_of_restarts_and_takes
     assert not _blamed(mesh)
 
 
+def test_an_abandon_takes_the_place_of_the_close_the_other_seat_wrote_with_the_last_seed():
+    """The seat that abandons has revealed its seed at a deal's end and waits for the
+    other's; the other takes that seed and writes the close -- at the place of the abandon,
+    which crossed it.  The abandon keeps the place on every replica, the observer's too (the
+    seat that closed relays it: PROTOCOL.md), not a close on one and an abandon on the
+    other, each waiting for the other seat for ever; the seat that closed restarts from its
+    log, and the table is taken up and played to its end, nobody blamed."""
+    net = make_net("bisca", deals=None, options={"target": "8"})
+    mesh = mesh_of(net)
+    mesh.start()
+    loser = 1
+    t, other = net.tables[loser], 1 - loser
+
+    def in_flight() -> bool:
+        q = mesh._queue
+        return bool(t.deals_done >= 1 and t.may_abandon() and q and q[0][0] == loser and q[0][1] == other
+                    and header(q[0][2])["kind"] == "seed" and header(q[0][2])["seq"] == t.seq)
+
+    _until(mesh, in_flight, "the abandoning seat's seed in flight, the other's seed (and the close) due")
+    mesh.send(loser, mesh.took(loser, t.abandon()))
+    mesh.run(max_steps=STEPS)
+    assert mesh.superseded.get(other), "the other seat's close lost its place to the abandon"
+    assert net.tables[other].log == t.log == net.observer.log and t.abandoned is not None
+    assert net.tables[other].abandoned == net.observer.abandoned == t.abandoned
+    old = net.tables[other]  # restarted from its log, it writes no close where the abandon is
+    fresh = Table(net.genesis, net.spec, net.ids[other], net.secrets[other])
+    fresh.restore(list(old.log), list(mesh.signed.get(other, [])))
+    assert fresh.log == old.log and fresh.abandoned == old.abandoned
+    net.tables[other] = mesh.tables[other] = fresh
+    deal = _abandoned_deal(net)
+    _take_up(mesh, 0)
+    _take_up(mesh, 1)
+    mesh.run(max_steps=200_000)
+    assert len({b"".join(x.log) for x in [*net.tables, net.observer]}) == 1
+    report = audit_transcript(net.observer.log, REGISTRY)
+    assert report["ok"] and report["finished"] and report["winner"] is not None
+    assert [(a["by"], a["deal"], a["taken_up"]) for a in report["abandons"]] == [(loser, deal, True)]
+    assert report["deals"][deal]["verdict"] == "void"
+    # the seat that closed (and the observer) told the deal's close, then the void: the later word holds
+    last = [{d["deal"]: d for d in deals_of(events)} for events in [*net.events, net.observed]]
+    assert all(words == last[0] for words in last) and last[0][deal]["audit"]["verdict"] == "void"
+    assert not _blamed(mesh)
+
+
 def test_the_history_of_a_taken_up_match_says_it_finished_and_keeps_the_abandon(tmp_path):
     """The history hears the abandon's end, the takeup and the match's end, in that order
     (as a live process tells them): the match is "finished", with its winner, and its line

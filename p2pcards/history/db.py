@@ -353,16 +353,21 @@ class History:
         audit = event["audit"]
         values, winner, capote = deal_facts(facts.spec, result)
         renuncia = result.get("renuncia") if result is not None else None
+        stored = json.dumps(result, sort_keys=True) if result is not None else None
         with self.transaction() as c:
             self._ensure_match(facts)
-            if c.execute("SELECT 1 FROM deals WHERE table_id = ? AND deal = ?",
-                         (facts.table_id, event["deal"])).fetchone():
-                return False
+            row = c.execute("SELECT result, verdict, verdict_seat, verdict_kind, totals FROM deals "
+                            "WHERE table_id = ? AND deal = ?", (facts.table_id, event["deal"])).fetchone()
+            if row is not None:
+                if tuple(row) == (stored, audit["verdict"], audit["seat"], audit["kind"], json.dumps(event["totals"])):
+                    return False  # (told again: a restart, a rebuild)
+                # the table took the deal back (an abandon or a vote took the place of its close): the later word holds
+                c.execute("DELETE FROM deal_sides WHERE table_id = ? AND deal = ?", (facts.table_id, event["deal"]))
+                c.execute("DELETE FROM deals WHERE table_id = ? AND deal = ?", (facts.table_id, event["deal"]))
             c.execute("INSERT INTO deals (table_id, deal, dealer, trump, result, verdict, verdict_seat, verdict_kind, "
                       "verdict_reason, winner, capote, renuncia, totals) "
                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                      (facts.table_id, event["deal"], event["dealer"], event["trump"],
-                       json.dumps(result, sort_keys=True) if result is not None else None, audit["verdict"],
+                      (facts.table_id, event["deal"], event["dealer"], event["trump"], stored, audit["verdict"],
                        audit["seat"], audit["kind"], audit["reason"], winner, capote, renuncia,
                        json.dumps(event["totals"])))
             c.executemany("INSERT INTO deal_sides (table_id, deal, side, points) VALUES (?, ?, ?, ?)",

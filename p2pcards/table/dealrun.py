@@ -130,6 +130,17 @@ class DealRun:
         """The seats whose seeds close this deal: those of its deck still playing."""
         return tuple(s for s in self.parties if self.live[s])
 
+    def waited_for(self, author: int) -> list[int]:
+        """The seats an ``abandon`` by ``author`` names as waited for now, from the chain alone
+        so that every replica names the same: the author of the next entry, or in the seed
+        round every other seat whose seed closes the deal -- seeds travel beside the chain, so
+        which ones the abandoning seat had is not on it (its own was sent, another's may have
+        crossed the abandon)."""
+        if self.stage == Stage.SEEDS:
+            return sorted(s for s in self.closers() if s != author)
+        x = self.expected()
+        return [] if x is None or x == author else [x]
+
     def committed(self, seat: int) -> bytes | None:
         """The commitment ``seat`` wrote into this deal's transcript, if it did."""
         party = self.pi[seat]

@@ -279,7 +279,7 @@ class Replica:
     def _abandon(self) -> list[bytes]:
         if not self.may_abandon():
             raise LocalError("this table cannot be abandoned now")
-        waiting = sorted(x for x in self.due() if x != self.seat)
+        waiting = self.run.waited_for(self._me_seat())
         raw = self._sign(TableKind.ABANDON, {"waiting_for": waiting})
         self._append(own_envelope(raw))
         self._finish_abandoned(self.seat, waiting)
@@ -390,7 +390,7 @@ class Replica:
         self.run.halt(claims.dispute_cause(self.run, env.author, against, evidence, reason))
 
     def _on_abandon(self, env: Envelope) -> list[bytes]:
-        waiting = check_abandon(env.author, env.body, [x for x in self.due() if x != env.author],
+        waiting = check_abandon(env.author, env.body, self.run.waited_for(env.author),
                                 self.live[env.author] and sum(self.live) < MIN_VOTERS + 1)
         self._append(env)
         self._finish_abandoned(env.author, waiting)

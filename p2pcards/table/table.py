@@ -378,6 +378,13 @@ class Table(Replica):
         seats = own_envelope(self.log[k]).body.get("seats", [])
         return self.seat in seats and self.chain.only_by(self.seat, k + 1)
 
+    def _close_crossed_by(self, k: int, author: int) -> bool:
+        """Whether entry ``k`` is a close that an abandon by ``author`` for place ``k`` crossed
+        (``author`` wrote nothing after it): a seat that revealed its seed and waits for the
+        other's may abandon while that seed, and the close written with it, are on their way.
+        The abandon takes the place on every replica (the one that closed relays it)."""
+        return self.chain.certificate_at(k, TableKind.CLOSE) and author not in self.chain.authors[k + 1:]
+
     def _past(self, env: Envelope) -> list[bytes]:
         """A message for a place this replica has passed: a duplicate, evidence of an
         equivocation, a certificate that takes the place of entries of the current deal, or
@@ -401,6 +408,9 @@ class Table(Replica):
         if env.kind == TableKind.ABANDON and self.chain.only_by(self.seat, k) and self._current_deal(k):
             # the other seat gave up waiting where this seat's own message was: it lost the place
             return self._supersede(env, lambda fresh: fresh._apply_entry(env))
+        if env.kind == TableKind.ABANDON and self._close_crossed_by(k, env.author):
+            # the abandon crossed the last seed on its way: the close loses the place, everywhere
+            return [env.raw, *self._supersede(env, lambda fresh: fresh._apply_entry(env))]
         if env.kind == TableKind.TAKEUP and self._takeup_loses_to(env):
             # both seats took the table up at one place: the lower seat's takes it (this seat's goes
             # after it), and is relayed: a replica that holds the higher seat's there may not have it
