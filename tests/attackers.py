@@ -55,6 +55,7 @@ __all__ = [
     "ForgedCloser",
     "Abandoner",
     "Retaker",
+    "TwoPlaceRetaker",
     "EarlyAbandoner",
     "TwoForker",
     "DealerGrinder",
@@ -650,6 +651,38 @@ class Retaker(Attacker):
                          deal=self.chain.deal_at(self.seq, self.deal_no))
 
 
+class TwoPlaceRetaker(EarlyAbandoner):
+    """Attack 6 as a process: the lower playing seat's takeup signed at two places.  It
+    abandons once it may (:class:`EarlyAbandoner`); resumed to take the table up, it holds its
+    takeup back until the other playing seat's is in, then writes its own after it -- sent
+    first -- and signs another for the place the other seat's took, sent after it.  The lower
+    seat's takeup takes the first place: the other replica must take it there, in place of its
+    own, write its own again after it, and let the one sent first go."""
+
+    holding: bool = True
+
+    def _adopt(self, fresh: Table) -> None:
+        holding = self.holding
+        super()._adopt(fresh)
+        self.holding = holding
+
+    def may_take_up(self) -> bool:
+        return super().may_take_up() and not (self.holding and not self.takeups)
+
+    def takeup(self) -> Output:
+        after, late = self.abandon_seq(), self.seq
+        out = super().takeup()
+        if self.holding and after is not None:
+            self.holding = False
+            early = self.sign(TableKind.TAKEUP, {"after": after}, seq=after + 1, prev=self.hashes[after],
+                              deal=self.chain.deal_at(after + 1, self.deal_no))
+            out.send.append(early)
+            self.tried.append(f"takeups at seq {after + 1} and {late} after seq {after}, the second sent first")
+            self.say({"type": "attack", "step": "two takeups", "early": after + 1, "late": late,
+                      "hash": message_hash(early).hex()})
+        return out
+
+
 class TwoForker(Attacker):
     """Attack 5 as a process: at its sixth message of deal 0 it signs a second message for
     that place (``late``) and for its second message of the deal (``early``), and shows
@@ -785,6 +818,7 @@ ATTACKERS: dict[str, type[Attacker]] = {
     "abandon-losing": Abandoner,
     "abandon-after-a-deal": EarlyAbandoner,
     "two-forks": TwoForker,
+    "takeup-twice": TwoPlaceRetaker,
 }
 
 
@@ -805,7 +839,9 @@ ATTACKERS["equivocate-loud"] = LoudEquivocator
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m tests.attackers KIND HOST:PORT``: join the table at HOST:PORT as a
-    dishonest peer of KIND (a random player otherwise), printing the join's JSON lines.
+    dishonest peer of KIND (a random player otherwise), printing the join's JSON lines;
+    ``python -m tests.attackers KIND --resume TABLE``: take this process's seat of TABLE (an
+    id prefix) again, as ``p2pcards resume TABLE`` does, the replica a dishonest one of KIND.
     The data directory is $P2PCARDS_HOME, as for ``p2pcards join``."""
     import argparse
     import json
@@ -815,15 +851,17 @@ def main(argv: list[str] | None = None) -> int:
 
     from p2pcards.core import load_games
     from p2pcards.identity import data_dir, load_or_create
-    from p2pcards.net import NetError, join_table, single_error
+    from p2pcards.net import NetError, join_table, resume_table, single_error, unfinished_tables
     from p2pcards.net.mesh import Mesh
 
     parser = argparse.ArgumentParser(prog="python -m tests.attackers")
     parser.add_argument("kind", choices=sorted(ATTACKERS))
-    parser.add_argument("address")
+    parser.add_argument("address", nargs="?", help="HOST:PORT of the table to join")
+    parser.add_argument("--resume", metavar="TABLE", help="take this table up again instead (an id prefix)")
     parser.add_argument("--linger", type=float, default=1.0)
     args = parser.parse_args(argv)
-    host, _, port = args.address.rpartition(":")
+    if (args.address is None) == (args.resume is None):
+        parser.error("give either HOST:PORT or --resume TABLE")
     me = load_or_create(data_dir())
 
     def line(obj: dict[str, Any]) -> None:
@@ -848,10 +886,20 @@ def main(argv: list[str] | None = None) -> int:
 
     Mesh.send = send  # type: ignore[method-assign]
 
+    def event(seat: int, ev: Any) -> None:
+        line({**ev.to_json(), "seat": seat})
+
     async def run() -> None:
+        if args.resume is not None:
+            found = unfinished_tables(data_dir(), me, prefix=args.resume, abandoned=True)
+            if len(found) != 1:
+                raise NetError(f"{len(found)} tables here match {args.resume!r}")
+            await resume_table(found[0].path, me=me, registry=load_games(), data_dir=data_dir(), on_resumed=line,
+                               on_table=line, on_event=event, linger=args.linger, table_class=table_class)
+            return
+        host, _, port = args.address.rpartition(":")
         await join_table(host, int(port), me=me, registry=load_games(), data_dir=data_dir(), level="random",
-                         on_seated=line, on_table=line, on_event=lambda seat, ev: line({**ev.to_json(), "seat": seat}),
-                         linger=args.linger, table_class=table_class)
+                         on_seated=line, on_table=line, on_event=event, linger=args.linger, table_class=table_class)
 
     try:
         with single_error():

@@ -3,9 +3,10 @@ against honest ``p2pcards host`` and ``p2pcards join`` processes: a retroactive 
 instant vote, a lone vote in Bisca, an equivocation, a card copied in a shuffle, a ground
 first dealer; and integrity, round three: a voter framed after its process was killed and
 resumed, a forged close shown to one voter, a losing two-seat match abandoned, two forks in
-one deal shown in two orders.  For each: the honest processes end with byte-identical logs
-and the same verdicts, the right seat is blamed (or nobody when the attack changes
-nothing), no scored deal is lost, no honest seat is pushed out, and every process exits."""
+one deal shown in two orders, the lower playing seat's takeup signed at two places.  For
+each: the honest processes end with byte-identical logs and the same verdicts, the right
+seat is blamed (or nobody when the attack changes nothing), no scored deal is lost, no
+honest seat is pushed out, and every process exits."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import pytest
 from p2pcards.core import load_games
 from p2pcards.net import log_path
 from p2pcards.table.audit import audit_transcript
+from p2pcards.table.transcript import message_hash
 from p2pcards.table.wire import FrameDecoder
 from tests.procs import LOOPBACK, Proc, frames, until
 from tests.table_helpers import header
@@ -194,6 +196,7 @@ def test_a_voter_killed_and_resumed_in_the_deal_is_never_framed_for_equivocation
     assert report["votes"] == []
 
 
+@pytest.mark.slow
 def test_a_forged_close_shown_to_one_voter_does_not_split_the_voters(tmp_path):
     """Attack 2 as processes: seat 1 (an honest process, slow once: it thinks past the
     timeout) is voted against by seats 0 and 2; the attacker (seat 3) withholds its vote.
@@ -361,3 +364,73 @@ def test_an_abandoned_two_seat_match_is_taken_up_again_when_both_processes_resum
     again = Proc(tmp_path, "list-again", tmp_path / "host", "resume", "--list", "--json")
     assert again.wait(60) == 0
     assert next(x for x in again.lines() if x["table"] == table_hex)["state"] == "finished"
+
+
+@pytest.mark.slow  # two seats waited out, an abandon, two resumes and the match's end: some 30 s
+def test_the_lower_seat_s_takeup_signed_at_two_places_by_a_process_ends_on_one_chain(tmp_path):
+    """Attack 6 as processes: at a Copas table of four, seats 1 and 0 are killed one after
+    the other and voted out; the attacker (seat 2, now the lower of the two playing seats)
+    abandons.  Both playing seats' processes then resume the table: the attacker holds its
+    takeup back until seat 3's is in, writes its own after it -- sent first -- and signs
+    another for the place seat 3's took, sent after it.  The lower seat's takeup takes the
+    first place: seat 3 takes it in place of its own, writes its own after it, and the match is
+    played on to its end -- both processes on one transcript, nobody honest blamed."""
+    host = Proc(tmp_path, "host", tmp_path / "host", "host", "copas", "--bind", LOOPBACK, "--seats",
+                "bot:random,remote,remote,remote", "--deals", "4", "--timeout", "4", "--linger", "1", "--json",
+                "--no-announce")
+    procs = [host]
+    resumed: list[Proc] = []
+    try:
+        address = f"{LOOPBACK}:{until('the host to listen', lambda: host.lines()[:1])[0]['port']}"
+
+        def join(seat: int) -> Proc:
+            joiner = Proc(tmp_path, f"join{seat}", tmp_path / f"j{seat}", "join", address, "--bot", "random",
+                          "--json", "--linger", "1")
+            procs.append(joiner)
+            until(f"joiner {seat} to be seated", lambda: joiner.lines()[:1])
+            return joiner
+
+        one = join(1)
+        attacker = Proc(tmp_path, "attacker", tmp_path / "attacker", "takeup-twice", address,
+                        module="tests.attackers")
+        procs.append(attacker)
+        until("the attacker to be seated", lambda: attacker.lines()[:1])
+        three = join(3)
+        until("a deal to close", lambda: three.first("deal"), 60)
+        for victim, seat in ((one, 1), (host, 0)):  # one at a time: the others vote each out
+            victim.kill()
+            until(f"seat {seat} voted out", lambda s=seat: [x for x in three.lines()
+                                                           if x["type"] == "vote_out" and x["against"] == s], 60)
+        assert [p.wait(60) for p in (attacker, three)] == [0, 0], [p.stderr[-2000:] for p in (attacker, three)]
+        table_hex = next(x for x in three.lines() if x["type"] == "table")["table"]
+        assert next(x for x in three.lines() if x["type"] == "final")["abandoned"]["by"] == 2, "the attacker abandoned"
+        resumed = [Proc(tmp_path, "attacker-resume", tmp_path / "attacker", "takeup-twice", "--resume", table_hex,
+                        module="tests.attackers"),
+                   Proc(tmp_path, "join3-resume", tmp_path / "j3", "resume", table_hex[:16], "--json", "--linger", "1")]
+        codes = [p.wait(120) for p in resumed]
+    finally:
+        for p in [*procs, *resumed]:
+            p.kill()
+    for p in [*procs, *resumed]:
+        assert "Traceback" not in p.stderr, p.stderr[-3000:]
+    assert codes[1] == 0, resumed[1].stderr[-3000:]
+    two = next((x for x in resumed[0].lines() if x.get("step") == "two takeups"), None)
+    assert two is not None, "the attack happened"
+    log = FrameDecoder().feed(log_path(tmp_path / "j3", bytes.fromhex(table_hex), 3).read_bytes())
+    after = two["early"] - 1
+    assert two["late"] == after + 2, "the one sent first was written after seat 3's"
+    assert header(log[after])["kind"] == "abandon" and header(log[after])["author"] == 2
+    assert [(header(raw)["kind"], header(raw)["author"]) for raw in log[after + 1:after + 3]] == \
+        [("takeup", 2), ("takeup", 3)], "the lower seat's takeup first, seat 3's after it"
+    assert message_hash(log[after + 1]).hex() == two["hash"], "the one sent second took the first place"
+    assert sum(header(raw)["kind"] == "takeup" for raw in log) == 2, "the one sent first was let go"
+    report = audit_transcript(log, REGISTRY)
+    assert report["error"] is None and report["ok"] and report["finished"], report
+    assert report["abandoned"] is None and report["abandons"][0]["taken_up"]
+    assert sorted(v["seat"] for v in report["votes"]) == [0, 1], "only the killed seats were voted out"
+    assert all(d["seat"] in (None, 0, 1, 2) for d in report["deals"]), "no verdict against the honest seat"
+    assert codes[0] == 0, resumed[0].stderr[-3000:]
+    final = resumed[1].first("final")
+    assert final is not None and final["transcript_hash"] == report["transcript_hash"]
+    mine = log_path(tmp_path / "attacker", bytes.fromhex(table_hex), 2).read_bytes()
+    assert FrameDecoder().feed(mine) == log, "the attacker's replica ends on the same chain"

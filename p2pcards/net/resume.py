@@ -65,6 +65,7 @@ from p2pcards.net.store import (
     side_path,
 )
 from p2pcards.players import PLAYER_LEVELS, Player, make_player
+from p2pcards.table.table import Table
 from p2pcards.table.transcript import Genesis, TranscriptError, parse_message
 
 __all__ = ["Unfinished", "unfinished_tables", "resume_table", "taken_up_again"]
@@ -216,14 +217,16 @@ async def resume_table(
     linger: float = LINGER,
     abandon: bool = False,
     recorder: TableRecorder | None = None,
+    table_class: Callable[..., Table] = Table,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
 ) -> Node:
     """Take this process's seats of a table again and play it to the end; returns the node.
 
     ``person`` plays a person's seat (a screen; without it a heuristic bot does);
-    ``on_link``, ``linger`` and ``recorder`` go to the node.  With ``abandon`` the table is abandoned
-    instead (a table of two playing seats, while the other seat is due: it ends with no
-    winner, recorded in the transcript and sent to the other seat if it can be reached).
+    ``on_link``, ``linger``, ``recorder`` and ``table_class`` (tests run dishonest replicas)
+    go to the node.  With ``abandon`` the table is abandoned instead (a table of two playing
+    seats, while the other seat is due: it ends with no winner, recorded in the transcript
+    and sent to the other seat if it can be reached).
 
     A table of two that ended abandoned is taken up again (module docstring).
 
@@ -242,7 +245,7 @@ async def resume_table(
     except StoreError as exc:
         raise ResumeError(f"cannot resume from {manifest_path.parent}: {exc}") from None
     node = Node(genesis_raw, spec, seats, data_dir=data_dir, on_event=on_event, manifest=manifest, on_link=on_link,
-                linger=linger, recorder=recorder)
+                linger=linger, recorder=recorder, table_class=table_class)
     tables = node.tables
     lead = node.lead()
     finished = all(t.finished for t in tables.values())
