@@ -9,6 +9,7 @@ reads the view model after every change and types what a person would.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import os
@@ -33,7 +34,7 @@ from p2pcards.core import GO_IN, PASS, PLAY, TRUMP, Decision, load_games
 from p2pcards.discovery import Announcement, encode_txt
 from p2pcards.identity import Identity, load_or_create
 from p2pcards.net import PROTO, log_path, unfinished_tables
-from p2pcards.net.store import read_log
+from p2pcards.net.store import Manifest, StoreError, read_log
 from p2pcards.table.audit import audit_transcript
 from p2pcards.testing.fake_lan import FakeLan, open_fake
 from p2pcards.tui.app import build_app, run_local_table, run_with_trio
@@ -338,7 +339,11 @@ def test_a_table_left_with_ctrl_c_is_taken_up_again_where_it_stopped(tmp_path):
     (found,) = unfinished_tables(tmp_path, me)
     assert found.manifest.role == "local" and found.table == table.table_id.hex()
     assert "against the computer" in found.describe()
-    resumed = LocalTable.resume(found.path, REGISTRY, me=me, text=Text("en"), speed=0)
+    assert found.manifest.speed == 0  # the pace it was started at, which resume takes it up at
+    with pytest.raises(StoreError, match="bad pace"):
+        Manifest.from_bytes(dataclasses.replace(found.manifest, speed=99.0).to_bytes())
+    resumed = LocalTable.resume(found.path, REGISTRY, me=me, text=Text("en"))
+    assert resumed.model.speed == 0
     typist, out = drive(resumed)
     assert resumed.outcome == "over" and typist.final and typist.summaries == 2
     after, _ = read_log(path)
@@ -580,6 +585,7 @@ def test_start_screen_lists_saved_tables_and_takes_an_unfinished_one_up_again(tm
     assert "Bisca 00010203 against the computer: ended: the table went on without you" in said
     assert "That table has ended: there is nothing to take up" in drawn
     assert len(resumed) == 1 and resumed[0].table_id == table.table_id and resumed[0].manifest.role == "local"
+    assert resumed[0].model.speed == 0, "taken up at the pace it was played at, not the start screen's"
 
 
 # ---------------------------------------------------------------------- keys and drawing, on a model

@@ -220,7 +220,7 @@ def test_ctrl_c_then_resume_takes_the_seat_again_in_tmux(tmp_path):
     py = shlex.quote(sys.executable)
     command = (f"{env}{py} -m p2pcards play bisca --seed 3 --deals 1 --speed 0.05 --bots heuristic --lang en "
                "--name Ana; echo LEFT=$?; "
-               f"{env}{py} -m p2pcards resume --speed 0.05; echo EXIT=$?; sleep 30")
+               f"{env}{py} -m p2pcards resume; echo EXIT=$?; sleep 30")  # at the pace it was played at
     tm.start(command)
     try:
         first = hand(tm.wait("the table", lambda s: "your turn" in s and len(hand(s)) == 3, timeout=30))

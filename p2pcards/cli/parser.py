@@ -407,9 +407,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--linger", type=float, default=30.0, metavar="S",
                    help="seconds to stay once the table is over when a player is missing, so that it can come "
                         "back and learn the outcome (default 30; 0: leave at once)")
-    p.add_argument("--speed", type=float, default=0.8, metavar="S",
+    p.add_argument("--speed", type=float, default=None, metavar="S",
                    help="on the full-screen table, seconds each computer player takes per decision, as for "
-                        "`play` (default 0.8; + and - change it)")
+                        "`play` (default: the pace a table against the computer was started at, else 0.8; + and - "
+                        "change it)")
     p.add_argument("-v", "--verbose", action="store_true", help="log connections to standard error")
     p.set_defaults(func=cmd_resume)
 

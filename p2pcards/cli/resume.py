@@ -22,7 +22,7 @@ from p2pcards.core import GameRegistry
 
 
 def _resume(found: Any, me: Any, registry: GameRegistry, printer: _TablePrinter, linger: float,
-            abandon: bool = False, text: bool = False, lang: str | None = None, speed: float = 0.8) -> int:
+            abandon: bool = False, text: bool = False, lang: str | None = None, speed: float | None = None) -> int:
     """Take up ``found``'s seats: the person's seat on the full-screen table on a terminal,
     in line mode at a table against the computer with ``text`` or without a terminal (as
     ``play`` does), else (``--json``, ``--abandon``, a LAN table without a terminal) every
@@ -45,7 +45,7 @@ def _resume(found: Any, me: Any, registry: GameRegistry, printer: _TablePrinter,
 
 
 def _resume_on_screen(found: Any, me: Any, registry: GameRegistry, data: Any, lang: str | None = None,
-                      speed: float = 0.8) -> int:
+                      speed: float | None = None) -> int:
     """A table with the person's seat, resumed on the full-screen table."""
     from p2pcards.net import ResumeError
     from p2pcards.tui.app import run_local_table
@@ -61,7 +61,8 @@ def _resume_on_screen(found: Any, me: Any, registry: GameRegistry, data: Any, la
             print(_words()("cli_error", reason=exc), file=sys.stderr)
             return 1
         return _left_note(run_local_table(table), lang)
-    return _left_note(play_lan(registry, ResumePlan(found.path), me=me, lang=lang, data_dir=data, speed=speed), lang)
+    return _left_note(play_lan(registry, ResumePlan(found.path), me=me, lang=lang, data_dir=data,
+                               speed=0.8 if speed is None else speed), lang)
 
 
 def _resume_in_lines(found: Any, me: Any, registry: GameRegistry, out: TextIO, lang: str | None) -> int:
@@ -136,7 +137,7 @@ def cmd_resume(args: argparse.Namespace, out: TextIO) -> int:
         raise CliError.said("err_table_prefix", prefix=prefix)
     if args.list:
         return cmd_resume_list(args, out)
-    if not 0 <= args.speed <= 10:
+    if args.speed is not None and not 0 <= args.speed <= 10:
         raise CliError.said("err_speed")
     registry = _load()
     linger, me, printer = _network_start(args, out, registry)

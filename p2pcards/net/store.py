@@ -317,6 +317,9 @@ class Manifest:
     #: how the table ended here (one of :data:`ENDINGS`), once it did
     ended: str | None = None
     name: str | None = None
+    #: the pace a table against the computer was started at (seconds a computer decision;
+    #: ``resume`` takes it up at that pace; absent in manifests of earlier releases)
+    speed: float | None = None
 
     @property
     def table_hex(self) -> str:
@@ -335,7 +338,7 @@ class Manifest:
             "processes": [{"seats": list(p.seats), "addr": p.addr, "port": p.port} for p in self.processes],
             "peers": [{"seat": p.seat, "stem": p.stem, "identity": p.identity, "level": p.level} for p in self.peers],
             "listen": list(self.listen) if self.listen else None, "dial": list(self.dial) if self.dial else None,
-            "finished": self.finished, "ended": self.ended, "name": self.name,
+            "finished": self.finished, "ended": self.ended, "name": self.name, "speed": self.speed,
         })
 
     @classmethod
@@ -359,8 +362,11 @@ class Manifest:
             name = obj.get("name")
             if name is not None and type(name) is not str:
                 raise ValueError("bad table name")
+            speed = obj.get("speed")
+            if speed is not None and (type(speed) not in (int, float) or not 0 <= speed <= 10):
+                raise ValueError("bad pace")
             return cls(obj["role"], table, str(obj["user"]), str(obj["game"]), procs, peers, listen, dial,
-                       bool(obj["finished"]), obj["ended"], name)
+                       bool(obj["finished"]), obj["ended"], name, None if speed is None else float(speed))
         except (FrameError, KeyError, TypeError, ValueError, IndexError) as exc:
             raise StoreError(f"not a table manifest: {exc}") from None
 

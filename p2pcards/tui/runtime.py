@@ -492,12 +492,15 @@ class LocalTable(ScreenTable):
                 save_identity(directory / f"{peer_stem(s)}.identity", bot_ids[s - 1])
             self.manifest = Manifest("local", self.table_id, me.fingerprint, spec.name, (),
                                      (PeerEntry(0, peer_stem(0), "user", PERSON),
-                                      *(PeerEntry(s, peer_stem(s), "file", bots) for s in range(1, n))))
+                                      *(PeerEntry(s, peer_stem(s), "file", bots) for s in range(1, n))),
+                                     speed=speed)
 
     @classmethod
-    def resume(cls, path: Path, registry: GameRegistry, *, me: Identity, text: Text, speed: float = 0.8) -> LocalTable:
+    def resume(cls, path: Path, registry: GameRegistry, *, me: Identity, text: Text,
+               speed: float | None = None) -> LocalTable:
         """The unfinished local table whose manifest is ``path`` (``local.mesh``), taken up
-        again from its saved transcripts (every message verified again); raises
+        again from its saved transcripts (every message verified again), at ``speed`` (None:
+        the pace it was started at, or 0.8 for a table saved by an earlier release); raises
         :class:`~p2pcards.net.ResumeError` when the files are missing or not sound."""
         self = cls.__new__(cls)
         ScreenTable.__init__(self)
@@ -511,6 +514,8 @@ class LocalTable(ScreenTable):
         for local in seats:
             if local.player is not self.person:
                 local.player = self._pace(local.player)
+        if speed is None:
+            speed = 0.8 if manifest.speed is None else manifest.speed
         self._setup(spec, genesis, seats, me=me, text=text, speed=speed, data_dir=path.parent.parent.parent)
         self.manifest = manifest
         self.model.catching_up = True  # until the replicas are rebuilt from their logs

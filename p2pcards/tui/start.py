@@ -324,7 +324,7 @@ def _resume_chosen(registry: GameRegistry, choice: StartChoice, *, me: Identity,
     text = Text(lang)
     try:
         if load_manifest(choice.path).role == "local":
-            table = LocalTable.resume(choice.path, registry, me=me, text=text, speed=speed)
+            table = LocalTable.resume(choice.path, registry, me=me, text=text)  # at the pace it was played at
             return "", run_local_table(table, input=input, output=output)
         return "", play_lan(registry, ResumePlan(choice.path), me=me, lang=lang, speed=speed, data_dir=data_dir,
                             input=input, output=output)
