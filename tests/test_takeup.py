@@ -226,34 +226,51 @@ def test_only_the_abandon_that_ended_the_table_is_abandoned_at_its_end():
     assert not _blamed(mesh)
 
 
+#: The seat that abandons in the tests of an abandon crossing the other seat's message, and the other.
+LOSER, OTHER = 1, 0
+
+
+def _abandoned_while_in_flight(kind: str, back: int, what: str) -> tuple[Any, Any]:
+    """A Bisca match to 8 whose seat :data:`LOSER` abandons, once a deal has closed, the moment
+    its own ``kind`` message for its seq minus ``back`` is the next to reach :data:`OTHER` (whose
+    answer, due at once, crosses the abandon); run until quiet.  The net and its mesh."""
+    net = make_net("bisca", deals=None, options={"target": "8"})
+    mesh = mesh_of(net)
+    mesh.start()
+    t = net.tables[LOSER]
+
+    def in_flight() -> bool:
+        q = mesh._queue
+        return bool(t.deals_done >= 1 and t.may_abandon() and q and q[0][0] == LOSER and q[0][1] == OTHER
+                    and header(q[0][2])["kind"] == kind and header(q[0][2])["seq"] == t.seq - back)
+
+    _until(mesh, in_flight, what)
+    mesh.send(LOSER, mesh.took(LOSER, t.abandon()))
+    mesh.run(max_steps=STEPS)
+    return net, mesh
+
+
+def _restart(net: Any, mesh: Any, seat: int) -> None:
+    """``seat``'s replica restored from its log and what it signed, in its place: the same log."""
+    old = net.tables[seat]
+    fresh = Table(net.genesis, net.spec, net.ids[seat], net.secrets[seat])
+    fresh.restore(list(old.log), list(mesh.signed.get(seat, [])))
+    assert fresh.log == old.log and fresh.abandoned == old.abandoned
+    net.tables[seat] = mesh.tables[seat] = fresh
+
+
 def test_a_seat_whose_own_entry_the_abandon_took_the_place_of_restarts_and_takes_up():
     """The abandon takes the place of the other seat's own entry, written at once (a deck
     message in flight): that seat keeps its entry apart.  Restarted from its log, it writes
     nothing of its own where the abandon is -- the log is sound -- and the table is taken
     up and played to its end."""
-    net = make_net("bisca", deals=None, options={"target": "8"})
-    mesh = mesh_of(net)
-    mesh.start()
-    loser = 1
-    t, other = net.tables[loser], 1 - loser
-
-    def in_flight() -> bool:
-        q = mesh._queue
-        return bool(t.deals_done >= 1 and t.may_abandon() and q and q[0][0] == loser and q[0][1] == other
-                    and header(q[0][2])["kind"] == "deck" and header(q[0][2])["seq"] == t.seq - 1)
-
-    _until(mesh, in_flight, "an entry of the abandoning seat in flight, the other's answer due at once")
-    mesh.send(loser, mesh.took(loser, t.abandon()))
-    mesh.run(max_steps=STEPS)
-    assert mesh.superseded.get(other), "the other seat's own entry lost its place to the abandon"
-    old = net.tables[other]
-    fresh = Table(net.genesis, net.spec, net.ids[other], net.secrets[other])
-    fresh.restore(list(old.log), list(mesh.signed.get(other, [])))
-    assert fresh.log == old.log and fresh.abandoned == old.abandoned
-    net.tables[other] = mesh.tables[other] = fresh
+    net, mesh = _abandoned_while_in_flight("deck", 1, "an entry of the abandoning seat in flight, the other's "
+                                                      "answer due at once")
+    assert mesh.superseded.get(OTHER), "the other seat's own entry lost its place to the abandon"
+    _restart(net, mesh, OTHER)
     _take_up(mesh, 0)
     _take_up(mesh, 1)
-    _played_to_its_end(net, mesh, loser, _abandoned_deal(net))
+    _played_to_its_end(net, mesh, LOSER, _abandoned_deal(net))
     assert not _blamed(mesh)
 
 
@@ -264,28 +281,13 @@ def test_an_abandon_takes_the_place_of_the_close_the_other_seat_wrote_with_the_l
     seat that closed relays it: PROTOCOL.md), not a close on one and an abandon on the
     other, each waiting for the other seat for ever; the seat that closed restarts from its
     log, and the table is taken up and played to its end, nobody blamed."""
-    net = make_net("bisca", deals=None, options={"target": "8"})
-    mesh = mesh_of(net)
-    mesh.start()
-    loser = 1
-    t, other = net.tables[loser], 1 - loser
-
-    def in_flight() -> bool:
-        q = mesh._queue
-        return bool(t.deals_done >= 1 and t.may_abandon() and q and q[0][0] == loser and q[0][1] == other
-                    and header(q[0][2])["kind"] == "seed" and header(q[0][2])["seq"] == t.seq)
-
-    _until(mesh, in_flight, "the abandoning seat's seed in flight, the other's seed (and the close) due")
-    mesh.send(loser, mesh.took(loser, t.abandon()))
-    mesh.run(max_steps=STEPS)
-    assert mesh.superseded.get(other), "the other seat's close lost its place to the abandon"
-    assert net.tables[other].log == t.log == net.observer.log and t.abandoned is not None
-    assert net.tables[other].abandoned == net.observer.abandoned == t.abandoned
-    old = net.tables[other]  # restarted from its log, it writes no close where the abandon is
-    fresh = Table(net.genesis, net.spec, net.ids[other], net.secrets[other])
-    fresh.restore(list(old.log), list(mesh.signed.get(other, [])))
-    assert fresh.log == old.log and fresh.abandoned == old.abandoned
-    net.tables[other] = mesh.tables[other] = fresh
+    net, mesh = _abandoned_while_in_flight("seed", 0, "the abandoning seat's seed in flight, the other's seed "
+                                                      "(and the close) due")
+    t, other = net.tables[LOSER], net.tables[OTHER]
+    assert mesh.superseded.get(OTHER), "the other seat's close lost its place to the abandon"
+    assert other.log == t.log == net.observer.log and t.abandoned is not None
+    assert other.abandoned == net.observer.abandoned == t.abandoned
+    _restart(net, mesh, OTHER)  # it writes no close where the abandon is
     deal = _abandoned_deal(net)
     _take_up(mesh, 0)
     _take_up(mesh, 1)
@@ -293,7 +295,7 @@ def test_an_abandon_takes_the_place_of_the_close_the_other_seat_wrote_with_the_l
     assert len({b"".join(x.log) for x in [*net.tables, net.observer]}) == 1
     report = audit_transcript(net.observer.log, REGISTRY)
     assert report["ok"] and report["finished"] and report["winner"] is not None
-    assert [(a["by"], a["deal"], a["taken_up"]) for a in report["abandons"]] == [(loser, deal, True)]
+    assert [(a["by"], a["deal"], a["taken_up"]) for a in report["abandons"]] == [(LOSER, deal, True)]
     assert report["deals"][deal]["verdict"] == "void"
     # the seat that closed (and the observer) told the deal's close, then the void: the later word holds
     last = [{d["deal"]: d for d in deals_of(events)} for events in [*net.events, net.observed]]
