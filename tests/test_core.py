@@ -134,3 +134,30 @@ def test_a_view_hides_the_cards_of_an_event_that_names_no_seat():
         burn, passed = SeatView(deal, seat).events[-2:]
         assert burn == {"type": "burn"}
         assert ("cards" in passed) == (seat in (0, 2))
+
+
+def test_a_deal_step_from_a_seat_that_does_not_hold_every_position_moves_none():
+    from p2pcards.core import Deal, IllegalChoice, load_games
+
+    spec = load_games().get("sueca")
+    deal = spec.new_match(spec.resolve_options(), 0).new_deal(list(spec.deck))
+    deal.deck.move(5, 3)  # the fifth card of the first deal's ten is no longer in the stock
+    owners = list(deal.deck.owner)
+    assert isinstance(deal.step(), Deal)
+    with pytest.raises(IllegalChoice, match="position 5 is not held by -1"):
+        deal.complete()
+    assert deal.deck.owner == owners and deal.deck.hands[1] == [], "nothing dealt"
+    assert isinstance(deal.step(), Deal), "the step is still pending"
+
+
+def test_a_deal_is_refused_a_deck_of_other_cards():
+    from p2pcards.core import load_games
+
+    spec = load_games().get("sueca")
+    match = spec.new_match(spec.resolve_options(), 0)
+    with pytest.raises(ValueError, match="not a sueca deck"):
+        match.new_deal([*spec.deck[:-1], "2H" if "2H" not in spec.deck else "8H"])
+    with pytest.raises(DeckError):
+        match.new_deal([*spec.deck[:-1], spec.deck[0]])
+    with pytest.raises(ValueError, match="not a sueca deck"):
+        match.new_deal(list(spec.deck[:-1]))

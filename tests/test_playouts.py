@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import itertools
+import random
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,7 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from p2pcards.core import GameSpec, load_games
+from p2pcards.core import PLAY, GameSpec, load_games
+from p2pcards.core.view import SeatView
+from p2pcards.players import RandomPlayer
 from p2pcards.tools.arena import run_arena
 
 REGISTRY = load_games()
@@ -135,3 +138,28 @@ def test_heuristic_beats_random(game: str) -> None:
         assert wins[0] > 2 * wins[1], wins
     else:
         assert wins[0] > max(wins[1:]), wins
+
+
+@pytest.mark.parametrize("game", GAMES)
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**31))
+def test_every_play_s_legality_check_agrees_with_the_legal_plays(game: str, seed: int) -> None:
+    """The renúncia check of each play (``is_legal_play``, which a game may answer faster)
+    says of every card a seat holds what ``legal_plays`` lists, at every play of a deal."""
+    spec = REGISTRY.get(game)
+    rng = random.Random(seed)
+    cards = list(spec.deck)
+    rng.shuffle(cards)
+    deal = spec.new_match(spec.resolve_options(), rng.randrange(spec.seats)).new_deal(cards)
+    player = RandomPlayer(rng)
+    asked = 0
+    for step in deal.decisions():
+        for seat in step.seats:
+            if step.kind == PLAY:
+                legal = set(p for p in deal.legal_plays(seat) if type(p) is int)
+                for pos in deal.deck.hands[seat]:
+                    assert deal.is_legal_play(seat, pos) == (pos in legal), (seat, deal.deck.cards[pos])
+                asked += 1
+            deal.apply(seat, player.choose(SeatView(deal, seat), step))
+    assert deal.over and deal.renuncia is None
+    assert asked >= len(deal.tricks) * 2 or not deal.tricks  # (Sobe e Desce: one seat went in, no play)

@@ -136,6 +136,9 @@ _VALUES: Final = (Play, Swap, TrumpChoice, PassCards, GoIn, Word)
 _KINDS: Final[dict[str, tuple[type, ...]]] = {
     PLAY: (Play, Swap), TRUMP: (TrumpChoice,), PASS: (PassCards,), GO_IN: (GoIn,),
 }
+#: The plays of the first positions, made once: a value is immutable, and a deal reads a
+#: play about forty times.
+_PLAYS: Final = tuple(Play(p) for p in range(64))
 
 
 def is_choice(obj: object) -> bool:
@@ -156,13 +159,13 @@ def from_wire(kind: str, obj: object) -> Choice:
     Only the form is read here: whether the position is the seat's, the pick's size, the
     suit a game allows are the rules' to check.
     """
+    if type(obj) is int and kind == PLAY:  # the common case first: a card played
+        return _PLAYS[obj] if 0 <= obj < len(_PLAYS) else Play(obj)
     if isinstance(obj, _VALUES):
         if not isinstance(obj, _KINDS.get(kind, (Word,))):
             raise IllegalChoice(f"a {kind} decision does not take {obj!r}")
         return obj
     if kind == PLAY:
-        if type(obj) is int:
-            return Play(obj)
         if isinstance(obj, (list, tuple)) and len(obj) == 2 and obj[0] == SWAP and type(obj[1]) is int:
             return Swap(obj[1])
         raise IllegalChoice(f'a play is a position or ["swap", position], not {obj!r}')

@@ -24,6 +24,10 @@ __all__ = ["DealState"]
 _PLAIN_HANDLERS: Final = (None, "_on_draw")
 #: Containers inside a deal's lists that :meth:`DealState.copy` copies too.
 _CONTAINERS: Final = (list, set)
+#: Steps asked again and again (a play of each seat, a played card shown), made once each:
+#: a step is an immutable value, and a deal of forty cards asks for eighty of them.
+_PLAY_ASKS: dict[int, Decision] = {}
+_PLAY_REVEALS: dict[tuple[int, int], Reveal] = {}
 
 
 class DealState:
@@ -137,16 +141,17 @@ class DealState:
         """Fulfil the pending :class:`Deal`, :class:`Reveal` or :class:`Locate` step."""
         step, handler = self._queue[0]
         deck = self.deck
-        if isinstance(step, Deal):
-            for pos in step.positions:
-                if step.source != deck.owner[pos]:
-                    raise IllegalChoice(f"position {pos} is not held by {step.source}")
-                deck.move(pos, step.seat)
-        elif isinstance(step, Reveal):
+        if isinstance(step, Reveal):
             for pos in step.positions:
                 if deck.cards[pos] is None:
                     raise IllegalChoice(f"position {pos} was not revealed")
             self.shown.update(step.positions)
+        elif isinstance(step, Deal):
+            owner = deck.owner
+            for pos in step.positions:
+                if step.source != owner[pos]:
+                    raise IllegalChoice(f"position {pos} is not held by {step.source}")
+            deck.give(step.positions, step.seat)
         elif isinstance(step, Locate):
             found = deck.find(step.card)
             if found is None:
@@ -190,7 +195,13 @@ class DealState:
             self._check_pick(seat, step, value)
         assert handler is not None
         if len(step.seats) == 1:
-            self._run(handler, seat, value)
+            queue = self._queue  # _run, inline: a play takes this way forty times a deal
+            entry = queue.popleft()
+            try:
+                getattr(self, handler)(seat, value)
+            except IllegalChoice:
+                queue.appendleft(entry)
+                raise
             return
         self._pending[seat] = value
         if len(self._pending) == len(step.seats):
@@ -287,7 +298,10 @@ class DealState:
         return nxt
 
     def _ask_play(self, seat: int) -> None:
-        self._push(Decision((seat,), PLAY), "_on_play")
+        ask = _PLAY_ASKS.get(seat)
+        if ask is None:
+            ask = _PLAY_ASKS[seat] = Decision((seat,), PLAY)
+        self._queue.append((ask, "_on_play"))
 
     def _start_trick(self, leader: int) -> None:
         self.leader = leader
@@ -307,37 +321,47 @@ class DealState:
         """Hook: a play decision's choice; a game with more than cards to play (Bisca's
         :class:`~p2pcards.core.choices.Swap`) handles its own and leaves plays to this."""
         pos = choice.position
-        if not isinstance(choice, Play) or pos not in self.deck.hands[seat]:
+        hand = self.deck.hands[seat]
+        if not isinstance(choice, Play) or pos not in hand:
             raise IllegalChoice(f"seat {seat} cannot play {choice.to_wire()!r}: not a position it holds")
-        if self.renuncia is None and self.deck.knows_hand(seat):
-            if pos not in self.legal_plays(seat):
-                self.renuncia = seat
-        self._push(Reveal((pos,), seat), "_on_played")
+        # the renúncia check, where this observer knows the hand (a known card is a
+        # non-empty string, an unknown one None: Deck.knows_hand, inline)
+        if self.renuncia is None and all(map(self.deck.cards.__getitem__, hand)) and not self.is_legal_play(seat, pos):
+            self.renuncia = seat
+        show = _PLAY_REVEALS.get((pos, seat))
+        if show is None:
+            show = _PLAY_REVEALS[pos, seat] = Reveal((pos,), seat)
+        self._queue.append((show, "_on_played"))
         self._playing = (seat, pos)
 
     def _on_played(self, step: Reveal) -> None:
         seat, pos = self._playing
-        card = self.deck.cards[pos]
+        deck = self.deck
+        card = deck.cards[pos]
         assert card is not None
         evident = card[1] in self.voids[seat] or card in self.excluded[seat]
         self._infer(seat, card)
-        self.deck.move(pos, PLAYED)
-        self.trick.append((seat, pos))
-        self._record(PlayEvent(type="play", seat=seat, card=card))
+        deck.hands[seat].remove(pos)  # deck.move(pos, PLAYED), inline: the seat holds it
+        deck.owner[pos] = PLAYED
+        trick = self.trick
+        trick.append((seat, pos))
+        played: PlayEvent = {"type": "play", "seat": seat, "card": card}
+        self.events.append(played)
         if evident:
             if self.renuncia is None:
                 self.renuncia = seat
             self._end()
             return
-        if len(self.trick) < len(self.active):
-            self._ask_play(self.next_seat(seat))
+        if len(trick) < len(self.active):
+            n = self.seats
+            self._ask_play((seat + 1) % n if len(self.active) == n else self.next_seat(seat))
             return
-        cards = self.trick_cards()
-        i = trick_winner(cards, self.trump, self.strength)
-        winner = self.trick[i][0]
+        cards = deck.cards
+        i = trick_winner([cards[p] for _, p in trick], self.trump, self.strength)  # type: ignore[misc]
+        winner = trick[i][0]
         assert self.leader is not None
-        self.tricks.append(Trick(self.leader, tuple(self.trick), winner))
-        self.won[winner].extend(p for _, p in self.trick)
+        self.tricks.append(Trick(self.leader, tuple(trick), winner))
+        self.won[winner].extend(p for _, p in trick)
         self.trick = []
         self._after_trick(winner)
 
@@ -350,9 +374,11 @@ class DealState:
 
     def _infer(self, seat: int, card: Card) -> None:
         """Hook: public inferences from a play (default: must-follow voids)."""
-        led = self.led_suit
-        if led is not None and card[1] != led and self._must_follow():
-            self.voids[seat].add(led)
+        trick = self.trick
+        if trick:
+            led = self.deck.cards[trick[0][1]][1]  # type: ignore[index]
+            if card[1] != led and self._must_follow():
+                self.voids[seat].add(led)
 
     def _must_follow(self) -> bool:
         """Hook: whether following suit is compulsory right now."""
@@ -377,6 +403,12 @@ class DealState:
         """Positions ``seat`` may play now (its hand must be known to this observer), and
         any other play the game allows in its plain form (Bisca's ``("swap", position)``)."""
         raise NotImplementedError
+
+    def is_legal_play(self, seat: int, position: int) -> bool:
+        """Whether playing the card at ``position``, which ``seat`` holds (and this observer
+        knows its hand), is among :meth:`legal_plays`: the renúncia check of every play.
+        A game may answer faster than by listing them; it must give the same answer."""
+        return position in self.legal_plays(seat)
 
     def _legal_other(self, seat: int, step: Decision) -> Sequence[Legal]:
         """Legal choices for non-play decisions; for picks, the positions to pick from."""

@@ -73,6 +73,18 @@ class Deck:
         if owner >= 0:
             self.hands[owner].append(pos)
 
+    def give(self, positions: Sequence[int], owner: int) -> None:
+        """:meth:`move` each of ``positions`` to ``owner``, in their order."""
+        hands, owners = self.hands, self.owner
+        taker = hands[owner] if owner >= 0 else None
+        for pos in positions:
+            old = owners[pos]
+            if old >= 0:
+                hands[old].remove(pos)
+            owners[pos] = owner
+            if taker is not None:
+                taker.append(pos)
+
     def hand_cards(self, seat: int) -> list[Card | None]:
         """Cards at the positions ``seat`` holds (``None`` where unknown)."""
         cards = self.cards
@@ -80,8 +92,8 @@ class Deck:
 
     def knows_hand(self, seat: int) -> bool:
         """Whether this observer knows every card ``seat`` holds."""
-        cards = self.cards
-        return all(cards[p] is not None for p in self.hands[seat])
+        # a known card is a non-empty string, so true; an unknown one is None
+        return all(map(self.cards.__getitem__, self.hands[seat]))
 
     def find(self, card: Card) -> int | None:
         """The position known to hold ``card``, or ``None``."""

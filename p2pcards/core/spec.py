@@ -34,6 +34,12 @@ def _load_object(path: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
+@functools.lru_cache(maxsize=32)
+def _card_set(deck: tuple[Card, ...]) -> frozenset[Card]:
+    """The cards of a game's deck, as a set (each deal's cards are checked against it)."""
+    return frozenset(deck)
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """What a plugin registers for one game.
@@ -219,7 +225,8 @@ class Match:
             raise RuntimeError("the match is over")
         size = len(self.spec.deck)
         deck = Deck.full(self.seats, cards) if cards is not None else Deck(self.seats, size)
-        if cards is not None and sorted(cards) != sorted(self.spec.deck):
+        # none twice (Deck.full) and as many: the same cards if none is foreign
+        if cards is not None and (len(cards) != size or not _card_set(self.spec.deck).issuperset(cards)):
             raise ValueError(f"not a {self.spec.name} deck")
         return self._new_deal(deck)
 

@@ -35,7 +35,7 @@ class RandomPlayer:
         legal = view.legal
         rng = self.rng
         if decision.pick is None:
-            return legal[rng.randrange(len(legal))] if len(legal) > 1 else legal[0]
+            return rng.choice(legal) if len(legal) > 1 else legal[0]
         if decision.may_decline and rng.random() < 0.3:
             return None
         lo, hi = decision.pick

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 
-from p2pcards.core import DealResult, DealState, Decision, End, GameSpec, Options
+from p2pcards.core import DealResult, DealState, GameSpec, Options
 from p2pcards.core.records import deal_record
 from p2pcards.core.view import SeatView
 from p2pcards.players import Player, make_player
@@ -28,15 +28,11 @@ def play_deal(
 ) -> DealResult:
     """Drive ``deal`` to its end with full information; return its result."""
     views = [SeatView(deal, s, match_totals) for s in range(deal.seats)]
-    while True:
-        step = deal.step()
-        if type(step) is Decision:
-            for seat in step.seats:
-                deal.apply(seat, players[seat].choose(views[seat], step))
-        elif type(step) is End:
-            return step.result
-        else:
-            deal.complete()
+    for step in deal.decisions():
+        for seat in step.seats:
+            deal.apply(seat, players[seat].choose(views[seat], step))
+    assert deal.result is not None
+    return deal.result
 
 
 def run_arena(

@@ -52,6 +52,12 @@ OPTIONS = (
 )
 
 TEAMS = ((0, 2), (1, 3))
+#: The four deals of ten of each dealer: to the seats after the dealer, ten cards each in
+#: deck order (made once: a step is an immutable value).
+_DEALS = tuple(
+    tuple(Deal((dealer + 1 + k) % 4, tuple(range(10 * k, 10 * k + 10))) for k in range(4))
+    for dealer in range(4)
+)
 
 
 class SuecaResult(TypedDict):
@@ -84,9 +90,8 @@ class SuecaDeal(DealState):
         super().__init__(4, dealer, options, deck, number)
 
     def _setup(self) -> None:
-        for k in range(4):
-            seat = (self.dealer + 1 + k) % 4
-            self._push(Deal(seat, tuple(range(10 * k, 10 * k + 10))))
+        for step in _DEALS[self.dealer]:
+            self._push(step)
         pos = 39 if self.options["trump_card"] == "last" else 30
         self._push(Reveal((pos,), self.dealer), "_on_trump_card")
 
@@ -109,6 +114,15 @@ class SuecaDeal(DealState):
         led = cards[self.trick[0][1]][1]  # type: ignore[index]
         same = [p for p in hand if cards[p][1] == led]  # type: ignore[index]
         return same if same else list(hand)
+
+    def is_legal_play(self, seat: int, position: int) -> bool:
+        """As :meth:`legal_plays` says, without listing them: a lead, a card of the suit led,
+        or a card of a hand with none of it."""
+        if not self.trick:
+            return True
+        cards = self.deck.cards
+        led = cards[self.trick[0][1]][1]  # type: ignore[index]
+        return cards[position][1] == led or all(cards[p][1] != led for p in self.deck.hands[seat])  # type: ignore[index]
 
     def _result(self) -> SuecaResult:
         """Card points and tricks per team (0+2, 1+3) and the game points they earn; after a
