@@ -13,9 +13,9 @@ from p2pcards.cli import main
 
 def test_bench_rules_json_shape():
     out = io.StringIO()
-    assert main(["bench", "rules", "--seconds", "0.05", "--json"], out) == 0
+    assert main(["bench", "rules", "--seconds", "0.05", "--rounds", "2", "--json"], out) == 0
     report = json.loads(out.getvalue())
-    assert report["baseline"]["deals_per_second"] > 0
+    assert report["baseline"]["deals_per_second"] > 0 and report["rounds"] == 2
     assert {"sueca", "bisca", "copas", "sobe-e-desce"} <= set(report["games"])
     for g in report["games"].values():
         assert g["deals_per_second"] > 0 and g["deals"] >= 1 and g["ratio_to_baseline"] > 0
@@ -60,6 +60,25 @@ def test_bench_sim_command_times_and_cross_checks_the_simulators():
         assert g["deals_per_second"] > 0 and g["plugin"]["deals_per_second"] > 0
         assert g["cross_check"]["positions"] >= 300 and g["cross_check"]["ok"]
     assert report["cross_check_ok"] is True and report["aim"]["game"] == "sueca"
+
+
+def test_bench_rules_takes_the_best_slice_of_each_rate_and_counts_every_slice(monkeypatch):
+    import p2pcards.tools.bench_rules as bench_rules
+
+    slices = iter([(1000.0, 10), (900.0, 9), (1500.0, 15), (1200.0, 12)])  # baseline, game, baseline, game
+    monkeypatch.setattr(bench_rules, "bench_baseline", lambda seconds: next(slices))
+    monkeypatch.setattr(bench_rules, "bench_game", lambda spec, seconds: next(slices))
+    report = bench_rules.run_rules_bench({"sueca": object()}, 1.0, rounds=2)  # type: ignore[dict-item]
+    assert report["baseline"]["deals_per_second"] == 1500.0 and report["baseline"]["deals"] == 25
+    assert report["games"]["sueca"]["deals_per_second"] == 1200.0 and report["games"]["sueca"]["deals"] == 21
+    assert report["games"]["sueca"]["ratio_to_baseline"] == 0.8 and report["rounds"] == 2
+
+
+def test_bench_rules_refuses_no_rounds(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["bench", "rules", "--rounds", "0"], io.StringIO())
+    assert stop.value.code == 2
+    assert "--rounds must be positive" in capsys.readouterr().err
 
 
 def test_bench_sim_refuses_bad_numbers(capsys):

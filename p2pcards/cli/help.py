@@ -53,10 +53,13 @@ JSON output (--json): one object per line.  For each deal:
 
 BENCH_RULES_EPILOG = """\
 Full-information deals per second with random players for every installed game, on one
-core, and a hand-coded Sueca loop measured in the same run as the baseline.
+core, and a hand-coded Sueca loop measured in the same run as the baseline.  Each is
+measured in --rounds slices of the time, the baseline's and the games' interleaved, and
+the best slice of each counts (a busy machine slows a slice, never speeds one up); deals
+counts every slice's.
 
 JSON output (--json): one object
-  {"seconds_per_game": S,
+  {"seconds_per_game": S, "rounds": K,
    "baseline": {"name": ..., "deals_per_second": R, "deals": N},
    "games": {NAME: {"deals_per_second": R, "deals": N, "ms_per_deal": MS,
                     "ratio_to_baseline": X}, ...},

@@ -153,7 +153,9 @@ def cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
         registry = _load()
         if args.seconds <= 0:
             raise CliError.said("err_positive", flag="--seconds")
-        report = run_rules_bench(registry.games, args.seconds)
+        if args.rounds < 1:
+            raise CliError.said("err_positive", flag="--rounds")
+        report = run_rules_bench(registry.games, args.seconds, args.rounds)
         if args.json:
             print(json.dumps(report), file=out)
             return 0

@@ -211,6 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     b = bsub.add_parser("rules", help="deals per second per game", epilog=BENCH_RULES_EPILOG, formatter_class=raw,
                         description="Deals per second of every installed game's rules, against a baseline.")
     b.add_argument("--seconds", type=float, default=1.0, help="CPU seconds per game (default 1)")
+    b.add_argument("--rounds", type=int, default=3,
+                   help="slices each rate is measured in, the best counting (default 3)")
     b.add_argument("--json", action="store_true", help="print one JSON object (format below)")
     b = bsub.add_parser("sim", help="the search bot's batch simulator: deals per second, cross-checked",
                         epilog=BENCH_SIM_EPILOG + JSON_NUMBERING, formatter_class=raw,
