@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import subprocess
+import sys
 from typing import Literal
 
 import pytest
@@ -129,3 +132,21 @@ def test_counting_group_counts_and_group_by_name() -> None:
     for not_on_the_wire in ("modp2048", "p256"):  # modp-2048 is the benchmark's baseline only
         with pytest.raises(GroupError):
             group_by_name(not_on_the_wire)
+
+
+def test_a_process_leaves_no_copy_of_libsodium_behind_and_keeps_none_in_memory(tmp_path):
+    """``rbcl`` writes its bundled libsodium to a new temporary file at each import and
+    keeps its bytes; the group layer removes the file once it is loaded and drops the bytes,
+    and the group still computes."""
+    script = (
+        "import sys\n"
+        "from p2pcards.mental.group import Ristretto255\n"
+        "g = Ristretto255()\n"
+        "p = g.base_mult(g.scalar_reduce(bytes(range(64))))\n"
+        "assert g.mult(g.scalar_reduce(bytes(range(1, 65))), p) != p\n"
+        "print(len(sys.modules['rbcl._sodium'].sodium_bs))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], env={**os.environ, "TMPDIR": str(tmp_path)},
+                         capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.split() == ["0"]
+    assert list(tmp_path.iterdir()) == []

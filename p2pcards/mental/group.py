@@ -16,7 +16,10 @@ outside the prime-order group, or the identity.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
+import sys
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -27,6 +30,29 @@ import rbcl  # type: ignore[import-untyped]
 from p2pcards.mental.errors import GroupError
 
 __all__ = ["CountingGroup", "Group", "Ristretto255", "group_by_name"]
+
+
+def _release_rbcl_loader() -> None:
+    """Give back what ``rbcl`` keeps once its libsodium is loaded.
+
+    At every import ``rbcl`` writes the libsodium it bundles (2.8 MB, kept in its loader
+    module as bytes) to a new temporary file, loads it from there and leaves both behind:
+    each process would add a file to the temporary directory for good, and hold the bytes
+    for nothing.  Once the library is loaded it is mapped, and the file can go (where it
+    cannot, as on Windows while loaded, it stays); the bytes are never read again.
+    """
+    for name in ("rbcl._sodium", "_sodium"):
+        loader = sys.modules.get(name)
+        if loader is None or not hasattr(loader, "sodium_bs"):
+            continue
+        path = getattr(loader, "lib_path", None)
+        if isinstance(path, str):
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        vars(loader)["sodium_bs"] = b""
+
+
+_release_rbcl_loader()
 
 
 class Group(ABC):
