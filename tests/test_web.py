@@ -13,6 +13,8 @@ import json
 import os
 import re
 import socket
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -391,6 +393,33 @@ def test_ctrl_c_stops_the_server_with_status_130_and_no_traceback(tmp_path):
     peer.proc.send_signal(signal.SIGINT)
     assert peer.wait() == 130
     assert "Traceback" not in peer.stderr()
+
+
+#: ``p2pcards web`` whose Ctrl-C comes while Hypercorn's own task runs: its listeners' loop
+#: is wrapped so as to signal the process first (where, left to trio, it became a
+#: KeyboardInterrupt that Hypercorn swallowed, and the page went on for ever).
+_CTRL_C_IN_THE_SERVER = """
+import os, signal, sys
+import trio
+serve_listeners = trio.serve_listeners
+async def signalled(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGINT)
+    await trio.sleep(0)
+    return await serve_listeners(*args, **kwargs)
+trio.serve_listeners = signalled
+from p2pcards.cli import main
+sys.exit(main(["web", "--no-browser", "--json", "--no-lan"]))
+"""
+
+
+def test_ctrl_c_that_comes_while_the_server_s_own_code_runs_stops_it_too(tmp_path):
+    home = tmp_path / "home"
+    fixed_identity(home)
+    env = {**os.environ, "P2PCARDS_HOME": str(home), "BROWSER": "true"}
+    done = subprocess.run([sys.executable, "-c", _CTRL_C_IN_THE_SERVER], env=env, capture_output=True, text=True,
+                          timeout=30, stdin=subprocess.DEVNULL)
+    assert done.returncode == 130, done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_the_start_page_asks_a_name_never_chosen_once_and_keeps_it_in_the_identity(tmp_path):

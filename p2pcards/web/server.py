@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
 import sys
+import threading
 import webbrowser
 from collections.abc import Callable
 from pathlib import Path
@@ -114,8 +116,29 @@ def run_web(peer: WebPeer, *, bind: str = "127.0.0.1", port: int = 0, browser: b
     out = out if out is not None else sys.stdout
     guard = Guard(new_secret())
     app = build_app(peer, guard)
+    interrupted = False
+
+    async def ctrl_c(everything: trio.CancelScope) -> None:
+        """Ctrl-C stops everything by cancelling it.  Left to trio, it raises
+        KeyboardInterrupt in whatever code runs when it comes, and Hypercorn's server
+        swallows one raised in its own tasks (it splits KeyboardInterrupt out of their
+        exception group and returns): the page went on, and the process with it.  After
+        the first, a second Ctrl-C is trio's again."""
+        nonlocal interrupted
+        with trio.open_signal_receiver(signal.SIGINT) as signals:
+            async for _ in signals:
+                interrupted = True
+                everything.cancel()
+                return
 
     async def main() -> None:
+        async with trio.open_nursery() as outer:
+            if threading.current_thread() is threading.main_thread():
+                outer.start_soon(ctrl_c, outer.cancel_scope)
+            await page()
+            outer.cancel_scope.cancel()
+
+    async def page() -> None:
         shutdown = trio.Event()
         async with trio.open_nursery() as nursery:
             bound = await nursery.start(lambda task_status: serve(app, bind, port, shutdown=shutdown,
@@ -147,4 +170,4 @@ def run_web(peer: WebPeer, *, bind: str = "127.0.0.1", port: int = 0, browser: b
             if group.split(KeyboardInterrupt)[1] is not None:
                 raise
             return 130
-    return 0
+    return 130 if interrupted else 0
