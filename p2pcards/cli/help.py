@@ -339,7 +339,7 @@ JSON output (--json): one object ("deals": the deals played)
    "table_cpu_ms_per_deal_per_process": [4 floats] or null,
    "baseline": {"ms_per_deal": MS, "deals": N, "cpu_ms_per_deal_per_replica": MS,
                 "note": ...}, "ratio_to_baseline": X,
-   "aims": {"ms_per_deal": 400, "rss_mb": 60, "met": BOOL}, "self_rss_mb": MB,
+   "aims": {"ms_per_deal": 250, "rss_mb": 50, "met": BOOL}, "self_rss_mb": MB,
    "messages_per_deal": X, "fsync_ms": MS, "profile": FILE or null}
 Every message is chained to the one before it and fsync'd by its author before it is
 sent: "fsync_ms" (a 500-byte append and fsync where the peers keep their logs, median,
