@@ -73,6 +73,18 @@ def generators(group: Group, n: int) -> tuple[bytes, tuple[bytes, ...]]:
     return cached
 
 
+_GENERATOR_SUMS: dict[tuple[str, int], bytes] = {}
+
+
+def _generator_sum(group: Group, n: int) -> bytes:
+    """``H_1 + … + H_n`` (the verifier's ``c̄`` subtracts it): the same for every deal."""
+    key = (group.name, n)
+    total = _GENERATOR_SUMS.get(key)
+    if total is None:
+        total = _GENERATOR_SUMS[key] = _sum(group, generators(group, n)[1])
+    return total
+
+
 def _to_scalar(group: Group, *parts: bytes | str | int) -> bytes:
     """A nonzero scalar hashed from ``parts`` (SHA-512 in counter mode, reduced)."""
     counter = 0
@@ -234,7 +246,7 @@ def verify_shuffle(group: Group, context: bytes, inputs: Sequence[bytes], output
         u_prod = u[0]
         for x in u[1:]:
             u_prod = group.scalar_mul(u_prod, x)
-        c_bar = group.sub(_sum(group, proof.commitments), _sum(group, hs))
+        c_bar = group.sub(_sum(group, proof.commitments), _generator_sum(group, n))
         c_prime = group.sub(proof.chain[-1], group.mult(u_prod, h))
         c_tilde = _combination(group, u, proof.commitments)
         big_e = _combination(group, u, inputs)
