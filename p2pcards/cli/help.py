@@ -110,7 +110,7 @@ JSON output (--json): one object
   AIM = {"aim": TEXT, "measured": X, "unit": "ms"|"x"|"KB", "met": BOOL or null}
 "ratio" is modp-2048 over ristretto255; "proofs.ratio" is the slowest seat's compute
 with proofs over without.  "aims" says of each aim (≤ 20 ms per seat for 4 seats and 40
-cards, ≥ 200× the baseline, ≤ 40 KB sent per seat, ≤ 300 ms to make and check the proofs,
+cards, ≥ 200× the baseline, ≤ 40 KB sent per seat, ≤ 150 ms to make and check the proofs,
 ≤ 60 KB of proofs per seat; a KB is 1,024 bytes) what was measured and whether it is met
 (null: the 20 ms aim, for another number of seats or cards); people read "met", "NOT met"
 or "not measured at this size" after each.
