@@ -82,7 +82,8 @@ def test_every_deal_steps_through_the_cards_the_audit_opened(logs, game):
         # as Copas' 2 of clubs, is in the tricks but was nobody's decision)
         everything = iter(_record_plays(record))
         decided = _plays(match, i)
-        assert decided and all(play in everything for play in decided)
+        assert decided or not record["tricks"]  # (Sobe e Desce: one seat went in and took them unplayed)
+        assert all(play in everything for play in decided)
         tricks = deal.steps[-1].state.tricks
         assert [t.winner for t in tricks] == [t["winner"] for t in record["tricks"]]
         assert deal.tricks == len(record["tricks"])
