@@ -7,6 +7,7 @@ import json
 import math
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -194,13 +195,28 @@ def test_a_search_s_worlds_and_fallbacks_are_reported_per_side(cli):
     report = json.loads(out)
     worlds = report["worlds_per_decision"]
     assert worlds["b"] is None and report["fallbacks"] == {"a": {}, "b": {}}
+    assert report["capped"] == {"a": 0, "b": 0}  # no time cap: nothing stopped short
     a = worlds["a"]
     assert set(a) == {"mean", "min", "max", "decisions"} and 1 <= a["min"] <= a["mean"] <= a["max"] <= 12
     assert 0 < a["decisions"] < report["ms_per_decision"]["a"]["decisions"]  # a single legal card is not searched
     code, text = cli("duel", "sueca", "--a", "search", "--b", "heuristic", "--pairs", "1", "--iterations", "12",
                      "--jobs", "1")
     assert f"A's search weighed {a['mean']:.1f} worlds per decision (from {a['min']} to {a['max']}" in text
-    assert "B's search" not in text and "instead of a search's" not in text
+    assert "B's search" not in text and "instead of a search's" not in text and "time cap" not in text
+
+
+def test_a_time_cap_that_stops_searches_short_is_counted_per_side(cli):
+    """With --iterations, --think caps each decision: a cap far too short for the worlds
+    stops the searches, and duel counts them for the side that searches."""
+    code, out = cli("duel", "sueca", "--a", "search", "--b", "heuristic", "--pairs", "1", "--iterations", "100000",
+                    "--think", "5", "--jobs", "1", "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["capped"]["b"] == 0 and report["capped"]["a"] > 0
+    assert report["worlds_per_decision"]["a"]["max"] < 100000
+    code, text = cli("duel", "sueca", "--a", "search", "--b", "heuristic", "--pairs", "1", "--iterations", "100000",
+                     "--think", "5", "--jobs", "1")
+    assert re.search(r"A's time cap stopped [1-9][0-9]* decisions before their worlds", text)
 
 
 def test_a_search_that_fails_is_counted_as_a_fallback_in_the_duel(monkeypatch):

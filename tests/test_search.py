@@ -224,6 +224,87 @@ def test_one_legal_choice_returns_at_once_and_time_budget_holds(monkeypatch: pyt
     assert single and timed
 
 
+def _jumping_clock(monkeypatch: pytest.MonkeyPatch, step: float) -> None:
+    """The search's clock, the test's own: each reading ``step`` seconds after the last."""
+    import types
+
+    from p2pcards.players import search
+
+    now = [0.0]
+
+    def perf_counter() -> float:
+        now[0] += step
+        return now[0]
+
+    monkeypatch.setattr(search, "time", types.SimpleNamespace(perf_counter=perf_counter))
+
+
+@pytest.mark.parametrize("name", ["sueca", "copas"])
+def test_the_level_s_effort_is_its_worlds_whatever_the_clock_says(monkeypatch: pytest.MonkeyPatch,
+                                                                   name: str) -> None:
+    """Left to its level, a search weighs SEARCH_WORLDS worlds a decision (batched in
+    Sueca, played out through the plugin in Copas) however slow the machine: on a clock
+    that runs a second at every reading, each searched decision still weighs them all."""
+    from p2pcards.players.search import SEARCH_WORLDS
+
+    _jumping_clock(monkeypatch, 1.0)
+    spec = GAMES.get(name)
+    player = make_player("search", spec, random.Random(3))
+    assert isinstance(player, SearchPlayer) and player.iterations == SEARCH_WORLDS and player.think_ms is None
+    deal = new_deal(spec, {}, 1, random.Random(8))
+    heur = [make_player("heuristic", spec, random.Random(s)) for s in range(spec.seats)]
+    searched = 0
+    for seat, decision in decisions(deal, heur):
+        if decision.kind != "play" or len(deal.legal(seat)) < 2:
+            continue
+        player.choose(SeatView(deal, seat), decision)
+        assert player.last_worlds == SEARCH_WORLDS and not player.last_capped
+        searched += 1
+        if searched == 3:
+            break
+    assert searched == 3 and player.capped == 0
+
+
+def test_a_time_cap_stops_a_decision_short_of_its_worlds_and_says_so_once(monkeypatch: pytest.MonkeyPatch,
+                                                                           caplog: pytest.LogCaptureFixture) -> None:
+    """A table's pace caps a decision (``cap_ms``): on a slow clock the search stops before
+    its worlds, and each such decision is counted, the first one logged."""
+    from p2pcards.players.search import SEARCH_WORLDS
+
+    _jumping_clock(monkeypatch, 0.010)
+    spec = GAMES.get("sueca")
+    player = make_player("search", spec, random.Random(3), cap_ms=100)
+    assert isinstance(player, SearchPlayer) and player.iterations == SEARCH_WORLDS and player.think_ms == 100
+    deal = new_deal(spec, {}, 1, random.Random(8))
+    heur = [make_player("heuristic", spec, random.Random(s)) for s in range(4)]
+    capped = 0
+    with caplog.at_level("WARNING", logger="p2pcards.core.search"):
+        for seat, decision in decisions(deal, heur):
+            view = SeatView(deal, seat)
+            if len(view.legal) < 2:
+                continue
+            assert player.choose(view, decision) in view.legal
+            assert player.last_capped and 1 <= player.last_worlds < SEARCH_WORLDS
+            capped += 1
+            if capped == 3:
+                break
+    assert player.capped == capped == 3
+    said = [r.getMessage() for r in caplog.records if "time cap" in r.getMessage()]
+    assert len(said) == 1 and "100 ms" in said[0] and f"{SEARCH_WORLDS} worlds" in said[0]
+
+
+def test_budgets_an_effort_a_cap_or_a_time() -> None:
+    """``iterations`` is an effort; ``think_ms`` caps it when both are given, and is a time
+    budget alone; ``cap_ms`` caps whatever the budget is."""
+    spec = GAMES.get("sueca")
+    both = SearchPlayer(spec, random.Random(1), iterations=30, think_ms=20)
+    assert (both.iterations, both.think_ms) == (30, 20)
+    timed = SearchPlayer(spec, random.Random(1), think_ms=250, cap_ms=100)
+    assert (timed.iterations, timed.think_ms) == (None, 100)
+    with pytest.raises(ValueError):
+        SearchPlayer(spec, random.Random(1), cap_ms=0)
+
+
 def endgames(name: str, options: dict[str, Any], cards_left: int, count: int) -> Iterator[tuple[DealState, int]]:
     """Positions of random deals once each hand holds at most ``cards_left`` cards and the
     stock is empty, at some point of a trick: (state, seat to play)."""

@@ -71,5 +71,5 @@ def test_a_searching_bot_thinks_as_long_as_the_pace_within_bounds():
     from p2pcards.tui.runtime import think_budget
 
     assert [think_budget(s) for s in (0.0, 0.05, 0.8, 3.0)] == [100, 100, 800, 1000]
-    assert bot_budget(None, 800) == {"think_ms": 800}
+    assert bot_budget(None, 800) == {"cap_ms": 800}  # the level's worlds, within the pace
     assert bot_budget(7, 800) == {"iterations": SEEDED_WORLDS}  # a seeded match is replayed, whatever the load

@@ -376,7 +376,9 @@ JSON output (--json): one object
    "mean": {"a": X, "b": Y: mean measure per seat and deal},
    "ms_per_decision": {"a": TIMES, "b": TIMES},
    "worlds_per_decision": {"a": WORLDS or null, "b": WORLDS or null},
-   "fallbacks": {"a": {REASON: N, ...}, "b": {...}}, "seconds": S (wall time),
+   "fallbacks": {"a": {REASON: N, ...}, "b": {...}},
+   "capped": {"a": N, "b": N: decisions a time cap stopped before their worlds},
+   "seconds": S (wall time),
    "results": [{"pair": I, "dealer": SEAT, "a": [A's value per play], "b": [B's value per play],
                 "outcome": 1|0.5|0 (for A)}, ...]}
   TIMES = {"mean": MS, "p50": MS, "p99": MS, "decisions": N}

@@ -181,9 +181,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pairs", type=int, default=100, metavar="N", help="pairs of deals to play (default 100)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the deals and players (default 0)")
     p.add_argument("--think", type=int, default=None, metavar="MS",
-                   help="time per decision for players that search, in ms (default: the player's own)")
+                   help="for players that search, in ms: alone, a time budget per decision instead of their"
+                        " level's worlds; with --iterations, the most time a decision may take over them"
+                        " (a decision it stops short is counted in \"capped\")")
     p.add_argument("--iterations", type=int, default=None, metavar="N",
-                   help="search budget per decision for players that search; makes them reproducible")
+                   help="worlds per decision for players that search (default: their level's, 100); with"
+                        " it or without --think, the same seed plays the same match")
     p.add_argument("--jobs", type=int, default=None, metavar="J",
                    help="worker processes (default: the number of CPUs); the outcomes do not depend on it")
     p.add_argument(
@@ -259,8 +262,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--bots", default=TABLE_LEVEL, metavar="LEVEL",
         help=f"computer players' level: {', '.join(PLAYER_LEVELS)} (default {TABLE_LEVEL}, the strongest: it"
-             " thinks as long as the pace, --speed, at most 1 s a decision, 0.3 s in line mode; with --seed, a"
-             " fixed number of worlds, so that the seed replays the same match)",
+             " weighs 100 worlds a decision, within the pace, --speed, at most 1 s a decision, 0.3 s in line"
+             " mode; with --seed, 40 worlds and no time limit, so that the seed replays the same match)",
     )
     p.add_argument(
         "--seed", type=int, default=None, metavar="S", help="seed for a reproducible match (default: random)"

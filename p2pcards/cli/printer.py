@@ -50,6 +50,9 @@ def _describe_duel(report: dict[str, Any]) -> list[str]:
         if fell:
             lines.append(t("duel_fallbacks", side=side.upper(), n=sum(fell.values()),
                            why=", ".join(f"{reason} {n}" for reason, n in fell.items())))
+        capped = report.get("capped", {}).get(side)
+        if capped:
+            lines.append(t("duel_capped", side=side.upper(), n=capped))
     lines.append(t("duel_total", seconds=float(report["seconds"]), jobs=t.plural("duel_jobs", report["jobs"])))
     return lines
 

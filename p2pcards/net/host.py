@@ -46,7 +46,7 @@ from p2pcards.net.memory import make_table
 from p2pcards.net.node import LINGER, EventSink, LinkSink, LocalSeat, Node, TableRecorder, describe_table
 from p2pcards.net.rejoin import answer_rejoin
 from p2pcards.net.store import PERSON, Manifest, PeerEntry, peer_stem, save_identity, table_dir
-from p2pcards.players import Player, make_player
+from p2pcards.players import TABLE_CAP_MS, Player, make_player
 from p2pcards.table.table import Table
 from p2pcards.table.transcript import Genesis, SeatInfo, parse_message
 
@@ -318,7 +318,7 @@ async def host_table(
                 for i in local_seats:
                     if i in bots:
                         level = seats[i].level or "heuristic"
-                        bot = make_player(level, spec, random.Random(rng.getrandbits(64)))
+                        bot = make_player(level, spec, random.Random(rng.getrandbits(64)), cap_ms=TABLE_CAP_MS)
                         locals_.append(LocalSeat(bots[i], wrap_bot(bot) if wrap_bot is not None else bot))
                         entries.append(PeerEntry(i, peer_stem(i), "file", level))
                         save_identity(table_dir(data_dir, genesis.table_id) / f"{peer_stem(i)}.identity", bots[i])

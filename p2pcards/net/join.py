@@ -47,7 +47,7 @@ from p2pcards.net.link import Link, LinkClosed, PreauthGate, open_preauth, recei
 from p2pcards.net.node import LINGER, EventSink, LinkSink, LocalSeat, Node, TableRecorder, describe_table
 from p2pcards.net.rejoin import answer_rejoin
 from p2pcards.net.store import PERSON, Manifest, PeerEntry, peer_stem
-from p2pcards.players import Player, make_player
+from p2pcards.players import TABLE_CAP_MS, Player, make_player
 from p2pcards.table.table import Table
 from p2pcards.table.transcript import Genesis, TranscriptError, parse_message
 
@@ -159,7 +159,8 @@ async def join_table(
                 raise MeshError(f"the host started a game this peer does not have: {seated.game}")
             genesis = _check_genesis(start, seated, me)
             if player is None:
-                player = make_player(level, spec, random.Random(seed if seed is not None else os.urandom(16)))
+                player = make_player(level, spec, random.Random(seed if seed is not None else os.urandom(16)),
+                                     cap_ms=TABLE_CAP_MS if seed is None else None)  # a seed replays it
                 entry = PeerEntry(seated.seat, peer_stem(seated.seat), "user", level)
             else:
                 entry = PeerEntry(seated.seat, peer_stem(seated.seat), "user", PERSON)

@@ -64,7 +64,7 @@ from p2pcards.net.store import (
     save_manifest,
     side_path,
 )
-from p2pcards.players import PLAYER_LEVELS, Player, make_player
+from p2pcards.players import PLAYER_LEVELS, TABLE_CAP_MS, Player, make_player
 from p2pcards.table.table import Table
 from p2pcards.table.transcript import Genesis, TranscriptError, parse_message
 
@@ -189,7 +189,7 @@ def load_seats(manifest: Manifest, directory: Path, me: Identity, registry: Game
     for entry, messages in logs:
         ident = me if entry.identity == "user" else load_identity(directory / f"{entry.stem}.identity")
         level = entry.level if entry.level in PLAYER_LEVELS else "heuristic"
-        player: Player = make_player(level, spec, random.Random(rng.getrandbits(64)))
+        player: Player = make_player(level, spec, random.Random(rng.getrandbits(64)), cap_ms=TABLE_CAP_MS)
         if entry.level == PERSON:
             if person is not None:
                 player = person

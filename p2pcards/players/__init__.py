@@ -21,6 +21,7 @@ from p2pcards.players.base import SEEDED_WORLDS, Player, RandomPlayer, bot_budge
 from p2pcards.players.levels import (
     DUMMY_DOMAIN,
     PLAYER_LEVELS,
+    TABLE_CAP_MS,
     TABLE_LEVEL,
     dummy_choice,
     dummy_rng,
@@ -29,5 +30,5 @@ from p2pcards.players.levels import (
 
 __all__ = [
     "Player", "RandomPlayer", "SEEDED_WORLDS", "bot_budget",
-    "PLAYER_LEVELS", "TABLE_LEVEL", "make_player", "dummy_choice", "dummy_rng", "DUMMY_DOMAIN",
+    "PLAYER_LEVELS", "TABLE_LEVEL", "TABLE_CAP_MS", "make_player", "dummy_choice", "dummy_rng", "DUMMY_DOMAIN",
 ]

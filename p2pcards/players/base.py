@@ -49,7 +49,8 @@ SEEDED_WORLDS = 40
 
 
 def bot_budget(seed: int | None, think_ms: int) -> dict[str, int]:
-    """The search budget of the computer players of a match: ``think_ms`` per decision, or,
-    when the match has a ``seed`` (the same seed must give the same match), a number of
-    worlds (:data:`SEEDED_WORLDS`)."""
-    return {"think_ms": think_ms} if seed is None else {"iterations": SEEDED_WORLDS}
+    """The search budget of the computer players of a match: their level's worlds per
+    decision, within ``think_ms`` (the table's pace: a decision the cap stops short is
+    counted and logged), or, when the match has a ``seed`` (the same seed must give the
+    same match), :data:`SEEDED_WORLDS` and no time limit."""
+    return {"cap_ms": think_ms} if seed is None else {"iterations": SEEDED_WORLDS}

@@ -14,7 +14,7 @@ from p2pcards.core import DealState, Decision, GameSpec, Plain
 from p2pcards.core.view import SeatView
 from p2pcards.players.base import Player, RandomPlayer
 
-__all__ = ["make_player", "PLAYER_LEVELS", "TABLE_LEVEL", "dummy_choice", "dummy_rng", "DUMMY_DOMAIN"]
+__all__ = ["make_player", "PLAYER_LEVELS", "TABLE_LEVEL", "TABLE_CAP_MS", "dummy_choice", "dummy_rng", "DUMMY_DOMAIN"]
 
 #: Names accepted by :func:`make_player` (and the CLI's ``--players``).
 PLAYER_LEVELS = ("random", "heuristic", "search")
@@ -22,6 +22,9 @@ PLAYER_LEVELS = ("random", "heuristic", "search")
 #: another (``play --bots``, the start screen): the strongest, which keeps the table's pace
 #: (on the screen its thinking time is the pause between plays).
 TABLE_LEVEL = "search"
+#: The most time a computer player of a network table (the host's, a joining or resuming
+#: process's) takes over a decision: the table never waits longer for one.
+TABLE_CAP_MS = 1000
 
 
 def make_player(
@@ -31,12 +34,15 @@ def make_player(
     *,
     think_ms: int | None = None,
     iterations: int | None = None,
+    cap_ms: int | None = None,
 ) -> Player:
     """A computer player of ``level`` (one of :data:`PLAYER_LEVELS`) for ``spec``.
 
     Games without a heuristic of their own get the random player for ``heuristic``.
-    ``think_ms`` (time per decision) and ``iterations`` (a budget that makes runs
-    reproducible) matter only to levels that search; the others ignore them.
+    The budget matters only to levels that search (the others ignore it): a level's effort
+    is a number of worlds per decision, whatever the machine (``iterations`` sets another);
+    ``cap_ms`` caps a decision's time over it (a table's pace: :data:`TABLE_CAP_MS`);
+    ``think_ms`` without ``iterations`` is a time budget instead of an effort.
     ``search`` is :class:`~p2pcards.players.search.SearchPlayer` (imported on first use: it
     brings numpy).
     """
@@ -50,7 +56,7 @@ def make_player(
     if level == "search":
         from p2pcards.players.search import SearchPlayer
 
-        return SearchPlayer(spec, rng, think_ms=think_ms, iterations=iterations)
+        return SearchPlayer(spec, rng, think_ms=think_ms, iterations=iterations, cap_ms=cap_ms)
     raise ValueError(f"unknown player {level!r} (choose from {', '.join(PLAYER_LEVELS)})")
 
 

@@ -41,13 +41,17 @@ many to roll out), Sobe e Desce's exchange when the seat must play.  Any decisio
 history the sampler cannot replay also takes the heuristic's choice -- never silently: every
 such fallback is counted by its reason (:data:`FALLBACKS`) and each reason logged once.
 
-Budgets: ``iterations`` is the number of worlds evaluated; then the clock is never read
-and the same random stream gives the same choices (the play-outs' numpy generator is
-seeded from it).  Otherwise ``think_ms`` (default :data:`DEFAULT_THINK_MS`) bounds the
-time: the clock is read between worlds (a world is not started when the mean world so far
-would overrun; in batches, when sampling it and playing out the batch it would join,
-timed like the last batch, would) and between roll-outs (a world that runs past the
-budget is dropped).  A decision with one legal choice returns at once.
+Budgets: the effort of a decision is a number of worlds, ``iterations``, by default the
+``search`` level's (:data:`SEARCH_WORLDS`), whatever the machine's load; then the clock
+is never read and the same random stream gives the same choices (the play-outs' numpy
+generator is seeded from it).  ``cap_ms`` caps a decision's time over that effort (a
+table's pace): a decision the cap stops before its worlds is *capped*, counted in
+:attr:`SearchPlayer.capped` and logged once per player, for then the strength follows the
+machine.  ``think_ms`` given without ``iterations`` is a time budget instead of an effort
+(``duel --think``).  The clock is read between worlds (a world is not started when the
+mean world so far would overrun; in batches, when sampling it and playing out the batch it
+would join, timed like the last batch, would) and between roll-outs (a world that runs
+past the time is dropped).  A decision with one legal choice returns at once.
 """
 
 from __future__ import annotations
@@ -55,30 +59,30 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 import numpy as np
 from numpy.typing import NDArray
 
 from p2pcards.core import PLAY, DealResult, DealState, Decision, End, GameSpec, Legal, Plain
-from p2pcards.core.cards import Card, Suit
 from p2pcards.core.view import SeatView
 from p2pcards.players.base import Player
 from p2pcards.players.fastsim import GREEDY, I64, Positions
 from p2pcards.players.sampling import SkeletonError, World, WorldSampler
 from p2pcards.players.simulators import TrickSimulator, simulator_for
+from p2pcards.players.solver import TrickSolver, minimax_values
 
 __all__ = [
     "SearchPlayer",
     "FALLBACKS",
+    "SEARCH_WORLDS",
     "TrickSolver",
     "deal_score",
     "searchable",
     "rollout",
     "clear_best",
     "minimax_values",
-    "DEFAULT_THINK_MS",
     "SOLVE_PLAYS",
     "BATCH_WORLDS",
     "PLAYOUTS",
@@ -96,8 +100,12 @@ FALLBACKS: Final[Mapping[str, str]] = {
     "failed": "the search failed (logged with its error)",
 }
 
-#: Time per decision when neither a time nor an iteration budget is given.
-DEFAULT_THINK_MS: Final = 1000
+#: The ``search`` level's effort: worlds weighed per decision when neither ``iterations``
+#: nor a time budget is given.  Measured on a two-core machine, quiet: about 40 ms a decision
+#: in Sueca and Bisca (batch simulator), a few times that in Copas and Sobe e Desce (worlds
+#: played out through the plugin); a time budget of 250 ms weighed about 600 worlds in Sueca
+#: on that machine and 250 on a busy one.
+SEARCH_WORLDS: Final = 100
 #: The solver takes over when at most this many cards are left in the hands (Sueca: the
 #: last three tricks; Bisca: the last six).
 SOLVE_PLAYS: Final = 12
@@ -151,150 +159,6 @@ def rollout(state: DealState, players: Sequence[Player], match_totals: Sequence[
             state.complete()
 
 
-class TrickSolver:
-    """Exact alpha-beta over the rest of a follow-suit point deal of two sides (module docstring).
-
-    ``sides[s]`` is the side of seat ``s``; :meth:`values` gives, per legal card of the seat
-    to play, the card points ``side`` takes from the cards still out (the current trick's
-    and the hands') when everyone plays best from there.  Cards are coded as small integers
-    (bit ``i`` of a hand's mask: the ``i``-th card of the position); positions at the start
-    of a trick are solved once (memo).
-    """
-
-    def __init__(
-        self, trump: Suit | None, strength: Mapping[str, int], points: Mapping[str, int],
-        sides: Sequence[int], side: int,
-    ) -> None:
-        self.trump = trump
-        self.strength = strength
-        self.points = points
-        self.sides = list(sides)
-        self.side = side
-        self.seats = len(sides)
-        self.nodes = 0
-
-    def values(self, hands: list[list[Card]], trick: list[tuple[int, Card]], turn: int) -> dict[Card, int]:
-        """Per legal card of ``turn``: ``side``'s points from here under best play."""
-        cards = sorted({c for h in hands for c in h} | {c for _, c in trick})
-        # trumps rank above every other card; within a suit, by strength
-        cards.sort(key=lambda c: -(self.strength[c[0]] + (100 if c[1] == self.trump else 0)))
-        code = {c: i for i, c in enumerate(cards)}
-        self._suit = [c[1] for c in cards]
-        self._rank = [-i for i in range(len(cards))]
-        self._pts = [self.points.get(c[0], 0) for c in cards]
-        self._trump = self.trump
-        self._memo: dict[tuple[int, ...], tuple[int, int]] = {}
-        own = [sorted(code[c] for c in h) for h in hands]
-        played = [(s, code[c]) for s, c in trick]
-        out: dict[Card, int] = {}
-        hand = own[turn]
-        for i in self._legal(hand, played):
-            k = hand.index(i)
-            del hand[k]
-            played.append((turn, i))
-            out[cards[i]] = self._search(own, played, (turn + 1) % self.seats, -1, 1 << 30)
-            played.pop()
-            hand.insert(k, i)
-        return out
-
-    def _legal(self, hand: list[int], played: list[tuple[int, int]]) -> list[int]:
-        """Legal cards of ``hand`` (strongest first: codes are in strength order)."""
-        if played:
-            suit = self._suit
-            led = suit[played[0][1]]
-            same = [i for i in hand if suit[i] == led]
-            if same:
-                return same
-        return list(hand)
-
-    def _search(self, hands: list[list[int]], played: list[tuple[int, int]], turn: int, alpha: int, beta: int) -> int:
-        self.nodes += 1
-        if len(played) == self.seats:
-            suit = self._suit
-            trump = self._trump
-            led = suit[played[0][1]]
-            win_seat, best = played[0]
-            for s, i in played[1:]:
-                # codes are in strength order, trumps first: a lower code is a stronger card
-                if i < best and (suit[i] == led or suit[i] == trump):
-                    win_seat, best = s, i
-            gain = sum(self._pts[i] for _, i in played) if self.sides[win_seat] == self.side else 0
-            if not hands[win_seat]:
-                return gain
-            return gain + self._trick_start(hands, win_seat, alpha - gain, beta - gain)
-        maximize = self.sides[turn] == self.side
-        best_v = -1 if maximize else 1 << 30
-        nxt = (turn + 1) % self.seats
-        hand = hands[turn]
-        for i in self._legal(hand, played):
-            k = hand.index(i)
-            del hand[k]
-            played.append((turn, i))
-            v = self._search(hands, played, nxt, alpha, beta)
-            played.pop()
-            hand.insert(k, i)
-            if maximize:
-                if v > best_v:
-                    best_v = v
-                    alpha = max(alpha, v)
-            elif v < best_v:
-                best_v = v
-                beta = min(beta, v)
-            if alpha >= beta:
-                break
-        return best_v
-
-    def _trick_start(self, hands: list[list[int]], leader: int, alpha: int, beta: int) -> int:
-        """The value from a trick's start, with a memo of bounds (lower, upper)."""
-        key = (leader, *(sum(1 << i for i in h) for h in hands))
-        lo, hi = self._memo.get(key, (-1, 1 << 30))
-        if lo == hi or lo >= beta:
-            return lo
-        if hi <= alpha:
-            return hi
-        a, b = max(alpha, lo), min(beta, hi)
-        v = self._search(hands, [], leader, a, b)
-        if v <= a:
-            hi = v
-        elif v >= b:
-            lo = v
-        else:
-            lo = hi = v
-        self._memo[key] = (lo, hi)
-        return v
-
-
-def minimax_values(
-    state: DealState, seat: int, score: Callable[[DealResult], float], sides: Sequence[int]
-) -> dict[Plain, float]:
-    """Plain minimax through the plugin's own rules (slow; a reference for small
-    positions): per legal choice of ``seat``, ``score`` of the end result when ``seat``'s
-    side (``sides``) maximizes it and the other side minimizes it."""
-
-    def value(st: DealState) -> float:
-        while True:
-            step = st.step()
-            if type(step) is End:
-                return score(step.result)
-            if type(step) is Decision:
-                break
-            st.complete()
-        s = st.undecided()[0]
-        vals = []
-        for choice in st.legal(s):
-            child = st.copy()
-            child.apply(s, choice)
-            vals.append(value(child))
-        return max(vals) if sides[s] == sides[seat] else min(vals)
-
-    out: dict[Plain, float] = {}
-    for choice in state.legal(seat):
-        child = state.copy()
-        child.apply(seat, choice)
-        out[choice] = value(child)
-    return out
-
-
 def clear_best(rows: Sequence[Sequence[float]], weights: Sequence[float]) -> int:
     """The candidate to take from per-world scores ``rows`` (one row per world, one score
     per candidate, the heuristic's choice first) weighed by ``weights``: the best weighted
@@ -325,16 +189,27 @@ class SearchPlayer:
 
     def __init__(
         self, spec: GameSpec, rng: random.Random, *, think_ms: int | None = None,
-        iterations: int | None = None,
+        iterations: int | None = None, cap_ms: int | None = None,
     ) -> None:
         if iterations is not None and iterations < 1:
             raise ValueError("iterations must be at least 1")
         if think_ms is not None and think_ms < 1:
             raise ValueError("think_ms must be at least 1")
+        if cap_ms is not None and cap_ms < 1:
+            raise ValueError("cap_ms must be at least 1")
         self.spec = spec
         self.rng = rng
-        self.iterations = iterations
-        self.think_ms = DEFAULT_THINK_MS if think_ms is None else think_ms
+        #: worlds per decision (None: a time budget, ``think_ms``, alone)
+        self.iterations: int | None = iterations
+        #: the most time a decision takes, in ms (None: no clock is read)
+        self.think_ms: int | None = None
+        if iterations is None and think_ms is not None:
+            self.think_ms = think_ms if cap_ms is None else min(think_ms, cap_ms)
+        else:
+            if iterations is None:
+                self.iterations = SEARCH_WORLDS
+            caps = [c for c in (think_ms, cap_ms) if c is not None]
+            self.think_ms = min(caps) if caps else None
         self.sides = (
             [next(i for i, t in enumerate(spec.teams) if s in t) for s in range(spec.seats)]
             if spec.teams else list(range(spec.seats))
@@ -354,6 +229,10 @@ class SearchPlayer:
         #: decisions that fell back so far, per reason (never silent: each reason is also
         #: logged, once per player)
         self.fallbacks: dict[str, int] = {}
+        #: whether the time cap stopped the last decision before its worlds
+        self.last_capped = False
+        #: decisions the time cap stopped before their worlds so far (logged once)
+        self.capped = 0
 
     def _base(self, rng: random.Random) -> Player:
         make = self.spec.heuristic
@@ -369,6 +248,7 @@ class SearchPlayer:
         self.last_worlds = 0
         self.last_scores = []
         self.last_fallback = None
+        self.last_capped = False
         if decision.pick is None and len(legal) == 1:
             return legal[0]
         start = time.perf_counter()
@@ -394,6 +274,18 @@ class SearchPlayer:
                         self.spec.name, reason, FALLBACKS[reason])
         return default
 
+    def _cut(self, worlds: int) -> None:
+        """The clock stopped a decision at ``worlds``: when that is short of its effort, the
+        decision is capped (counted; logged the first time)."""
+        if self.iterations is None or worlds >= self.iterations:
+            return
+        self.last_capped = True
+        self.capped += 1
+        if self.capped == 1:
+            log.warning("%s: the time cap of %d ms stopped a search before its %d worlds (at %d); its strength "
+                        "now follows this machine's speed (counted, said once)", self.spec.name, self.think_ms,
+                        self.iterations, worlds)
+
     def _search(self, view: SeatView, decision: Decision, legal: list[Legal], default: Plain, model: Player,
                 rng: random.Random, start: float) -> Plain:
         """The searched choice (module docstring); ``default`` is the heuristic's."""
@@ -415,16 +307,16 @@ class SearchPlayer:
         rows: list[list[float]] = []
         weights: list[float] = []
         worlds = attempts = 0
-        budget = self.think_ms / 1000.0
+        budget = None if self.think_ms is None else self.think_ms / 1000.0
         limit = self.iterations
-        deadline = None if limit is not None else start + budget * _OVERRUN
+        deadline = None if budget is None else start + budget * _OVERRUN
         while True:
-            if limit is not None:
-                if worlds >= limit or attempts >= 3 * limit + 10:
-                    break
-            else:
+            if limit is not None and (worlds >= limit or attempts >= 3 * limit + 10):
+                break
+            if budget is not None:
                 spent = time.perf_counter() - start
                 if spent >= budget or (worlds and spent + spent / worlds > budget):
+                    self._cut(worlds)
                     break
             attempts += 1
             world = sampler.sample(rng)
@@ -434,6 +326,7 @@ class SearchPlayer:
                 world.state, view, cands, players, solve, deadline if worlds else None
             )
             if vals is None:
+                self._cut(worlds)
                 break
             for i, v in enumerate(vals):
                 totals[i] += world.weight * v
@@ -491,18 +384,19 @@ class SearchPlayer:
         worlds = attempts = batches = 0
         pending: list[World] = []
         limit = self.iterations
-        budget = self.think_ms / 1000.0
+        budget = None if self.think_ms is None else self.think_ms / 1000.0
         per_world = 0.0  # seconds to sample a world
         last_rows, last_cost = 0, 0.0  # the last batch of play-outs: its rows and its time
         rows_per_world = len(cands) * PLAYOUTS
         while True:
             size = BATCH_WORLDS[min(batches, len(BATCH_WORLDS) - 1)]
-            if limit is not None:
-                stop = worlds + len(pending) >= limit or attempts >= 3 * limit + 10
-            else:
+            stop = limit is not None and (worlds + len(pending) >= limit or attempts >= 3 * limit + 10)
+            if not stop and budget is not None:
                 rows = (len(pending) + 1) * rows_per_world
                 cost = last_cost * max(1.0, rows / last_rows) if last_rows else 0.0
                 stop = time.perf_counter() - start + per_world + cost > budget
+                if stop:
+                    self._cut(worlds + len(pending))
             if stop or len(pending) >= size:
                 if pending:
                     t0 = time.perf_counter()

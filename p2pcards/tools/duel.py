@@ -130,16 +130,19 @@ def player_rng(seed: int, pair: int, play: int, seat: int) -> random.Random:
 @dataclass
 class _Tally:
     """One side's measures over its decisions: times in ms, the worlds a search weighed
-    for each decision it searched, and the decisions that fell back to the heuristic's
-    choice (:data:`~p2pcards.players.search.FALLBACKS`), per reason."""
+    for each decision it searched, the decisions that fell back to the heuristic's choice
+    (:data:`~p2pcards.players.search.FALLBACKS`), per reason, and those a time cap stopped
+    before their worlds."""
 
     times: list[float] = field(default_factory=list)
     worlds: list[int] = field(default_factory=list)
     fallbacks: dict[str, int] = field(default_factory=dict)
+    capped: int = 0
 
     def add(self, other: _Tally) -> None:
         self.times += other.times
         self.worlds += other.worlds
+        self.capped += other.capped
         for reason, n in other.fallbacks.items():
             self.fallbacks[reason] = self.fallbacks.get(reason, 0) + n
 
@@ -161,6 +164,8 @@ class _Timed:
         reason = getattr(self.player, "last_fallback", None)
         if reason is not None:
             self.tally.fallbacks[reason] = self.tally.fallbacks.get(reason, 0) + 1
+        if getattr(self.player, "last_capped", False):
+            self.tally.capped += 1
         return choice
 
 
@@ -483,6 +488,7 @@ def run_duel(
     report.update(summarize(spec, results, times))
     report["worlds_per_decision"] = {side: _worlds(tally.worlds) for side, tally in tallies.items()}
     report["fallbacks"] = {side: dict(sorted(tally.fallbacks.items())) for side, tally in tallies.items()}
+    report["capped"] = {side: tally.capped for side, tally in tallies.items()}
     report["seconds"] = round(seconds, 3)
     report["results"] = [r.to_json() for r in results]
     return report

@@ -82,6 +82,8 @@ def _choose(request: Mapping[str, object], registry: GameRegistry) -> dict[str, 
         answer["worlds"] = player.last_worlds
         if (reason := getattr(player, "last_fallback", None)) is not None:
             answer["fallback"] = reason
+        if getattr(player, "last_capped", False):
+            answer["capped"] = True
     return answer
 
 

@@ -773,6 +773,7 @@ EN: dict[str, str] = {
     "duel_worlds": "  {side}'s search weighed {mean:.1f} worlds per decision (from {low} to {high}, "
                    "{decisions} decisions)",
     "duel_fallbacks": "  {side} played the heuristic's choice instead of a search's {n} times ({why})",
+    "duel_capped": "  {side}'s time cap stopped {n} decisions before their worlds",
     "duel_total": "total {seconds:.2f} s on {jobs}",
     "duel_jobs_one": "{n} job",
     "duel_jobs_other": "{n} jobs",

@@ -770,6 +770,7 @@ PT: dict[str, str] = {
     "duel_worlds": "  a pesquisa de {side} pesou {mean:.1f} mundos por decisão (de {low} a {high}, "
                    "{decisions} decisões)",
     "duel_fallbacks": "  {side} jogou a escolha da heurística em vez da pesquisa {n} vezes ({why})",
+    "duel_capped": "  o limite de tempo de {side} parou {n} decisões antes dos seus mundos",
     "duel_total": "total {seconds:.2f} s em {jobs}",
     "duel_jobs_one": "{n} processo",
     "duel_jobs_other": "{n} processos",
