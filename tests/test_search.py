@@ -278,7 +278,7 @@ def test_a_time_cap_stops_a_decision_short_of_its_worlds_and_says_so_once(monkey
     deal = new_deal(spec, {}, 1, random.Random(8))
     heur = [make_player("heuristic", spec, random.Random(s)) for s in range(4)]
     capped = 0
-    with caplog.at_level("WARNING", logger="p2pcards.core.search"):
+    with caplog.at_level("INFO", logger="p2pcards.core.search"):
         for seat, decision in decisions(deal, heur):
             view = SeatView(deal, seat)
             if len(view.legal) < 2:

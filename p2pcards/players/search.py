@@ -46,8 +46,8 @@ Budgets: the effort of a decision is a number of worlds, ``iterations``, by defa
 is never read and the same random stream gives the same choices (the play-outs' numpy
 generator is seeded from it).  ``cap_ms`` caps a decision's time over that effort (a
 table's pace): a decision the cap stops before its worlds is *capped*, counted in
-:attr:`SearchPlayer.capped` and logged once per player, for then the strength follows the
-machine.  ``think_ms`` given without ``iterations`` is a time budget instead of an effort
+:attr:`SearchPlayer.capped` and logged once per player (at the info level: the pace at
+work, not a fault), for then the strength follows the machine.  ``think_ms`` given without ``iterations`` is a time budget instead of an effort
 (``duel --think``).  The clock is read between worlds (a world is not started when the
 mean world so far would overrun; in batches, when sampling it and playing out the batch it
 would join, timed like the last batch, would) and between roll-outs (a world that runs
@@ -281,8 +281,8 @@ class SearchPlayer:
             return
         self.last_capped = True
         self.capped += 1
-        if self.capped == 1:
-            log.warning("%s: the time cap of %d ms stopped a search before its %d worlds (at %d); its strength "
+        if self.capped == 1:  # a table's pace at work, not a fault: said at the info level
+            log.info("%s: the time cap of %d ms stopped a search before its %d worlds (at %d); its strength "
                         "now follows this machine's speed (counted, said once)", self.spec.name, self.think_ms,
                         self.iterations, worlds)
 
