@@ -47,11 +47,12 @@ is never read and the same random stream gives the same choices (the play-outs' 
 generator is seeded from it).  ``cap_ms`` caps a decision's time over that effort (a
 table's pace): a decision the cap stops before its worlds is *capped*, counted in
 :attr:`SearchPlayer.capped` and logged once per player (at the info level: the pace at
-work, not a fault), for then the strength follows the machine.  ``think_ms`` given without ``iterations`` is a time budget instead of an effort
-(``duel --think``).  The clock is read between worlds (a world is not started when the
-mean world so far would overrun; in batches, when sampling it and playing out the batch it
-would join, timed like the last batch, would) and between roll-outs (a world that runs
-past the time is dropped).  A decision with one legal choice returns at once.
+work, not a fault), for then the strength follows the machine.  ``think_ms`` given
+without ``iterations`` is a time budget instead of an effort (``duel --think``).  The
+clock is read between worlds (a world is not started when the mean world so far would
+overrun; in batches, when sampling it and playing out the batch it would join, timed like
+the last batch, would) and between roll-outs (a world that runs past the time is
+dropped).  A decision with one legal choice returns at once.
 """
 
 from __future__ import annotations
