@@ -445,3 +445,17 @@ def test_the_search_bot_answers_through_the_engine_legally_and_reproducibly(game
         # its effort said: worlds weighed (up to the budget; 0 for a single legal choice), no fallback
         assert isinstance(got["worlds"], int) and 0 <= got["worlds"] <= 6 and "fallback" not in got, got
         assert "worlds" not in answer(dict(request, bot="heuristic"), REGISTRY)
+        assert "capped" not in got  # no time given: the worlds, whatever the clock
+
+
+def test_a_think_time_that_stops_the_search_s_worlds_short_is_said_in_the_answer():
+    """With ``iterations``, ``think`` caps the decision; stopped short, the answer says so."""
+    said = 0
+    for request, _record, _deal, _decision in [p for case in CASES if case[0] == "sueca"
+                                                for p in arena_positions(*case)][::7][:6]:
+        got = answer(dict(request, bot="search", iterations=1_000_000, think=5, seed=3), REGISTRY)
+        assert "error" not in got, got
+        if got["worlds"]:  # searched (not a single legal card): stopped far short of a million
+            assert got["capped"] is True and got["worlds"] < 1_000_000, got
+            said += 1
+    assert said
