@@ -66,7 +66,7 @@ async def test_a_closed_gate_holds_the_decision_until_it_opens():
     assert got and got[0] in view.legal
 
 
-def test_a_searching_bot_thinks_as_long_as_the_pace_within_bounds():
+def test_a_searching_bot_is_capped_at_the_pace_within_bounds():
     from p2pcards.players import SEEDED_WORLDS, bot_budget
     from p2pcards.tui.runtime import think_budget
 

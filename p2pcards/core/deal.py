@@ -195,13 +195,7 @@ class DealState:
             self._check_pick(seat, step, value)
         assert handler is not None
         if len(step.seats) == 1:
-            queue = self._queue  # _run, inline: a play takes this way forty times a deal
-            entry = queue.popleft()
-            try:
-                getattr(self, handler)(seat, value)
-            except IllegalChoice:
-                queue.appendleft(entry)
-                raise
+            self._run(handler, seat, value)
             return
         self._pending[seat] = value
         if len(self._pending) == len(step.seats):
@@ -324,10 +318,8 @@ class DealState:
         hand = self.deck.hands[seat]
         if not isinstance(choice, Play) or pos not in hand:
             raise IllegalChoice(f"seat {seat} cannot play {choice.to_wire()!r}: not a position it holds")
-        # the renúncia check, where this observer knows the hand (a known card is a
-        # non-empty string, an unknown one None: Deck.knows_hand, inline)
-        if self.renuncia is None and all(map(self.deck.cards.__getitem__, hand)) and not self.is_legal_play(seat, pos):
-            self.renuncia = seat
+        if self.renuncia is None and self.deck.knows_hand(seat) and not self.is_legal_play(seat, pos):
+            self.renuncia = seat  # the renúncia check, where this observer knows the hand
         show = _PLAY_REVEALS.get((pos, seat))
         if show is None:
             show = _PLAY_REVEALS[pos, seat] = Reveal((pos,), seat)
@@ -341,8 +333,7 @@ class DealState:
         assert card is not None
         evident = card[1] in self.voids[seat] or card in self.excluded[seat]
         self._infer(seat, card)
-        deck.hands[seat].remove(pos)  # deck.move(pos, PLAYED), inline: the seat holds it
-        deck.owner[pos] = PLAYED
+        deck.move(pos, PLAYED)
         trick = self.trick
         trick.append((seat, pos))
         played: PlayEvent = {"type": "play", "seat": seat, "card": card}

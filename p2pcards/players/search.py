@@ -15,7 +15,8 @@ For each decision the player
    batch simulator (Sueca and Bisca have one), the worlds are
    sampled in batches (:data:`BATCH_WORLDS`) and every (world x candidate) row of a batch
    is played out at once by the simulator's greedy players (:data:`PLAYOUTS` per row) --
-   hundreds of worlds a decision where plugin roll-outs manage a dozen; otherwise it
+   fast enough for hundreds of worlds a decision where plugin roll-outs manage a dozen
+   (in the same time); otherwise it
    applies the choice to a copy of the world and plays the deal out through the plugin
    with the game's heuristic in every seat (the random player for a game without one);
 3. picks the choice with the best weighted mean of :func:`deal_score` (ties: the

@@ -207,9 +207,10 @@ class PacedBot:
 
 
 def think_budget(speed: float) -> int:
-    """How long (ms) a computer player that searches may think per decision at the screen:
-    the table's pace, ``speed`` seconds between plays, kept within 100 ms and 1 s -- its
-    thinking is the pause (:class:`PacedBot`), so the table never waits longer for it."""
+    """The most time (ms) a computer player that searches may take over a decision at the
+    screen, over its level's worlds: the table's pace, ``speed`` seconds between plays, kept
+    within 100 ms and 1 s -- its thinking is the pause (:class:`PacedBot`), so the table
+    never waits longer for it."""
     return int(min(1000.0, max(100.0, speed * 1000.0)))
 
 
@@ -437,8 +438,8 @@ class LocalTable(ScreenTable):
     nonce reproducible (with the same person's identity and a fresh data directory the
     deals repeat).  ``data_dir`` (None: no files) keeps every local peer's transcript and
     secret, as ``p2pcards host`` does.  ``deals`` stops the table after that many deals.
-    ``think_ms`` is how long a searching computer player thinks per decision (default: the
-    pace, :func:`think_budget`; line mode has no pace).
+    ``think_ms`` caps a searching computer player's decision over its level's worlds
+    (default: the pace, :func:`think_budget`; line mode has no pace; with ``seed``, no cap).
     """
 
     model: TableModel  # known from the start (set by _setup), unlike a LAN table's
