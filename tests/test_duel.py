@@ -219,6 +219,21 @@ def test_a_time_cap_that_stops_searches_short_is_counted_per_side(cli):
     assert re.search(r"A's time cap stopped [1-9][0-9]* decisions before their worlds", text)
 
 
+def test_the_casual_level_s_slips_are_counted_per_side(cli):
+    """A duel of the casual level counts the plays where it took its second-best card
+    (about half of those it searched); the search level never slips."""
+    code, out = cli("duel", "sueca", "--a", "casual", "--b", "search", "--pairs", "1", "--iterations", "4",
+                    "--jobs", "1", "--json")
+    assert code == 0
+    report = json.loads(out)
+    searched = report["worlds_per_decision"]["a"]["decisions"]
+    assert report["slips"]["b"] == 0 and 0.2 * searched <= report["slips"]["a"] <= 0.8 * searched
+    code, text = cli("duel", "sueca", "--a", "casual", "--b", "search", "--pairs", "1", "--iterations", "4",
+                     "--jobs", "1")
+    assert f"A slipped at {report['slips']['a']} plays (took its second-best card)" in text
+    assert "B slipped" not in text
+
+
 def test_a_search_that_fails_is_counted_as_a_fallback_in_the_duel(monkeypatch):
     from p2pcards.players.search import SearchPlayer
 
@@ -258,6 +273,10 @@ def test_human_output_counts_seats_from_1(cli):
         (["sueca", "--a", "random", "--b", "random", "-o", "target=9"], "sueca: target must be 4 or 8"),
         (["sueca", "--a", "random", "--b", "random", "--pairs", "many"], "invalid int value"),
         (["sueca", "--b", "random"], "the following arguments are required: --a"),
+        (["sueca", "--a", "heuristic@5", "--b", "random"], "--a: heuristic does not search: it takes no worlds"),
+        (["sueca", "--a", "random", "--b", "search@0"], "--b: 'search@0': the worlds after @ must be a whole number"),
+        (["sueca", "--a", "search@x", "--b", "random"], "--a: 'search@x': the worlds after @ must be a whole number"),
+        (["sueca", "--a", "nobody@5", "--b", "random"], "--a: unknown player 'nobody'"),
     ],
 )
 def test_bad_input_exits_2_with_a_clear_message(cli, capsys, args, message):
@@ -390,3 +409,15 @@ def test_a_plugin_game_is_measured_by_its_own_deal_value_and_one_without_is_refu
     mute = type("MuteMatch", (HIGHCARD.match_class,), {"deal_value": Match.__dict__["deal_value"]})
     with pytest.raises(ValueError, match="gives no deal value"):
         measure_for(dataclasses.replace(HIGHCARD, name="mute", match_class=mute))
+
+
+def test_a_side_may_name_its_own_worlds(cli):
+    """LEVEL@N plays a searching level at N worlds a decision, whatever --iterations says
+    for the other side."""
+    code, out = cli("duel", "sueca", "--a", "search@3", "--b", "casual", "--pairs", "1", "--iterations", "5",
+                    "--jobs", "1", "--json")
+    assert code == 0
+    report = json.loads(out)
+    worlds = report["worlds_per_decision"]
+    assert report["a"] == "search@3" and (worlds["a"]["min"], worlds["a"]["max"]) == (3, 3)
+    assert (worlds["b"]["min"], worlds["b"]["max"]) == (5, 5)  # the bad ones: test_bad_input_exits_2...

@@ -338,7 +338,8 @@ def test_lines_that_are_not_requests():
     for ident in (b"[1]", b"1e999", b"true"):
         assert answer_line(b'{"id": %s, "cmd": "bots"}' % ident, REGISTRY) == {
             "id": None, "error": "id must be a string, a number or null"}
-    assert answer_line(b'{"id": 5, "cmd": "bots"}', REGISTRY)["bots"][:2] == ["random", "heuristic"]
+    bots = answer_line(b'{"id": 5, "cmd": "bots"}', REGISTRY)["bots"]
+    assert bots == ["random", "casual", "heuristic", "search", "strong"]  # weakest first
 
 
 # ---------------------------------------------------------------------- the process
@@ -459,3 +460,21 @@ def test_a_think_time_that_stops_the_search_s_worlds_short_is_said_in_the_answer
             assert got["capped"] is True and got["worlds"] < 1_000_000, got
             said += 1
     assert said
+
+
+def test_a_casual_bot_s_slips_are_said_in_the_answer_and_replayed_by_its_seed():
+    """The casual level takes its second-best card in about half the plays it searches;
+    the answer says so (``"slip": true``), the same request gets the same answer, and the
+    search level never slips."""
+    positions = [p for case in CASES if case[0] == "sueca" for p in arena_positions(*case)][::3][:16]
+    slips = searched = 0
+    for request, _record, _deal, _decision in positions:
+        asked = dict(request, bot="casual", iterations=4, seed=5)
+        got = answer(asked, REGISTRY)
+        assert "error" not in got and answer(asked, REGISTRY) == got, got
+        assert got.get("slip", True) is True  # said only when it slipped
+        if got["worlds"]:
+            searched += 1
+            slips += "slip" in got
+        assert "slip" not in answer(dict(request, bot="search", iterations=4, seed=5), REGISTRY)
+    assert searched >= 6 and 0 < slips < searched

@@ -178,6 +178,14 @@ def test_same_seed_and_iterations_give_the_same_choices() -> None:
 def test_make_player_builds_search_with_budgets() -> None:
     assert PLAYER_LEVELS.index("search") == PLAYER_LEVELS.index("heuristic") + 1
     spec = GAMES.get("bisca")
+    for level, (worlds, depth, slips) in {"casual": (8, 0, 0.5), "search": (100, 12, 0.0),
+                                          "strong": (400, 12, 0.0)}.items():
+        built = make_player(level, spec, random.Random(1))
+        assert isinstance(built, SearchPlayer)
+        assert (built.iterations, built.solve_plays, built.mistakes, built.think_ms) == (worlds, depth, slips, None)
+    # another effort keeps the level's depth and slips
+    other = make_player("casual", spec, random.Random(1), iterations=30)
+    assert isinstance(other, SearchPlayer) and (other.iterations, other.solve_plays, other.mistakes) == (30, 0, 0.5)
     player = make_player("search", spec, random.Random(1), think_ms=30, iterations=None)
     assert isinstance(player, SearchPlayer) and player.think_ms == 30
     with pytest.raises(ValueError):
@@ -303,6 +311,79 @@ def test_budgets_an_effort_a_cap_or_a_time() -> None:
     assert (timed.iterations, timed.think_ms) == (None, 100)
     with pytest.raises(ValueError):
         SearchPlayer(spec, random.Random(1), cap_ms=0)
+
+
+def _plays(spec: GameSpec, seed: int, count: int) -> Iterator[tuple[SeatView, Decision]]:
+    """``count`` play decisions with at least two legal cards, from deals the heuristic
+    plays."""
+    found = 0
+    for number in range(50):
+        deal = new_deal(spec, {}, number, random.Random(seed + number))
+        heur = [make_player("heuristic", spec, random.Random(s)) for s in range(spec.seats)]
+        for seat, decision in decisions(deal, heur):
+            view = SeatView(deal, seat)
+            if decision.kind == "play" and len(view.legal) >= 2:
+                yield view, decision
+                found += 1
+                if found == count:
+                    return
+
+
+@pytest.mark.parametrize("name", ["sueca", "copas"])
+def test_a_level_that_slips_plays_its_second_best_card_in_its_share_of_plays(name: str) -> None:
+    """``mistakes`` is the share of plays where the search takes the card it ranks second:
+    all of them at 1, none at 0, about half at the casual level's 0.5, each one counted --
+    and drawn from the player's random stream, so a seed replays them."""
+    spec = GAMES.get(name)
+
+    def ranked(player: SearchPlayer) -> list[Any]:
+        scores = player.last_scores
+        return [c for _, c in sorted(((-v, i), c) for i, (c, v) in enumerate(scores))]
+
+    always = SearchPlayer(spec, random.Random(5), iterations=6, mistakes=1.0)
+    never = SearchPlayer(spec, random.Random(5), iterations=6, mistakes=0.0)
+    for view, decision in _plays(spec, 40, 6):
+        assert always.choose(view, decision) == ranked(always)[1] and always.last_slip
+        assert never.choose(view, decision) == ranked(never)[0] and not never.last_slip
+    assert (always.slips, never.slips) == (6, 0)
+
+    runs = []
+    for _ in range(2):
+        casual = make_player("casual", spec, random.Random(9), iterations=4)
+        assert isinstance(casual, SearchPlayer)
+        runs.append([(casual.choose(view, decision), casual.last_slip) for view, decision in _plays(spec, 60, 40)])
+    assert runs[0] == runs[1]  # the same seed slips at the same plays
+    slips = sum(slip for _, slip in runs[0])
+    assert 8 <= slips <= 32  # about half of 40
+
+
+def test_the_solver_takes_over_at_the_level_s_depth_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search level solves Sueca's last three tricks exactly; the casual level
+    (depth 0) plays them out like any other position."""
+    from p2pcards.players import search
+
+    solved: list[int] = []
+    real = search.TrickSolver.values
+
+    def counting(self: Any, *args: Any) -> Any:
+        solved.append(1)
+        return real(self, *args)
+
+    monkeypatch.setattr(search.TrickSolver, "values", counting)
+    spec = GAMES.get("sueca")
+    positions = [(deal.copy(), seat) for deal, seat in endgames("sueca", {}, 3, 6)]
+    checked = 0
+    for level, expect in (("casual", False), ("search", True)):
+        player = make_player(level, spec, random.Random(2), iterations=5)
+        for deal, seat in positions:
+            view = SeatView(deal, seat)
+            if len(view.legal) < 2:
+                continue
+            solved.clear()
+            assert player.choose(view, deal.step()) in view.legal  # type: ignore[arg-type]
+            assert bool(solved) is expect, level
+            checked += 1
+    assert checked >= 2
 
 
 def endgames(name: str, options: dict[str, Any], cards_left: int, count: int) -> Iterator[tuple[DealState, int]]:
@@ -550,17 +631,23 @@ def test_sobe_worlds_give_players_who_went_in_hands_that_explain_it() -> None:
 
 def test_sobe_search_weighs_trump_choices_and_sitting_out(monkeypatch: pytest.MonkeyPatch) -> None:
     """In Sobe e Desce the trump choice (all five) and going in (sitting out against going
-    in) are searched, not only the plays."""
+    in, when the seat may sit out; exchanges next to the heuristic's) are searched, not
+    only the plays."""
     from p2pcards.core import GO_IN, TRUMP
+    from p2pcards.players.search import PICK_NEIGHBOURS
 
     spec = GAMES.get("sobe-e-desce")
     weighed: dict[str, list[list[Any]]] = {TRUMP: [], GO_IN: []}
+    may_sit_out: list[bool] = []
     original = SearchPlayer._evaluate
 
     def spy(self: SearchPlayer, state: DealState, view: SeatView, cands: list[Any], *rest: Any) -> Any:
-        kind = state.step().kind  # type: ignore[union-attr]
-        if kind in weighed:
+        step = state.step()
+        kind = step.kind  # type: ignore[union-attr]
+        if kind in weighed and (kind != GO_IN or view.seat in state.undecided()):
             weighed[kind].append(list(cands))
+            if kind == GO_IN:
+                may_sit_out.append(step.may_decline)  # type: ignore[union-attr]
         return original(self, state, view, cands, *rest)
 
     monkeypatch.setattr(SearchPlayer, "_evaluate", spy)
@@ -570,9 +657,57 @@ def test_sobe_search_weighs_trump_choices_and_sitting_out(monkeypatch: pytest.Mo
         players: list[Any] = [make_player("search", spec, random.Random(s), iterations=2) for s in range(4)]
         assert play_deal(deal, players)["renuncia"] is None
     assert weighed[TRUMP] and all(sorted(c) == ["C", "D", "H", "S", "turn"] for c in weighed[TRUMP])
-    assert weighed[GO_IN]
-    for cands in weighed[GO_IN]:
-        assert len(cands) == 2 and None in cands and any(isinstance(c, tuple) for c in cands)
+    assert weighed[GO_IN] and any(may_sit_out) and not all(may_sit_out)
+    for cands, may in zip(weighed[GO_IN], may_sit_out, strict=True):
+        assert (None in cands) is may and len(set(cands)) == len(cands)
+        exchanges = [c for c in cands if c is not None]
+        going = exchanges[0]  # the heuristic's exchange, or the one it would make if it must play
+        assert 2 <= len(cands) <= 2 + PICK_NEIGHBOURS and len(exchanges) >= 2
+        for other in exchanges[1:]:  # one card changed, added or taken away
+            assert len(set(other) ^ set(going)) in (1, 2) and abs(len(other) - len(going)) <= 1
+
+
+def test_neighbours_of_a_pick_are_one_move_away_without_repeats() -> None:
+    from p2pcards.players.search import neighbours
+
+    hand = list(range(10))
+    fixed = neighbours((1, 4, 7), hand, (3, 3), 50, random.Random(1))
+    assert len(fixed) == 3 * 7  # every swap, once, and nothing else for a pick of three
+    assert len(set(map(frozenset, fixed))) == 21
+    assert all(len(n) == 3 and len(set(n) & {1, 4, 7}) == 2 for n in fixed)
+    free = neighbours((1, 4), hand, (0, 5), 50, random.Random(1))
+    assert len(free) == 2 * 8 + 8 + 2  # swaps, one card more, one card fewer
+    assert {len(n) for n in free} == {1, 2, 3} and all(set(n) <= set(hand) for n in free)
+    assert neighbours((), hand, (0, 5), 3, random.Random(2)) == neighbours((), hand, (0, 5), 3, random.Random(2))
+    assert all(len(n) == 1 for n in neighbours((), hand, (0, 5), 3, random.Random(2)))
+
+
+def test_copas_pass_is_searched_among_picks_next_to_the_heuristic_s() -> None:
+    """Copas' pass of three weighs the heuristic's pass against PICK_NEIGHBOURS others,
+    each a legal pass of three of the seat's cards; the one chosen is among them."""
+    from p2pcards.core import PASS
+    from p2pcards.players.search import PICK_NEIGHBOURS
+
+    spec = GAMES.get("copas")
+    searched = 0
+    for number in range(3):
+        deal = new_deal(spec, {}, number, random.Random(number))
+        while type(deal.step()) is not Decision:
+            deal.complete()
+        step = deal.step()
+        assert isinstance(step, Decision) and step.kind == PASS
+        view = SeatView(deal, 1)
+        player = make_player("search", spec, random.Random(4), iterations=6)
+        choice = player.choose(view, step)
+        assert isinstance(player, SearchPlayer) and player.last_worlds == 6 and player.last_fallback is None
+        cands = [c for c, _ in player.last_scores]
+        assert len(cands) == 1 + PICK_NEIGHBOURS and choice in cands
+        assert cands[0] == make_player("heuristic", spec, random.Random(4)).choose(view, step)
+        for c in cands:
+            assert len(set(c)) == 3 and set(c) <= set(view.legal)
+        deal.apply(1, choice)
+        searched += 1
+    assert searched == 3
 
 
 def test_other_decisions_leave_the_heuristic_only_for_a_clear_gain() -> None:

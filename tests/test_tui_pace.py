@@ -67,9 +67,9 @@ async def test_a_closed_gate_holds_the_decision_until_it_opens():
 
 
 def test_a_searching_bot_is_capped_at_the_pace_within_bounds():
-    from p2pcards.players import SEEDED_WORLDS, bot_budget
+    from p2pcards.players import bot_budget
     from p2pcards.tui.runtime import think_budget
 
     assert [think_budget(s) for s in (0.0, 0.05, 0.8, 3.0)] == [100, 100, 800, 1000]
     assert bot_budget(None, 800) == {"cap_ms": 800}  # the level's worlds, within the pace
-    assert bot_budget(7, 800) == {"iterations": SEEDED_WORLDS}  # a seeded match is replayed, whatever the load
+    assert bot_budget(7, 800) == {}  # a seeded match: the level's worlds, no clock (replayed, whatever the load)

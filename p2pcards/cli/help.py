@@ -358,6 +358,10 @@ in seats 2 and 4); without teams, one play per seat, A in that seat and B in all
 every play is made afresh with its own random stream, from (seed, pair, play, seat): the
 outcomes do not depend on --jobs.
 
+Players: a level (random, casual, heuristic, search, strong: weakest first), at its own
+effort; LEVEL@N for a level that searches, at N worlds a decision whatever --iterations says
+(search@600 against search: one level at two efforts).
+
 Measure per seat and deal: Sueca, Bisca: card points taken by its team or by it (higher is
 better; 120 in a deal); Copas: penalty points after the moon rule (lower is better); and
 for Sobe e Desce, what the deal adds to its score (lower is better: minus the tricks taken,
@@ -368,7 +372,8 @@ equal.  Win rate: (wins + ties / 2) / pairs, with its 95 % Wilson score interval
 decision are measured around each player's choice, in every process.
 
 JSON output (--json): one object
-  {"game": NAME, "options": {...}, "a": BOT, "b": BOT, "seed": S, "think_ms": MS or null,
+  {"game": NAME, "options": {...}, "a": BOT, "b": BOT (as given: LEVEL or LEVEL@N),
+   "seed": S, "think_ms": MS or null,
    "iterations": N or null, "jobs": J (processes used),
    "pairs": N, "plays_per_pair": K, "seating": [[SEAT, ...: A's seats] per play],
    "measure": {"name": "card points"|"penalty points"|"deal score", "better": "higher"|"lower"},
@@ -378,6 +383,7 @@ JSON output (--json): one object
    "worlds_per_decision": {"a": WORLDS or null, "b": WORLDS or null},
    "fallbacks": {"a": {REASON: N, ...}, "b": {...}},
    "capped": {"a": N, "b": N: decisions a time cap stopped before their worlds},
+   "slips": {"a": N, "b": N: plays where a level that slips (casual) took its second-best card},
    "seconds": S (wall time),
    "results": [{"pair": I, "dealer": SEAT, "a": [A's value per play], "b": [B's value per play],
                 "outcome": 1|0.5|0 (for A)}, ...]}

@@ -176,8 +176,10 @@ def build_parser() -> argparse.ArgumentParser:
         "interval, the mean points or score of each, and each one's time per decision.",
     )
     p.add_argument("game", metavar="GAME", help="game name: sueca, bisca, copas or sobe-e-desce")
-    p.add_argument("--a", required=True, metavar="BOT", help=f"player A, one of {', '.join(PLAYER_LEVELS)}")
-    p.add_argument("--b", required=True, metavar="BOT", help=f"player B, one of {', '.join(PLAYER_LEVELS)}")
+    p.add_argument("--a", required=True, metavar="BOT",
+                   help=f"player A, one of {', '.join(PLAYER_LEVELS)}; LEVEL@N: a level that searches, at N worlds"
+                        " a decision (before --iterations), e.g. search@600")
+    p.add_argument("--b", required=True, metavar="BOT", help="player B, as --a")
     p.add_argument("--pairs", type=int, default=100, metavar="N", help="pairs of deals to play (default 100)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the deals and players (default 0)")
     p.add_argument("--think", type=int, default=None, metavar="MS",
@@ -185,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
                         " level's worlds; with --iterations, the most time a decision may take over them"
                         " (a decision it stops short is counted in \"capped\")")
     p.add_argument("--iterations", type=int, default=None, metavar="N",
-                   help="worlds per decision for players that search (default: their level's, 100); with"
+                   help="worlds per decision for players that search (default: their level's, 100 for search); with"
                         " it or without --think, the same seed plays the same match")
     p.add_argument("--jobs", type=int, default=None, metavar="J",
                    help="worker processes (default: the number of CPUs); the outcomes do not depend on it")
@@ -261,9 +263,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--bots", default=TABLE_LEVEL, metavar="LEVEL",
-        help=f"computer players' level: {', '.join(PLAYER_LEVELS)} (default {TABLE_LEVEL}, the strongest: it"
-             " weighs 100 worlds a decision, within the pace, --speed, at most 1 s a decision, 0.3 s in line"
-             " mode; with --seed, 40 worlds and no time limit, so that the seed replays the same match)",
+        help=f"computer players' level, weakest first: {', '.join(PLAYER_LEVELS)} (default {TABLE_LEVEL}: it"
+             " weighs 100 worlds a decision; strong weighs 400, casual 8 and slips now and then; within the"
+             " pace, --speed, at most 1 s a decision, 0.3 s in line mode; with --seed, the level's worlds and"
+             " no time limit, so that the seed replays the same match)",
     )
     p.add_argument(
         "--seed", type=int, default=None, metavar="S", help="seed for a reproducible match (default: random)"

@@ -53,6 +53,9 @@ def _describe_duel(report: dict[str, Any]) -> list[str]:
         capped = report.get("capped", {}).get(side)
         if capped:
             lines.append(t("duel_capped", side=side.upper(), n=capped))
+        slips = report.get("slips", {}).get(side)
+        if slips:
+            lines.append(t("duel_slips", side=side.upper(), n=slips))
     lines.append(t("duel_total", seconds=float(report["seconds"]), jobs=t.plural("duel_jobs", report["jobs"])))
     return lines
 

@@ -1,7 +1,8 @@
 """Computer players: one interface for bots and people, built on the rules core.
 
 * :mod:`~p2pcards.players.base` -- the :class:`Player` interface, the random player, the
-  budget of a match's searching players;
+  levels' table (:data:`LEVELS`: who decides, and a search's effort), the budget of a
+  match's searching players;
 * :mod:`~p2pcards.players.levels` -- the levels (:func:`make_player`) and the dummy's rule
   (:func:`dummy_choice`);
 * :mod:`~p2pcards.players.heuristics` -- building blocks for a game's heuristic player;
@@ -17,7 +18,7 @@ does), so that a command that never searches does not pay for them.
 Nothing here imports trio, prompt_toolkit, zeroconf or does I/O (a test enforces it).
 """
 
-from p2pcards.players.base import SEEDED_WORLDS, Player, RandomPlayer, bot_budget
+from p2pcards.players.base import LEVELS, Level, Player, RandomPlayer, bot_budget
 from p2pcards.players.levels import (
     DUMMY_DOMAIN,
     PLAYER_LEVELS,
@@ -29,6 +30,6 @@ from p2pcards.players.levels import (
 )
 
 __all__ = [
-    "Player", "RandomPlayer", "SEEDED_WORLDS", "bot_budget",
+    "Player", "RandomPlayer", "Level", "LEVELS", "bot_budget",
     "PLAYER_LEVELS", "TABLE_LEVEL", "TABLE_CAP_MS", "make_player", "dummy_choice", "dummy_rng", "DUMMY_DOMAIN",
 ]

@@ -1,7 +1,8 @@
 """The computer players' levels and the dummy's rule.
 
 :func:`make_player` builds a player of one of :data:`PLAYER_LEVELS` (the random player,
-the game's heuristic, the search of :mod:`p2pcards.players.search`);
+the game's heuristic, the search of :mod:`p2pcards.players.search` at the effort its
+level fixes: :data:`~p2pcards.players.base.LEVELS`);
 :func:`dummy_choice` decides for a network table's dummy, the same on every peer.
 """
 
@@ -12,15 +13,15 @@ import random
 
 from p2pcards.core import DealState, Decision, GameSpec, Plain
 from p2pcards.core.view import SeatView
-from p2pcards.players.base import Player, RandomPlayer
+from p2pcards.players.base import LEVELS, Player, RandomPlayer
 
 __all__ = ["make_player", "PLAYER_LEVELS", "TABLE_LEVEL", "TABLE_CAP_MS", "dummy_choice", "dummy_rng", "DUMMY_DOMAIN"]
 
-#: Names accepted by :func:`make_player` (and the CLI's ``--players``).
-PLAYER_LEVELS = ("random", "heuristic", "search")
+#: Names accepted by :func:`make_player` (and the CLI's ``--players``), weakest first.
+PLAYER_LEVELS = tuple(LEVELS)
 #: The computer players' level at a table against the computer unless the person picks
-#: another (``play --bots``, the start screen): the strongest, which keeps the table's pace
-#: (on the screen its thinking time is the pause between plays).
+#: another (``play --bots``, the start screen): the search, strong and within the table's
+#: pace (on the screen its thinking time is the pause between plays).
 TABLE_LEVEL = "search"
 #: The most time a computer player of a network table (the host's, a joining or resuming
 #: process's) takes over a decision: the table never waits longer for one.
@@ -40,24 +41,29 @@ def make_player(
 
     Games without a heuristic of their own get the random player for ``heuristic``.
     The budget matters only to levels that search (the others ignore it): a level's effort
-    is a number of worlds per decision, whatever the machine (``iterations`` sets another);
+    is a number of worlds per decision, whatever the machine (``iterations`` sets another;
+    its end-game depth and its slips stay the level's);
     ``cap_ms`` caps a decision's time over it (a table's pace: :data:`TABLE_CAP_MS`);
     ``think_ms`` without ``iterations`` is a time budget instead of an effort.
-    ``search`` is :class:`~p2pcards.players.search.SearchPlayer` (imported on first use: it
-    brings numpy).
+    A searching level is :class:`~p2pcards.players.search.SearchPlayer` (imported on first
+    use: it brings numpy).
     """
-    if level == "random":
+    kind = LEVELS.get(level)
+    if kind is None:
+        raise ValueError(f"unknown player {level!r} (choose from {', '.join(PLAYER_LEVELS)})")
+    if kind.player == "random":
         return RandomPlayer(rng)
-    if level == "heuristic":
+    if kind.player == "heuristic":
         if spec.heuristic is None:
             return RandomPlayer(rng)
         player: Player = spec.heuristic(rng)
         return player
-    if level == "search":
-        from p2pcards.players.search import SearchPlayer
+    from p2pcards.players.search import SearchPlayer
 
-        return SearchPlayer(spec, rng, think_ms=think_ms, iterations=iterations, cap_ms=cap_ms)
-    raise ValueError(f"unknown player {level!r} (choose from {', '.join(PLAYER_LEVELS)})")
+    if iterations is None and think_ms is None:
+        iterations = kind.worlds
+    return SearchPlayer(spec, rng, think_ms=think_ms, iterations=iterations, cap_ms=cap_ms,
+                        solve_plays=kind.solve_plays, mistakes=kind.mistakes)
 
 
 #: Domain tag of the dummy's random stream (version 1 of the derivation).

@@ -58,7 +58,7 @@ from typing import TypedDict
 from p2pcards.core import DealResult, Decision, GameSpec, Options, OptionValue, Plain
 from p2pcards.core.view import SeatView
 from p2pcards.lifeline import die_with
-from p2pcards.players import PLAYER_LEVELS, Player, make_player
+from p2pcards.players import LEVELS, PLAYER_LEVELS, Player, make_player
 from p2pcards.tools.arena import play_deal
 
 __all__ = [
@@ -138,11 +138,13 @@ class _Tally:
     worlds: list[int] = field(default_factory=list)
     fallbacks: dict[str, int] = field(default_factory=dict)
     capped: int = 0
+    slips: int = 0
 
     def add(self, other: _Tally) -> None:
         self.times += other.times
         self.worlds += other.worlds
         self.capped += other.capped
+        self.slips += other.slips
         for reason, n in other.fallbacks.items():
             self.fallbacks[reason] = self.fallbacks.get(reason, 0) + n
 
@@ -166,6 +168,8 @@ class _Timed:
             self.tally.fallbacks[reason] = self.tally.fallbacks.get(reason, 0) + 1
         if getattr(self.player, "last_capped", False):
             self.tally.capped += 1
+        if getattr(self.player, "last_slip", False):
+            self.tally.slips += 1
         return choice
 
 
@@ -219,11 +223,8 @@ def play_pair(
     for play, a_seats in enumerate(seatings(spec)):
         sides = ["a" if s in a_seats else "b" for s in range(spec.seats)]
         players: list[Player] = [
-            _Timed(
-                make_player(a if side == "a" else b, spec, player_rng(seed, pair, play, s),
-                            think_ms=think_ms, iterations=iterations),
-                tallies[side],
-            )
+            _Timed(_make(a if side == "a" else b, spec, player_rng(seed, pair, play, s), think_ms, iterations),
+                   tallies[side])
             for s, side in enumerate(sides)
         ]
         match = spec.new_match(options, dealer)
@@ -415,6 +416,24 @@ def summarize(
     }
 
 
+def split_bot(bot: str) -> tuple[str, int | None]:
+    """A duel's player ``LEVEL`` or ``LEVEL@WORLDS`` as (level, worlds or None).
+    ValueError when the worlds are not a whole number from 1."""
+    level, at, worlds = bot.partition("@")
+    if not at:
+        return level, None
+    if not worlds.isdigit() or int(worlds) < 1:
+        raise ValueError(f"{bot!r}: the worlds after @ must be a whole number from 1")
+    return level, int(worlds)
+
+
+def _make(bot: str, spec: GameSpec, rng: random.Random, think_ms: int | None, iterations: int | None) -> Player:
+    """The player ``bot`` (:func:`split_bot`): its own worlds, if it names them, before the
+    duel's ``iterations``."""
+    level, worlds = split_bot(bot)
+    return make_player(level, spec, rng, think_ms=think_ms, iterations=worlds or iterations)
+
+
 def check_duel(
     spec: GameSpec,
     a: str,
@@ -427,9 +446,15 @@ def check_duel(
 ) -> None:
     """Raise ValueError, worded for people, when :func:`run_duel` cannot take these."""
     measure_for(spec)
-    for flag, level in (("--a", a), ("--b", b)):
+    for flag, bot in (("--a", a), ("--b", b)):
+        try:
+            level, worlds = split_bot(bot)
+        except ValueError as err:
+            raise ValueError(f"{flag}: {err}") from None
         if level not in PLAYER_LEVELS:
             raise ValueError(f"{flag}: unknown player {level!r} (choose from {', '.join(PLAYER_LEVELS)})")
+        if worlds is not None and LEVELS[level].player != "search":
+            raise ValueError(f"{flag}: {level} does not search: it takes no worlds (@{worlds})")
     if pairs < 1:
         raise ValueError("--pairs must be at least 1")
     if think_ms is not None and think_ms <= 0:
@@ -489,6 +514,7 @@ def run_duel(
     report["worlds_per_decision"] = {side: _worlds(tally.worlds) for side, tally in tallies.items()}
     report["fallbacks"] = {side: dict(sorted(tally.fallbacks.items())) for side, tally in tallies.items()}
     report["capped"] = {side: tally.capped for side, tally in tallies.items()}
+    report["slips"] = {side: tally.slips for side, tally in tallies.items()}
     report["seconds"] = round(seconds, 3)
     report["results"] = [r.to_json() for r in results]
     return report

@@ -84,6 +84,8 @@ def _choose(request: Mapping[str, object], registry: GameRegistry) -> dict[str, 
             answer["fallback"] = reason
         if getattr(player, "last_capped", False):
             answer["capped"] = True
+        if getattr(player, "last_slip", False):
+            answer["slip"] = True
     return answer
 
 
