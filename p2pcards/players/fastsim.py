@@ -18,7 +18,9 @@ suit when following is compulsory (never any obligation to trump or to beat), th
 trump wins the trick, else the highest card of the suit led; the trick's card points go to
 the winner's team and the winner leads next.  With a stock, after each trick the winner
 draws first, then the others in play order, and following suit is compulsory only once
-the stock is empty (Bisca).
+the stock is empty (Bisca).  With :class:`HeartsRules` (Copas), points belong to cards
+rather than ranks, some cards may not be led before a *breaking* card was played, and
+some may not be thrown on the first trick, each unless the hand holds nothing else.
 
 A game opts in with a :class:`~p2pcards.players.simulators.TrickSimulator` named
 ``SIMULATOR`` in its plugin's ``fastsim`` module; it says how the game deals.  The plugin
@@ -45,6 +47,8 @@ __all__ = [
     "POLICIES",
     "RANDOM",
     "GREEDY",
+    "DUCK",
+    "HeartsRules",
     "cards_of_mask",
 ]
 
@@ -66,7 +70,27 @@ RANDOM = "random"
 #: trump only when the trick holds points; the last to play takes with the most points),
 #: else give the cheapest card.  ``epsilon`` of the cards are random instead.
 GREEDY = "greedy"
-POLICIES = (RANDOM, GREEDY)
+#: Players of :func:`playout` for games where points are bad to take (Copas), all deals at
+#: once (:func:`duck_cards`): lead the weakest card; following suit, the highest card that
+#: loses the trick (point cards first), else the highest; unable to follow, the card with
+#: the most points (the queen of spades, then the highest heart), else the highest card.
+DUCK = "duck"
+POLICIES = (RANDOM, GREEDY, DUCK)
+
+
+@dataclass(frozen=True)
+class HeartsRules:
+    """Copas' rules of play beyond following suit, as sets of cards: ``breaking`` cards
+    break hearts when played (a heart, the queen of spades); ``unled`` cards may not be
+    led before then unless the hand holds nothing else (the hearts); ``first_barred``
+    cards may not be thrown on the first trick unless the hand holds nothing else (the
+    point cards); ``points`` gives each card's points (those of the deck's ranks are not
+    used)."""
+
+    breaking: frozenset[Card]
+    unled: frozenset[Card]
+    first_barred: frozenset[Card]
+    points: Mapping[Card, int]
 
 
 class CardTable:
@@ -77,7 +101,8 @@ class CardTable:
     """
 
     def __init__(
-        self, deck: Sequence[Card], strength: Mapping[str, int], points: Mapping[str, int], suits: str = SUITS
+        self, deck: Sequence[Card], strength: Mapping[str, int], points: Mapping[str, int], suits: str = SUITS,
+        hearts: HeartsRules | None = None,
     ) -> None:
         if not 0 < len(deck) <= 64:
             raise ValueError(f"a deck of {len(deck)} cards does not fit 64-bit hands")
@@ -91,7 +116,15 @@ class CardTable:
         self.strength: I64 = np.array([strength[c[0]] for c in self.deck], dtype=np.int64)
         if int(self.strength.min()) < 0 or int(self.strength.max()) >= _TRUMP_BONUS:
             raise ValueError("card strengths must lie in 0..999")
-        self.points: I64 = np.array([points.get(c[0], 0) for c in self.deck], dtype=np.int64)
+        if hearts is None:
+            self.points: I64 = np.array([points.get(c[0], 0) for c in self.deck], dtype=np.int64)
+        else:
+            self.points = np.array([hearts.points.get(c, 0) for c in self.deck], dtype=np.int64)
+        #: the game's :class:`HeartsRules` (None: none), and their card sets as masks
+        self.hearts = hearts
+        self.breaking = np.uint64(self.mask(sorted(hearts.breaking)) if hearts else 0)
+        self.unled = np.uint64(self.mask(sorted(hearts.unled)) if hearts else 0)
+        self.first_barred = np.uint64(self.mask(sorted(hearts.first_barred)) if hearts else 0)
         self.bit: U64 = np.left_shift(np.uint64(1), np.arange(n, dtype=np.uint64))
         masks = [0] * (len(suits) + 1)
         for i, c in enumerate(self.deck):
@@ -132,7 +165,9 @@ class Positions:
     seat that led the current trick, or leads the next when it is empty; ``trick`` (B,
     seats) the cards played to the current trick in play order, -1 after the last;
     ``points`` and ``tricks`` (B, teams) taken so far; ``stock`` (B, K) the cards still to
-    draw, in draw order, -1 after the last (K may be 0: no stock).
+    draw, in draw order, -1 after the last (K may be 0: no stock); ``broken`` (B,) whether
+    a card may now be led whatever :class:`HeartsRules` says (Copas: hearts are broken, or
+    free; default: no).
     """
 
     hands: U64
@@ -142,12 +177,15 @@ class Positions:
     points: I64
     tricks: I64
     stock: I64 = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int64))
+    broken: Bools = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
     def __post_init__(self) -> None:
         b = self.hands.shape[0]
         if self.stock.size == 0 and self.stock.shape[0] != b:  # no stock
             self.stock = np.full((b, 0), -1, dtype=np.int64)
-        for name in ("trump", "leader", "trick", "points", "tricks", "stock"):
+        if self.broken.size == 0 and self.broken.shape[0] != b:
+            self.broken = np.zeros(b, dtype=bool)
+        for name in ("trump", "leader", "trick", "points", "tricks", "stock", "broken"):
             if getattr(self, name).shape[0] != b:
                 raise ValueError(f"positions: {name} has {getattr(self, name).shape[0]} rows, hands {b}")
 
@@ -158,14 +196,14 @@ class Positions:
     def copy(self) -> Positions:
         return Positions(
             self.hands.copy(), self.trump.copy(), self.leader.copy(), self.trick.copy(),
-            self.points.copy(), self.tricks.copy(), self.stock.copy(),
+            self.points.copy(), self.tricks.copy(), self.stock.copy(), self.broken.copy(),
         )
 
     def take(self, rows: I64) -> Positions:
         """The batch of the rows ``rows`` of this one (repeats allowed)."""
         return Positions(
             self.hands[rows], self.trump[rows], self.leader[rows], self.trick[rows], self.points[rows],
-            self.tricks[rows], self.stock[rows],
+            self.tricks[rows], self.stock[rows], self.broken[rows],
         )
 
     @classmethod
@@ -177,7 +215,7 @@ class Positions:
             np.concatenate([p.hands for p in parts]), np.concatenate([p.trump for p in parts]),
             np.concatenate([p.leader for p in parts]), np.concatenate([p.trick for p in parts]),
             np.concatenate([p.points for p in parts]), np.concatenate([p.tricks for p in parts]),
-            np.concatenate(stocks),
+            np.concatenate(stocks), np.concatenate([p.broken for p in parts]),
         )
 
 
@@ -224,6 +262,7 @@ class _Run:
         self.tricks = pos.tricks.astype(np.int64)
         self.stock = pos.stock.astype(np.int64)
         self.stock_left: I64 = (self.stock >= 0).sum(axis=1).astype(np.int64)
+        self.broken: Bools = pos.broken.astype(bool)
         self.drawn: I64 = np.zeros(b, dtype=np.int64)
         trick = pos.trick.astype(np.int64)
         self.nplayed: I64 = (trick >= 0).sum(axis=1).astype(np.int64)
@@ -254,10 +293,20 @@ class _Run:
 
     def legal(self) -> U64:
         """Legal cards of the seat to play, per deal."""
+        t = self.table
         hand = self.hands[self.rows, self.turn]
-        led = np.where(self.stock_left > 0, self.table.no_suit, self.led)
-        follow = np.bitwise_and(hand, self.table.suit_mask[led])
-        return np.where(follow != 0, follow, hand)
+        led = np.where(self.stock_left > 0, t.no_suit, self.led)
+        follow = np.bitwise_and(hand, t.suit_mask[led])
+        legal: U64 = np.where(follow != 0, follow, hand)
+        if t.hearts is None:
+            return legal
+        lead = self.nplayed == 0
+        first = ~lead & (follow == 0) & (self.tricks.sum(axis=1) == 0)
+        clean = hand & ~t.first_barred
+        legal = np.where(first & (clean != 0), clean, legal)
+        unbroken = lead & ~self.broken
+        other = hand & ~t.unled
+        return np.where(unbroken & (other != 0), other, legal)
 
     def play(self, card: I64, active: NDArray[np.bool_]) -> NDArray[np.bool_]:
         """The seat to play plays ``card`` where ``active``; returns where a trick ended."""
@@ -265,6 +314,8 @@ class _Run:
         seat = self.turn
         bit = np.where(active, t.bit[card], np.uint64(0))
         self.hands[self.rows, seat] &= ~bit
+        if t.hearts is not None:
+            self.broken |= (bit & t.breaking) != 0
         lead = active & (self.nplayed == 0)
         self.led = np.where(lead, t.suit[card], self.led)
         self.best_key = np.where(lead, -1, self.best_key)
@@ -399,6 +450,29 @@ def greedy_cards(run: _Run, legal: U64) -> I64:
     return card
 
 
+def duck_cards(run: _Run, legal: U64) -> I64:
+    """The card the ducking player (:data:`DUCK`) to play plays in each deal of ``run``
+    (no trumps: the games that avoid points have none)."""
+    t = run.table
+    b = run.rows.size
+    n = len(t.deck)
+    held = np.unpackbits(legal.view(np.uint8).reshape(b, 8), axis=1, bitorder="little")[:, :n].astype(bool)
+    strength = t.strength[None, :]
+    pts = t.points[None, :]
+    lead = (run.nplayed == 0)[:, None]
+    follows = t.suit[None, :] == run.led[:, None]
+    loses = follows & (strength < run.best_key[:, None])
+    # leading: the weakest card; following: the highest loser (points first), else the
+    # highest card; discarding: the most points, then the highest card
+    score = np.where(
+        lead, 1000 - strength,
+        np.where(follows, np.where(loses, 100_000 + pts * 64 + strength, strength), pts * 64 + strength),
+    ).astype(np.int32)
+    score[~held] = np.iinfo(np.int32).min
+    card: I64 = np.argmax(score, axis=1).astype(np.int64)
+    return card
+
+
 def playout(
     table: CardTable,
     pos: Positions,
@@ -422,7 +496,7 @@ def playout(
     ``record`` keeps the cards played and the trick winners.
     """
     run = _Run(table, pos, team_of)
-    greedy_seat = _check_playout(run, rng, choices, policy, epsilon, first)
+    seat_policy = _check_playout(run, rng, choices, policy, epsilon, first)
     b = pos.size
     remaining = run.remaining()
     steps = int(remaining.max()) if b else 0
@@ -438,7 +512,7 @@ def playout(
         legal = run.legal()
         if choices is None:
             assert rng is not None
-            card = _players_cards(run, legal, rng, greedy_seat, epsilon, first if step == 0 else None, active)
+            card = _players_cards(run, legal, rng, seat_policy, epsilon, first if step == 0 else None, active)
         else:
             card = np.where(active, choices[:, step], 0)
             bad = active & ((card < 0) | (card >= len(table.deck)))
@@ -457,8 +531,8 @@ def playout(
 
 
 def _check_playout(run: _Run, rng: np.random.Generator | None, choices: I64 | None, policy: str | Sequence[str],
-                   epsilon: float, first: I64 | None) -> Bools:
-    """Check :func:`playout`'s arguments; which seats play greedily."""
+                   epsilon: float, first: I64 | None) -> I64:
+    """Check :func:`playout`'s arguments; each seat's policy, as its index in :data:`POLICIES`."""
     if (rng is None) == (choices is None):
         raise ValueError("give either rng (players) or choices (the cards to play)")
     if not 0.0 <= epsilon <= 1.0:
@@ -474,10 +548,13 @@ def _check_playout(run: _Run, rng: np.random.Generator | None, choices: I64 | No
     if first is not None and first.shape != (run.rows.size,):
         raise ValueError(f"first gives {first.shape[0] if first.ndim else 0} cards, the batch has {run.rows.size} "
                          "deals")
-    return np.array([p == GREEDY for p in policies])
+    return np.array([POLICIES.index(p) for p in policies], dtype=np.int64)
 
 
-def _players_cards(run: _Run, legal: U64, rng: np.random.Generator, greedy_seat: Bools,
+_RULES = {POLICIES.index(GREEDY): greedy_cards, POLICIES.index(DUCK): duck_cards}
+
+
+def _players_cards(run: _Run, legal: U64, rng: np.random.Generator, seat_policy: I64,
                    epsilon: float, first: I64 | None, active: Bools) -> I64:
     """The card each deal's player chooses (``first``: the cards given for the first step)."""
     table = run.table
@@ -487,11 +564,15 @@ def _players_cards(run: _Run, legal: U64, rng: np.random.Generator, greedy_seat:
         card = np.where(given & (first < len(table.deck)), first, 0)
         if (given & ((first >= len(table.deck)) | (np.bitwise_and(legal, table.bit[card]) == 0))).any():
             raise ValueError("a first card is not legal in its deal")
-    if greedy_seat.any():
-        card = greedy_cards(run, legal)
-        if epsilon > 0.0 or not greedy_seat.all():
+    ruled = seat_policy != POLICIES.index(RANDOM)
+    if ruled.any():
+        used = [int(k) for k in np.unique(seat_policy[ruled])]
+        card = _RULES[used[0]](run, legal)
+        for k in used[1:]:
+            card = np.where(seat_policy[run.turn] == k, _RULES[k](run, legal), card)
+        if epsilon > 0.0 or not ruled.all():
             rand = _random_cards(legal, rng)
-            pick = ~greedy_seat[run.turn]
+            pick = ~ruled[run.turn]
             if epsilon > 0.0:
                 pick |= rng.random(run.rows.size) < epsilon
             card = np.where(pick, rand, card)

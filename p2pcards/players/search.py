@@ -13,11 +13,13 @@ For each decision the player
    sides, once the stock is empty and few cards remain (the level's depth: for ``search``,
    :data:`SOLVE_PLAYS`), with an
    alpha-beta search of the rest of the deal (:class:`TrickSolver`); else, in a game with a
-   batch simulator (Sueca and Bisca have one), the worlds are
+   batch simulator (Sueca, Bisca and Copas have one), the worlds are
    sampled in batches (:data:`BATCH_WORLDS`) and every (world x candidate) row of a batch
-   is played out at once by the simulator's greedy players (:data:`PLAYOUTS` per row) --
-   fast enough for hundreds of worlds a decision where plugin roll-outs manage a dozen
-   (in the same time); otherwise it
+   is played out at once by the simulator's players (:data:`PLAYOUTS` per row; greedy
+   ones, ducking ones in Copas) -- fast enough for hundreds of worlds a decision where
+   plugin roll-outs manage a dozen (in the same time); a position the simulator does not
+   follow (Copas with ``ranks=standard``, a pick of cards) is played out as follows;
+   otherwise it
    applies the choice to a copy of the world and plays the deal out through the plugin
    with the game's heuristic in every seat (the random player for a game without one);
 3. picks the choice with the best weighted mean of :func:`deal_score` (ties: the
@@ -78,7 +80,7 @@ from numpy.typing import NDArray
 from p2pcards.core import PLAY, DealResult, DealState, Decision, End, GameSpec, Legal, Plain
 from p2pcards.core.view import SeatView
 from p2pcards.players.base import LEVELS, Player
-from p2pcards.players.fastsim import GREEDY, I64, Positions
+from p2pcards.players.fastsim import I64, Positions
 from p2pcards.players.sampling import SkeletonError, World, WorldSampler
 from p2pcards.players.simulators import TrickSimulator, simulator_for
 from p2pcards.players.solver import TrickSolver, minimax_values
@@ -492,8 +494,9 @@ class SearchPlayer:
         self, sim: TrickSimulator, worlds: list[World], me: int, cands: list[Plain], first: list[int],
         nrng: np.random.Generator,
     ) -> NDArray[np.float64]:
-        """(worlds x candidates) mean final card points of ``me``'s side, from the greedy
-        players' play-outs of each world after each candidate."""
+        """(worlds x candidates) mean value for ``me`` (:meth:`TrickSimulator.values`: its
+        side's final card points; in Copas, minus its penalty points) of the simulator's
+        players' play-outs (its ``policy``) of each world after each candidate."""
         n = len(worlds)
         base = sim.from_states([w.state for w in worlds])
         parts: list[Positions] = []
@@ -512,8 +515,8 @@ class SearchPlayer:
                 parts.append(sim.from_states(states))
             firsts.append(np.full(n, card, dtype=np.int64))
         pos = Positions.concat(parts * PLAYOUTS)
-        points = sim.playout(pos, nrng, GREEDY, EPSILON, np.concatenate(firsts * PLAYOUTS))
-        mine = points[:, sim.team_of[me]].astype(float)
+        points = sim.playout(pos, nrng, sim.policy, EPSILON, np.concatenate(firsts * PLAYOUTS))
+        mine = sim.values(points, me)
         means: NDArray[np.float64] = mine.reshape(PLAYOUTS, len(cands), n).mean(axis=0)
         return means.T
 

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from typing import TypedDict
 
 import numpy as np
+from numpy.typing import NDArray
 
-from p2pcards.core import PLAY, DealState, Decision, GameSpec, Options, OptionValue
-from p2pcards.players.fastsim import I64, RANDOM, U64, CardTable, Outcome, Positions, legal_masks, playout
+from p2pcards.core import PLAY, DealState, Decision, GameSpec, Match, Options, OptionValue
+from p2pcards.players.fastsim import GREEDY, I64, RANDOM, U64, CardTable, Outcome, Positions, legal_masks, playout
 
 __all__ = ["TrickSimulator", "simulator_for", "cross_check", "CrossCheck"]
 
@@ -34,17 +35,23 @@ class CrossCheck(TypedDict):
     ok: bool
 
 
+_Row = tuple[list[int], int, int, list[int], list[int], list[int], list[int], bool]
+
+
 class TrickSimulator:
     """A game's batch simulator: its cards, its teams, and how it deals.
 
     Subclasses give :meth:`deal_decks` (positions at the first play of deals from
-    shuffled decks) and, for games with a stock, :meth:`stock_of`.  ``variants`` lists the
-    table options (and their values) the simulator follows; other options keep their
-    defaults when cross-checked.
+    shuffled decks) and, for games with a stock, :meth:`stock_of`; a game whose points
+    are bad to take, or that scores them otherwise, also :meth:`values`, :meth:`broken`,
+    :meth:`plugin_deal` and :meth:`deal_scores` (Copas).  ``variants`` lists the table
+    options (and their values) the simulator follows; other options keep their defaults
+    when cross-checked.  ``policy`` is the players' policy of the search's play-outs.
     """
 
     game: str = ""
     variants: Mapping[str, tuple[OptionValue, ...]] = {}
+    policy: str = GREEDY
 
     def __init__(self, table: CardTable, team_of: Sequence[int]) -> None:
         self.table = table
@@ -60,6 +67,29 @@ class TrickSimulator:
     def stock_of(self, state: DealState) -> list[int]:
         """The stock of a plugin deal, as card ids in draw order (default: none)."""
         return []
+
+    def broken(self, state: DealState) -> bool:
+        """Whether any card may be led in a plugin deal whatever the
+        :class:`~p2pcards.players.fastsim.HeartsRules` say (default: no such rules)."""
+        return False
+
+    def values(self, points: I64, seat: int) -> NDArray[np.float64]:
+        """The value for ``seat`` (higher is better) of each finished deal's card points
+        per team (B, teams): by default its team's points."""
+        out: NDArray[np.float64] = points[:, self.team_of[seat]].astype(float)
+        return out
+
+    def plugin_deal(self, match: Match, cards: list[str]) -> DealState:
+        """A plugin deal of ``cards`` in ``match`` that the simulator's :meth:`deal_decks`
+        deals alike (for the cross-check; default: the match's next deal)."""
+        return match.new_deal(cards)
+
+    def deal_scores(self, deal: DealState) -> tuple[list[int], list[int]]:
+        """A finished plugin deal's card points and tricks per team, as the simulator
+        counts them (default: its result's ``points`` and ``tricks``)."""
+        result = deal.result
+        assert result is not None
+        return _numbers(result["points"]), _numbers(result["tricks"])
 
     # ------------------------------------------------------------------ the interface
     def new_deals(
@@ -92,7 +122,7 @@ class TrickSimulator:
     def from_states(self, states: Sequence[DealState]) -> Positions:
         """The positions of plugin deals (full information) waiting for a card to be played."""
         rows = [self._row(s) for s in states]
-        width = max((len(r[-1]) for r in rows), default=0)
+        width = max((len(r[6]) for r in rows), default=0)
         return Positions(
             np.array([r[0] for r in rows], dtype=np.uint64).reshape(len(rows), self.seats),
             np.array([r[1] for r in rows], dtype=np.int64),
@@ -101,13 +131,12 @@ class TrickSimulator:
             np.array([r[4] for r in rows], dtype=np.int64).reshape(len(rows), self.teams),
             np.array([r[5] for r in rows], dtype=np.int64).reshape(len(rows), self.teams),
             np.array([r[6] + [-1] * (width - len(r[6])) for r in rows], dtype=np.int64).reshape(len(rows), width),
+            np.array([r[7] for r in rows], dtype=bool),
         )
 
-    def _row(
-        self, state: DealState, scores: tuple[list[int], list[int]] | None = None
-    ) -> tuple[list[int], int, int, list[int], list[int], list[int], list[int]]:
-        """One position as lists: hands, trump, leader, trick, points, tricks, stock;
-        ``scores`` gives the points and tricks per team when the caller knows them."""
+    def _row(self, state: DealState, scores: tuple[list[int], list[int]] | None = None) -> _Row:
+        """One position as lists: hands, trump, leader, trick, points, tricks, stock,
+        broken; ``scores`` gives the points and tricks per team when the caller knows them."""
         step = state.step()
         if not (isinstance(step, Decision) and step.kind == PLAY) or state.leader is None:
             raise ValueError("the deal is not waiting for a card to be played")
@@ -126,7 +155,8 @@ class TrickSimulator:
         trick = [ids[cards[p]] for _, p in state.trick]  # type: ignore[index]
         trick += [-1] * (self.seats - len(trick))
         points, tricks = scores if scores is not None else self._scores(state)
-        return (hands, table.suit_index(state.trump), state.leader, trick, points, tricks, self.stock_of(state))
+        return (hands, table.suit_index(state.trump), state.leader, trick, points, tricks, self.stock_of(state),
+                self.broken(state))
 
     def _scores(self, state: DealState) -> tuple[list[int], list[int]]:
         """Card points and tricks per team taken so far in ``state``."""
@@ -159,7 +189,7 @@ def simulator_for(spec: GameSpec) -> TrickSimulator | None:
 class _Sample:
     """Positions captured from plugin deals, with what the plugin said about them."""
 
-    states: list[tuple[list[int], int, int, list[int], list[int], list[int], list[int]]] = field(default_factory=list)
+    states: list[_Row] = field(default_factory=list)
     legal: list[int] = field(default_factory=list)
     rest: list[list[int]] = field(default_factory=list)
     winners: list[list[int]] = field(default_factory=list)
@@ -175,7 +205,7 @@ def _plugin_deal(spec: GameSpec, sim: TrickSimulator, rng: random.Random) -> tup
     match = spec.new_match(options, rng.randrange(spec.seats))
     cards = list(spec.deck)
     rng.shuffle(cards)
-    return match.new_deal(cards), options
+    return sim.plugin_deal(match, cards), options
 
 
 def _sample_deal(spec: GameSpec, sim: TrickSimulator, rng: random.Random, out: _Sample) -> int:
@@ -200,15 +230,14 @@ def _sample_deal(spec: GameSpec, sim: TrickSimulator, rng: random.Random, out: _
         played.append(ids[deal.deck.cards[choice]])  # type: ignore[index]
         out.winners.append([len(deal.tricks)])  # tricks done at this position, resolved below
         deal.apply(seat, choice)
-    result = deal.result
-    assert result is not None
+    points, tricks = sim.deal_scores(deal)
     winners = [t.winner for t in deal.tricks]
     for k in range(first, len(out.states)):
         done = out.winners[k][0]
         out.winners[k] = winners[done:]
         out.rest.append(played[k - first :])
-        out.points.append(_numbers(result["points"]))
-        out.tricks.append(_numbers(result["tricks"]))
+        out.points.append(points)
+        out.tricks.append(tricks)
     return len(out.states) - first
 
 
@@ -232,6 +261,7 @@ def _check_sample(sim: TrickSimulator, sample: _Sample) -> dict[str, int]:
         np.array([r[4] for r in rows], dtype=np.int64),
         np.array([r[5] for r in rows], dtype=np.int64),
         np.array([r[6] + [-1] * (width - len(r[6])) for r in rows], dtype=np.int64).reshape(n, width),
+        np.array([r[7] for r in rows], dtype=bool),
     )
     legal = sim.legal(pos)
     legal_diff = int((legal != np.array(sample.legal, dtype=np.uint64)).sum())
@@ -282,11 +312,10 @@ def _replayed_alike(deal: DealState, sim: TrickSimulator, plays: list[int], poin
             return False
         deal.apply(seat, position)
     result = deal.result
-    return (
-        result is not None and k == len(plays) and result.get("renuncia") is None
-        and _numbers(result["points"]) == [int(x) for x in points]
-        and _numbers(result["tricks"]) == [int(x) for x in tricks]
-    )
+    if result is None or k != len(plays) or result.get("renuncia") is not None:
+        return False
+    want_points, want_tricks = sim.deal_scores(deal)
+    return want_points == [int(x) for x in points] and want_tricks == [int(x) for x in tricks]
 
 
 def cross_check(

@@ -457,6 +457,7 @@ SPEC = GameSpec(
     rules_version="1",
     match_class=CopasMatch,
     heuristic_class="p2pcards_copas.heuristic:CopasHeuristic",
+    simulator="p2pcards_copas.fastsim:SIMULATOR",
     teams=None,
     description="4 players each for themselves, 52 cards, avoid hearts and the queen of spades",
     doc=__doc__ or "",
