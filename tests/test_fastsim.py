@@ -10,7 +10,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from p2pcards.core import PORTUGUESE_40, Deck, game_points, load_games
+from p2pcards.core import PORTUGUESE_40, Decision, Deck, game_points, load_games
 from p2pcards.players.fastsim import Outcome, Positions, cards_of_mask, playout
 from p2pcards.players.simulators import cross_check, simulator_for
 from p2pcards.tools.bench_rules import format_sim_report, print_sim_bench, run_sim_bench
@@ -307,18 +307,35 @@ def test_first_cards_are_played_before_the_players_take_over():
         playout(SUECA_SIM.table, pos, SUECA_SIM.team_of, choices=np.zeros((3, 40), dtype=np.int64), first=first)
 
 
-def test_cross_check_copas_on_random_positions_of_both_hearts_rules():
+def test_cross_check_copas_on_random_positions_of_both_hearts_rules_and_rank_orders():
     """Copas' extra rules (no heart led before one or the queen of spades is played, no
-    point card on the first trick) and its card points agree with the plugin's."""
+    point card on the first trick), its card points and both its rank orders agree with
+    the plugin's."""
     report = cross_check(COPAS, COPAS_SIM, 20_000, seed=13)
     assert report["positions"] >= 20_000 and report["ok"], report
+    standard = COPAS_SIM.for_options({"ranks": "standard"})
+    assert standard is not COPAS_SIM and standard.ranks == "standard" and COPAS_SIM.for_options({}) is COPAS_SIM
+    assert standard.for_options({"ranks": "portuguese"}) is COPAS_SIM
+    assert standard.table.strength[standard.table.ids["QS"]] > standard.table.strength[standard.table.ids["JS"]]
+    assert COPAS_SIM.table.strength[COPAS_SIM.table.ids["QS"]] < COPAS_SIM.table.strength[COPAS_SIM.table.ids["JS"]]
     pos = COPAS_SIM.new_deals(500, np.random.default_rng(2), dealer=np.arange(500) % 4, options={"hearts": "free"})
     assert pos.broken.all() and (pos.trick[:, 0] == COPAS_SIM.table.ids["2C"]).all()
     assert (np.bitwise_count(pos.hands).sum(axis=1) == 51).all()
     out = playout(COPAS_SIM.table, pos, COPAS_SIM.team_of, rng=np.random.default_rng(3))
     assert (out.points.sum(axis=1) == 26).all() and (out.tricks.sum(axis=1) == 13).all()
-    with pytest.raises(ValueError, match="ranks=standard"):
-        COPAS_SIM.new_deals(2, np.random.default_rng(1), options={"ranks": "standard"})
+    # a simulator refuses the positions of the other rank order (the search then asks for_options)
+    match = COPAS.new_match({**COPAS.resolve_options(), "ranks": "standard"}, 0)
+    state = match.new_deal(list(COPAS.deck))
+    while not (isinstance(state.step(), Decision) and state.step().kind == "play"):  # type: ignore[union-attr]
+        step = state.step()
+        if isinstance(step, Decision):
+            for seat in state.undecided():
+                state.apply(seat, tuple(state.legal(seat)[:3]))
+        else:
+            state.complete()
+    assert standard.from_states([state]).size == 1
+    with pytest.raises(ValueError, match="follows ranks=portuguese"):
+        COPAS_SIM.from_states([state])
 
 
 class _HeartsAnytime(type(COPAS_SIM)):  # type: ignore[misc]

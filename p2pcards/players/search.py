@@ -17,9 +17,9 @@ For each decision the player
    sampled in batches (:data:`BATCH_WORLDS`) and every (world x candidate) row of a batch
    is played out at once by the simulator's players (:data:`PLAYOUTS` per row; greedy
    ones, ducking ones in Copas) -- fast enough for hundreds of worlds a decision where
-   plugin roll-outs manage a dozen (in the same time); a position the simulator does not
-   follow (Copas with ``ranks=standard``, a pick of cards) is played out as follows;
-   otherwise it
+   plugin roll-outs manage a dozen (in the same time; the table's options choose the
+   simulator: :meth:`TrickSimulator.for_options`); a position the simulator does not
+   follow (a pick of cards) is played out as follows; otherwise it
    applies the choice to a copy of the world and plays the deal out through the plugin
    with the game's heuristic in every seat (the random player for a game without one);
 3. picks the choice with the best weighted mean of :func:`deal_score` (ties: the
@@ -115,8 +115,8 @@ FALLBACKS: Final[Mapping[str, str]] = {
 #: The ``search`` level's effort (:data:`~p2pcards.players.base.LEVELS`): worlds weighed
 #: per decision when neither ``iterations`` nor a time budget is given.  Measured on a
 #: two-core machine, quiet: about 40 ms a decision in Sueca and Bisca (batch simulator), a
-#: few times that in Copas and Sobe e Desce (worlds played out through the plugin); a time
-#: budget of 250 ms weighed about 600 worlds in Sueca on that machine and 250 on a busy one.
+#: few times that in Sobe e Desce (worlds played out through the plugin); a time budget of
+#: 250 ms weighed about 600 worlds in Sueca on that machine and 250 on a busy one.
 SEARCH_WORLDS: Final = LEVELS["search"].worlds
 #: The ``search`` level's depth: the solver takes over when at most this many cards are
 #: left in the hands (Sueca: the last three tricks; Bisca: the last six).
@@ -348,7 +348,7 @@ class SearchPlayer:
         solve = self._solver(view, decision)
         if self.sim is not None and not solve:
             try:
-                return self._batched(view, cands, sampler, rng, start, default)
+                return self._batched(self.sim.for_options(view.options), view, cands, sampler, rng, start, default)
             except ValueError:
                 pass  # a position the simulator does not follow: roll out through the plugin
         players = [self._base(rng) for _ in range(view.seats)]
@@ -433,16 +433,14 @@ class SearchPlayer:
 
     # ------------------------------------------------------------------ batched evaluation
     def _batched(
-        self, view: SeatView, cands: list[Plain], sampler: WorldSampler, rng: random.Random, start: float,
-        default: Plain,
+        self, sim: TrickSimulator, view: SeatView, cands: list[Plain], sampler: WorldSampler, rng: random.Random,
+        start: float, default: Plain,
     ) -> Plain:
         """PIMC with the batch simulator: worlds are sampled in batches, and each batch's
         (world x candidate) rows are played out at once by the greedy players.  Measured
         (``p2pcards duel GAME --a search --b heuristic --think 250``): Sueca 91 % of 200
         pairs (95 %: 86-94; plugin roll-outs: about 70 %), 180 ms a decision; Bisca 82 %
         of 100 pairs (73-88; before: about 60 %), 230 ms a decision."""
-        sim = self.sim
-        assert sim is not None
         nrng = np.random.default_rng(rng.getrandbits(64))
         hand = dict(view.hand)
         first = [sim.table.ids[hand[c]] if type(c) is int else -1 for c in cands]

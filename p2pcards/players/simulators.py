@@ -91,6 +91,11 @@ class TrickSimulator:
         assert result is not None
         return _numbers(result["points"]), _numbers(result["tricks"])
 
+    def for_options(self, options: Mapping[str, OptionValue]) -> TrickSimulator:
+        """The simulator of a table with ``options`` (default: this one; Copas has one per
+        rank order)."""
+        return self
+
     # ------------------------------------------------------------------ the interface
     def new_deals(
         self, n: int, rng: np.random.Generator, dealer: int | I64 = 0, options: Options | None = None
@@ -105,7 +110,8 @@ class TrickSimulator:
         options: Options | None = None, record: bool = False,
     ) -> Outcome:
         """Play ``n`` whole deals from shuffled decks with random players."""
-        return playout(self.table, self.new_deals(n, rng, dealer, options), self.team_of, rng=rng, record=record)
+        sim = self.for_options(self._options(options))
+        return playout(sim.table, self.new_deals(n, rng, dealer, options), self.team_of, rng=rng, record=record)
 
     def playout(
         self, pos: Positions, rng: np.random.Generator, policy: str | Sequence[str] = RANDOM, epsilon: float = 0.0,
@@ -190,6 +196,7 @@ class _Sample:
     """Positions captured from plugin deals, with what the plugin said about them."""
 
     states: list[_Row] = field(default_factory=list)
+    sims: list[TrickSimulator] = field(default_factory=list)
     legal: list[int] = field(default_factory=list)
     rest: list[list[int]] = field(default_factory=list)
     winners: list[list[int]] = field(default_factory=list)
@@ -210,7 +217,8 @@ def _plugin_deal(spec: GameSpec, sim: TrickSimulator, rng: random.Random) -> tup
 
 def _sample_deal(spec: GameSpec, sim: TrickSimulator, rng: random.Random, out: _Sample) -> int:
     """Play one plugin deal with random players, capturing every position; return how many."""
-    deal, _ = _plugin_deal(spec, sim, rng)
+    deal, options = _plugin_deal(spec, sim, rng)
+    sim = sim.for_options(options)
     ids = sim.table.ids
     first = len(out.states)
     played: list[int] = []
@@ -222,6 +230,7 @@ def _sample_deal(spec: GameSpec, sim: TrickSimulator, rng: random.Random, out: _
         if len(deal.tricks) != scored:
             scores, scored = sim._scores(deal), len(deal.tricks)
         out.states.append(sim._row(deal, scores))
+        out.sims.append(sim)
         mask = 0
         for p in legal:
             mask |= 1 << ids[deal.deck.cards[p]]  # type: ignore[index]
@@ -248,8 +257,21 @@ def _numbers(value: object) -> list[int]:
     return list(value)
 
 
-def _check_sample(sim: TrickSimulator, sample: _Sample) -> dict[str, int]:
-    """Compare the simulator with what the plugin said about ``sample``; count differences."""
+def _check_sample(sample: _Sample) -> dict[str, int]:
+    """Compare the simulators with what the plugin said about ``sample``; count differences."""
+    diffs: dict[str, int] = {}
+    groups: dict[int, list[int]] = {}
+    for k, sim in enumerate(sample.sims):
+        groups.setdefault(id(sim), []).append(k)
+    for rows in groups.values():
+        part = _Sample(*([getattr(sample, f)[k] for k in rows] for f in _Sample.__dataclass_fields__))
+        for kind, n in _check_part(sample.sims[rows[0]], part).items():
+            diffs[kind] = diffs.get(kind, 0) + n
+    return diffs
+
+
+def _check_part(sim: TrickSimulator, sample: _Sample) -> dict[str, int]:
+    """:func:`_check_sample` for positions of one simulator."""
     rows = sample.states
     n = len(rows)
     width = max(len(r[6]) for r in rows)
@@ -286,16 +308,23 @@ def _replay_in_plugin(spec: GameSpec, sim: TrickSimulator, rng: random.Random, s
     if n <= 0:
         return 0
     deals = [_plugin_deal(spec, sim, rng) for _ in range(n)]
-    parts = []
+    groups: dict[int, list[tuple[DealState, TrickSimulator, Positions]]] = {}
     for deal, options in deals:
-        deck = np.array([[sim.table.ids[c] for c in deal.deck.cards]], dtype=np.int64)  # type: ignore[index]
-        parts.append(sim.deal_decks(deck, np.array([deal.dealer], dtype=np.int64), sim._options(options)))
-    out = playout(sim.table, Positions.concat(parts), sim.team_of, rng=np.random.default_rng(seed), record=True)
-    assert out.plays is not None
-    return sum(
-        not _replayed_alike(deal, sim, [int(c) for c in out.plays[i] if c >= 0], out.points[i], out.tricks[i])
-        for i, (deal, _) in enumerate(deals)
-    )
+        own = sim.for_options(options)
+        deck = np.array([[own.table.ids[c] for c in deal.deck.cards]], dtype=np.int64)  # type: ignore[index]
+        part = own.deal_decks(deck, np.array([deal.dealer], dtype=np.int64), own._options(options))
+        groups.setdefault(id(own), []).append((deal, own, part))
+    nrng = np.random.default_rng(seed)
+    differ = 0
+    for group in groups.values():
+        own = group[0][1]
+        out = playout(own.table, Positions.concat([p for _, _, p in group]), own.team_of, rng=nrng, record=True)
+        assert out.plays is not None
+        differ += sum(
+            not _replayed_alike(deal, own, [int(c) for c in out.plays[i] if c >= 0], out.points[i], out.tricks[i])
+            for i, (deal, _, _) in enumerate(group)
+        )
+    return differ
 
 
 def _replayed_alike(deal: DealState, sim: TrickSimulator, plays: list[int], points: I64, tricks: I64) -> bool:
@@ -342,7 +371,7 @@ def cross_check(
         while len(sample.states) < min(chunk, positions - done):
             _sample_deal(spec, sim, rng, sample)
             deals += 1
-        for k, v in _check_sample(sim, sample).items():
+        for k, v in _check_sample(sample).items():
             diffs[k] += v
         done += len(sample.states)
     n_replays = max(10, positions // 100) if replays is None else replays

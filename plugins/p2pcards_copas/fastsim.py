@@ -9,24 +9,24 @@ each unless the hand holds nothing else.  A card's points are the penalty points
 1, the queen of spades 13); :meth:`CopasSimulator.values` applies the moon rule.  The
 search's play-outs use the ducking players (:data:`~p2pcards.players.fastsim.DUCK`).
 
-The simulator follows the source's rank order only (``ranks=portuguese``): a position of
-the other order is refused (:meth:`CopasSimulator.from_states` raises ValueError) and the
-search plays it out through the plugin.  The passing is not simulated: a deal starts at
-its first trick, after the two of clubs was led.  The plugin (:mod:`p2pcards_copas.game`)
+There is a simulator per rank order (``ranks``: :meth:`CopasSimulator.for_options` gives
+the table's); each refuses a position of the other order
+(:meth:`CopasSimulator.from_states` raises ValueError).  The passing is not simulated: a
+deal starts at its first trick, after the two of clubs was led.  The plugin (:mod:`p2pcards_copas.game`)
 is the authority; ``cross_check`` compares the two on deals without passing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
-from p2pcards.core import FRENCH_52, DealState, Match, Options
+from p2pcards.core import FRENCH_52, DealState, Match, Options, OptionValue
 from p2pcards.players.fastsim import DUCK, I64, CardTable, HeartsRules, Positions
 from p2pcards.players.simulators import TrickSimulator
-from p2pcards_copas.game import CARD_POINTS, STRENGTHS, TOTAL_POINTS, TWO_OF_CLUBS, CopasDeal
+from p2pcards_copas.game import CARD_POINTS, RANK_ORDERS, STRENGTHS, TOTAL_POINTS, TWO_OF_CLUBS, CopasDeal
 
 __all__ = ["CopasSimulator", "SIMULATOR"]
 
@@ -45,12 +45,26 @@ class CopasSimulator(TrickSimulator):
     holder of the two of clubs leads it."""
 
     game = "copas"
-    variants = {"ranks": ("portuguese",), "hearts": ("broken", "free")}
+    variants = {"ranks": tuple(RANK_ORDERS), "hearts": ("broken", "free")}
     policy = DUCK
 
-    def __init__(self) -> None:
-        super().__init__(CardTable(FRENCH_52, STRENGTHS["portuguese"], {}, hearts=RULES), (0, 1, 2, 3))
+    def __init__(self, ranks: str = "portuguese") -> None:
+        super().__init__(CardTable(FRENCH_52, STRENGTHS[ranks], {}, hearts=RULES), (0, 1, 2, 3))
+        #: the rank order this simulator follows (option ``ranks``)
+        self.ranks = ranks
         self._two = self.table.ids[TWO_OF_CLUBS]
+        self._others: dict[str, CopasSimulator] = {ranks: self}
+
+    def for_options(self, options: Mapping[str, OptionValue]) -> CopasSimulator:
+        """The simulator of the table's rank order (made once)."""
+        ranks = str(options.get("ranks", "portuguese"))
+        if ranks not in self._others:
+            if ranks not in RANK_ORDERS:
+                raise ValueError(f"copas: the simulator does not follow ranks={ranks}")
+            twin = type(self)(ranks)
+            twin._others = self._others
+            self._others[ranks] = twin
+        return self._others[ranks]
 
     def deal_decks(self, decks: I64, dealer: I64, options: Options) -> Positions:
         n = decks.shape[0]
@@ -80,7 +94,8 @@ class CopasSimulator(TrickSimulator):
 
     def from_states(self, states: Sequence[DealState]) -> Positions:
         for state in states[:1]:  # the worlds of a search share their options
-            self._options(dict(state.options))
+            if state.options.get("ranks") != self.ranks:
+                raise ValueError(f"copas: this simulator follows ranks={self.ranks}, not {state.options.get('ranks')}")
         return super().from_states(states)
 
     def broken(self, state: DealState) -> bool:
