@@ -11,13 +11,15 @@ import numpy as np
 import pytest
 
 from p2pcards.core import PORTUGUESE_40, Decision, Deck, game_points, load_games
-from p2pcards.players.fastsim import Outcome, Positions, cards_of_mask, playout
+from p2pcards.players.fastsim import Outcome, Positions, TrumpDuties, cards_of_mask, playout
 from p2pcards.players.simulators import cross_check, simulator_for
 from p2pcards.tools.bench_rules import format_sim_report, print_sim_bench, run_sim_bench
 from p2pcards_bisca import SPEC as BISCA
 from p2pcards_bisca.fastsim import SIMULATOR as BISCA_SIM
 from p2pcards_copas import SPEC as COPAS
 from p2pcards_copas.fastsim import SIMULATOR as COPAS_SIM
+from p2pcards_sobe_e_desce import SPEC as SOBE
+from p2pcards_sobe_e_desce.fastsim import SIMULATOR as SOBE_SIM
 from p2pcards_sueca import SPEC as SUECA
 from p2pcards_sueca import SuecaDeal
 from p2pcards_sueca.fastsim import SIMULATOR as SUECA_SIM
@@ -49,7 +51,7 @@ def test_simulators_are_found_through_the_plugins():
     assert simulator_for(games["sueca"]) is SUECA_SIM
     assert simulator_for(games["bisca"]) is BISCA_SIM
     assert simulator_for(games["copas"]) is COPAS_SIM
-    assert simulator_for(games["sobe-e-desce"]) is None
+    assert simulator_for(games["sobe-e-desce"]) is SOBE_SIM
 
 
 def test_arranged_position_legal_sets_match_the_plugin():
@@ -209,7 +211,7 @@ def test_playout_arguments_are_checked():
 def test_bench_sim_reports_figures_ratios_and_the_cross_check():
     games = load_games().games
     report = run_sim_bench(games, 0.05, check_positions=400)
-    assert {"sueca", "bisca", "copas"} <= set(report["games"]) and "sobe-e-desce" not in report["games"]
+    assert set(report["games"]) == {"sueca", "bisca", "copas", "sobe-e-desce"}
     for g in report["games"].values():
         assert g["deals_per_second"] > 0 and g["plugin"]["deals_per_second"] > 0
         assert g["ratio_to_plugin"] > 0 and g["ratio_to_baseline"] > 0
@@ -352,8 +354,10 @@ def test_cross_check_finds_a_copas_simulator_without_the_hearts_rule():
 
 def test_copas_values_apply_the_moon_rule():
     points = np.array([[3, 10, 13, 0], [26, 0, 0, 0], [0, 0, 0, 26]])
-    assert COPAS_SIM.values(points, 0).tolist() == [-3, 0, -26]
-    assert COPAS_SIM.values(points, 3).tolist() == [0, -26, 0]
+    outcome = Outcome(points, np.ones((3, 4), dtype=np.int64))
+    pos = COPAS_SIM.new_deals(3, np.random.default_rng(1))
+    assert COPAS_SIM.values(outcome, pos, 0).tolist() == [-3, 0, -26]
+    assert COPAS_SIM.values(outcome, pos, 3).tolist() == [0, -26, 0]
 
 
 def test_ducking_players_take_fewer_points_than_random_players():
@@ -390,3 +394,58 @@ def test_ducking_player_rules():
     assert card([["QS", "AH", "KC"], *rest], ["2D"], 3) == "QS"  # void: the queen of spades first
     assert card([["5H", "AH", "KC"], *rest], ["2D"], 3) == "AH"
     assert card([["9C", "3H", "4S"], *rest], [], 0) == "3H"  # leading (hearts broken): the weakest
+
+
+def test_cross_check_sobe_e_desce_with_seats_that_sit_out():
+    """Sobe e Desce's duties with trumps (lead the ace of trumps; unable to follow, trump
+    over the trick's trumps) and play among the seats that went in agree with the plugin."""
+    report = cross_check(SOBE, SOBE_SIM, 20_000, seed=14)
+    assert report["ok"], report
+    assert report["positions"] < 20 * report["deals"]  # some deals were played by three
+    pos = SOBE_SIM.new_deals(2000, np.random.default_rng(3), dealer=np.arange(2000) % 4)
+    out = playout(SOBE_SIM.table, pos, SOBE_SIM.team_of, rng=np.random.default_rng(4))
+    assert (out.tricks.sum(axis=1) == 5).all()
+    assert (out.tricks[~pos.active] == 0).all() and (~pos.active).any()
+
+
+def test_sobe_e_desce_trump_duties():
+    table = SOBE_SIM.table
+    ids = table.ids
+
+    def legal(hand: list[str], trick: list[str], trump: str = "D") -> list[str]:
+        row = [ids[c] for c in trick] + [-1] * (4 - len(trick))
+        pos = Positions(
+            np.array([[table.mask(hand), table.mask(["2S"]), table.mask(["3S"]), table.mask(["4S"])]],
+                     dtype=np.uint64),
+            np.array([table.suit_index(trump)]), np.array([(4 - len(trick)) % 4]), np.array([row]),
+            np.zeros((1, 4), dtype=np.int64), np.zeros((1, 4), dtype=np.int64),
+        )
+        return sorted(cards_of_mask(table, int(SOBE_SIM.legal(pos)[0])))
+
+    assert legal(["AD", "KS", "2C"], []) == ["AD"]  # leading with the ace of trumps
+    assert legal(["AS", "KS", "2C"], []) == ["2C", "AS", "KS"]
+    assert legal(["KD", "2D", "3C"], ["5H"]) == ["2D", "KD"]  # void: a trump, any while none is down
+    assert legal(["KD", "2D", "3C"], ["5H", "7D"]) == ["2D", "3C", "KD"]  # nothing over the 7: anything
+    assert legal(["KD", "2D", "3C"], ["5H", "JD"]) == ["KD"]  # over the jack: the king only
+    assert legal(["KH", "2D"], ["5H", "JD"]) == ["KH"]  # following comes first
+
+
+def test_sobe_e_desce_values_score_tricks_as_the_game_does():
+    pos = SOBE_SIM.new_deals(3, np.random.default_rng(1))
+    pos.trump = np.array([SOBE_SIM.table.suit_index(s) for s in "SCC"])
+    outcome = Outcome(np.zeros((3, 4), dtype=np.int64), np.array([[2, 3, 0, 0], [2, 3, 0, 0], [0, 5, 0, 0]]))
+    assert SOBE_SIM.values(outcome, pos, 0).tolist() == [2, 4, -10]
+    assert SOBE_SIM.values(outcome, pos, 1).tolist() == [3, 6, 10]
+
+
+class _NoOvertrump(type(SOBE_SIM)):  # type: ignore[misc]
+    """A Sobe e Desce simulator that forgets the duty to trump over the trick."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.table.duties = TrumpDuties(lead_ace=True, overtrump=False)
+
+
+def test_cross_check_finds_a_sobe_e_desce_simulator_without_the_duty_to_overtrump():
+    report = cross_check(SOBE, _NoOvertrump(), 4_000, seed=6, replays=0)
+    assert not report["ok"] and report["differ"]["legal"] > 0

@@ -769,27 +769,31 @@ def test_a_failing_search_plays_the_heuristics_choice_and_says_why(monkeypatch, 
     assert "the search failed" in caplog.text
 
 
-@pytest.mark.parametrize("ranks", ["portuguese", "standard"])
-def test_copas_of_either_rank_order_is_searched_in_its_batch_simulator(monkeypatch: pytest.MonkeyPatch,
-                                                                       ranks: str) -> None:
-    """Copas plays are played out in the batch simulator of the table's rank order, never
-    through the plugin."""
+@pytest.mark.parametrize(("name", "options"), [("copas", {"ranks": "portuguese"}), ("copas", {"ranks": "standard"}),
+                                             ("sobe-e-desce", {})])
+def test_plays_are_searched_in_the_batch_simulator_of_the_table_s_options(monkeypatch: pytest.MonkeyPatch,
+                                                                         name: str, options: dict[str, Any]) -> None:
+    """Copas (either rank order) and Sobe e Desce plays are played out in the batch
+    simulator of the table's options, never through the plugin."""
     from p2pcards.players import search
 
     def refuse(*args: Any) -> Any:
-        raise AssertionError("a Copas play was rolled out through the plugin")
+        raise AssertionError("a play was rolled out through the plugin")
 
     monkeypatch.setattr(search, "rollout", refuse)
-    spec = GAMES.get("copas")
+    spec = GAMES.get(name)
     player = make_player("search", spec, random.Random(2), iterations=8)
     assert isinstance(player, SearchPlayer)
-    deal = new_deal(spec, {"ranks": ranks}, 3, random.Random(5))  # the fourth deal: no passing
-    heur = [make_player("heuristic", spec, random.Random(s)) for s in range(4)]
     searched = 0
-    for seat, decision in decisions(deal, heur):
-        view = SeatView(deal, seat)
-        if len(view.legal) > 1 and searched < 6:
-            assert player.choose(view, decision) in view.legal
-            assert player.last_worlds == 8 and player.last_fallback is None
-            searched += 1
+    for number in range(3, 12):
+        deal = new_deal(spec, options, number, random.Random(number))  # Copas' fourth deal: no passing
+        heur = [make_player("heuristic", spec, random.Random(s)) for s in range(4)]
+        for seat, decision in decisions(deal, heur):
+            view = SeatView(deal, seat)
+            if decision.kind == "play" and len(view.legal) > 1 and searched < 6:
+                assert player.choose(view, decision) in view.legal
+                assert player.last_worlds == 8 and player.last_fallback is None
+                searched += 1
+        if searched == 6 or name == "copas":
+            break
     assert searched == 6

@@ -21,6 +21,9 @@ draws first, then the others in play order, and following suit is compulsory onl
 the stock is empty (Bisca).  With :class:`HeartsRules` (Copas), points belong to cards
 rather than ranks, some cards may not be led before a *breaking* card was played, and
 some may not be thrown on the first trick, each unless the hand holds nothing else.
+With :class:`TrumpDuties` (Sobe e Desce), a leader holding the ace of trumps leads it, and
+a player who cannot follow plays a trump higher than the trick's if it holds one.  Seats
+may sit a deal out (``Positions.active``): play goes round the others.
 
 A game opts in with a :class:`~p2pcards.players.simulators.TrickSimulator` named
 ``SIMULATOR`` in its plugin's ``fastsim`` module; it says how the game deals.  The plugin
@@ -49,6 +52,7 @@ __all__ = [
     "GREEDY",
     "DUCK",
     "HeartsRules",
+    "TrumpDuties",
     "cards_of_mask",
 ]
 
@@ -93,6 +97,16 @@ class HeartsRules:
     points: Mapping[Card, int]
 
 
+@dataclass(frozen=True)
+class TrumpDuties:
+    """Sobe e Desce's duties with trumps: ``lead_ace``, a leader holding the ace of trumps
+    must lead it; ``overtrump``, a player who cannot follow suit and holds a trump higher
+    than every trump in the trick (any trump when there is none) must play one of those."""
+
+    lead_ace: bool = True
+    overtrump: bool = True
+
+
 class CardTable:
     """A deck seen as integers: card ``i`` is ``deck[i]``, with its suit, strength and points.
 
@@ -102,7 +116,7 @@ class CardTable:
 
     def __init__(
         self, deck: Sequence[Card], strength: Mapping[str, int], points: Mapping[str, int], suits: str = SUITS,
-        hearts: HeartsRules | None = None,
+        hearts: HeartsRules | None = None, duties: TrumpDuties | None = None,
     ) -> None:
         if not 0 < len(deck) <= 64:
             raise ValueError(f"a deck of {len(deck)} cards does not fit 64-bit hands")
@@ -125,6 +139,20 @@ class CardTable:
         self.breaking = np.uint64(self.mask(sorted(hearts.breaking)) if hearts else 0)
         self.unled = np.uint64(self.mask(sorted(hearts.unled)) if hearts else 0)
         self.first_barred = np.uint64(self.mask(sorted(hearts.first_barred)) if hearts else 0)
+        #: the game's :class:`TrumpDuties` (None: none); per trump suit, its ace, and the
+        #: trumps at least as strong as each strength
+        self.duties = duties
+        top = int(self.strength.max()) + 2
+        aces = [0] * (len(suits) + 1)
+        above = [[0] * top for _ in range(len(suits) + 1)]
+        for i, c in enumerate(self.deck):
+            k = suits.index(c[1])
+            if c[0] == "A":
+                aces[k] |= 1 << i
+            for v in range(int(self.strength[i]) + 1):
+                above[k][v] |= 1 << i
+        self.trump_ace: U64 = np.array(aces, dtype=np.uint64)
+        self.trumps_from: U64 = np.array(above, dtype=np.uint64)
         self.bit: U64 = np.left_shift(np.uint64(1), np.arange(n, dtype=np.uint64))
         masks = [0] * (len(suits) + 1)
         for i, c in enumerate(self.deck):
@@ -167,7 +195,9 @@ class Positions:
     ``points`` and ``tricks`` (B, teams) taken so far; ``stock`` (B, K) the cards still to
     draw, in draw order, -1 after the last (K may be 0: no stock); ``broken`` (B,) whether
     a card may now be led whatever :class:`HeartsRules` says (Copas: hearts are broken, or
-    free; default: no).
+    free; default: no); ``active`` (B, seats) the seats that play the deal (default: all;
+    the cards of the others are not played).  The trick's cards are in play order among
+    the active seats.
     """
 
     hands: U64
@@ -178,6 +208,7 @@ class Positions:
     tricks: I64
     stock: I64 = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int64))
     broken: Bools = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    active: Bools = field(default_factory=lambda: np.zeros((0, 0), dtype=bool))
 
     def __post_init__(self) -> None:
         b = self.hands.shape[0]
@@ -185,7 +216,9 @@ class Positions:
             self.stock = np.full((b, 0), -1, dtype=np.int64)
         if self.broken.size == 0 and self.broken.shape[0] != b:
             self.broken = np.zeros(b, dtype=bool)
-        for name in ("trump", "leader", "trick", "points", "tricks", "stock", "broken"):
+        if self.active.size == 0 and self.active.shape[0] != b:
+            self.active = np.ones(self.hands.shape, dtype=bool)
+        for name in ("trump", "leader", "trick", "points", "tricks", "stock", "broken", "active"):
             if getattr(self, name).shape[0] != b:
                 raise ValueError(f"positions: {name} has {getattr(self, name).shape[0]} rows, hands {b}")
 
@@ -196,14 +229,14 @@ class Positions:
     def copy(self) -> Positions:
         return Positions(
             self.hands.copy(), self.trump.copy(), self.leader.copy(), self.trick.copy(),
-            self.points.copy(), self.tricks.copy(), self.stock.copy(), self.broken.copy(),
+            self.points.copy(), self.tricks.copy(), self.stock.copy(), self.broken.copy(), self.active.copy(),
         )
 
     def take(self, rows: I64) -> Positions:
         """The batch of the rows ``rows`` of this one (repeats allowed)."""
         return Positions(
             self.hands[rows], self.trump[rows], self.leader[rows], self.trick[rows], self.points[rows],
-            self.tricks[rows], self.stock[rows], self.broken[rows],
+            self.tricks[rows], self.stock[rows], self.broken[rows], self.active[rows],
         )
 
     @classmethod
@@ -216,6 +249,7 @@ class Positions:
             np.concatenate([p.leader for p in parts]), np.concatenate([p.trick for p in parts]),
             np.concatenate([p.points for p in parts]), np.concatenate([p.tricks for p in parts]),
             np.concatenate(stocks), np.concatenate([p.broken for p in parts]),
+            np.concatenate([p.active for p in parts]),
         )
 
 
@@ -256,7 +290,11 @@ class _Run:
         if self.team_of.shape != (seats,):
             raise ValueError(f"team_of must give a team for each of the {seats} seats")
         self.rows: I64 = np.arange(b, dtype=np.int64)
-        self.hands: U64 = pos.hands.astype(np.uint64)
+        self.active: Bools = pos.active.astype(bool)
+        #: whether some seat sits out somewhere (play then goes round the active seats)
+        self.partial = not bool(self.active.all())
+        self.nactive: I64 = self.active.sum(axis=1).astype(np.int64)
+        self.hands: U64 = np.where(self.active, pos.hands, np.uint64(0)).astype(np.uint64)
         self.trump = pos.trump.astype(np.int64)
         self.points = pos.points.astype(np.int64)
         self.tricks = pos.tricks.astype(np.int64)
@@ -267,7 +305,7 @@ class _Run:
         trick = pos.trick.astype(np.int64)
         self.nplayed: I64 = (trick >= 0).sum(axis=1).astype(np.int64)
         self.leader = pos.leader.astype(np.int64)
-        self.turn: I64 = (self.leader + self.nplayed) % seats
+        self.turn: I64 = self._seat_after(self.leader, self.nplayed)
         self.led: I64 = np.full(b, table.no_suit, dtype=np.int64)
         self.best_key: I64 = np.full(b, -1, dtype=np.int64)
         self.best_seat = self.leader.copy()
@@ -278,7 +316,24 @@ class _Run:
             c = np.where(here, card, 0)
             if k == 0:
                 self.led = np.where(here, table.suit[c], table.no_suit)
-            self._take(c, here, (self.leader + k) % seats)
+            self._take(c, here, self._seat_after(self.leader, np.full(b, k, dtype=np.int64)))
+
+    def _seat_after(self, start: I64, k: I64) -> I64:
+        """The ``k``-th active seat from ``start`` in play order (``start`` is the 0th)."""
+        if not self.partial:
+            out: I64 = (start + k) % self.seats
+            return out
+        found = np.zeros(start.shape, dtype=bool)
+        out = start.copy()
+        count = np.zeros(start.shape, dtype=np.int64)
+        for j in range(self.seats):
+            seat = (start + j) % self.seats
+            here = self.active[self.rows, seat]
+            hit = here & (count == k) & ~found
+            out = np.where(hit, seat, out)
+            found |= hit
+            count += here
+        return out
 
     def _take(self, card: I64, here: NDArray[np.bool_], seat: I64) -> None:
         """Put ``card`` (played by ``seat``, where ``here``) on the current trick."""
@@ -298,6 +353,8 @@ class _Run:
         led = np.where(self.stock_left > 0, t.no_suit, self.led)
         follow = np.bitwise_and(hand, t.suit_mask[led])
         legal: U64 = np.where(follow != 0, follow, hand)
+        if t.duties is not None:
+            legal = self._duties(hand, follow, legal)
         if t.hearts is None:
             return legal
         lead = self.nplayed == 0
@@ -307,6 +364,22 @@ class _Run:
         unbroken = lead & ~self.broken
         other = hand & ~t.unled
         return np.where(unbroken & (other != 0), other, legal)
+
+    def _duties(self, hand: U64, follow: U64, legal: U64) -> U64:
+        """:meth:`legal` under the table's :class:`TrumpDuties`."""
+        t = self.table
+        duties = t.duties
+        assert duties is not None
+        trump = np.where(self.trump >= 0, self.trump, t.no_suit)
+        lead = self.nplayed == 0
+        if duties.lead_ace:
+            ace = hand & t.trump_ace[trump]
+            legal = np.where(lead & (ace != 0), ace, legal)
+        if duties.overtrump:
+            top = np.where(self.best_key >= _TRUMP_BONUS, self.best_key - _TRUMP_BONUS, -1)
+            over = hand & t.trumps_from[trump, top + 1]
+            legal = np.where(~lead & (follow == 0) & (over != 0), over, legal)
+        return legal
 
     def play(self, card: I64, active: NDArray[np.bool_]) -> NDArray[np.bool_]:
         """The seat to play plays ``card`` where ``active``; returns where a trick ended."""
@@ -321,8 +394,9 @@ class _Run:
         self.best_key = np.where(lead, -1, self.best_key)
         self._take(card, active, seat)
         self.nplayed += active
-        self.turn = np.where(active, (seat + 1) % self.seats, seat)
-        done: NDArray[np.bool_] = self.nplayed == self.seats
+        after = self._seat_after((seat + 1) % self.seats, np.zeros(seat.shape, dtype=np.int64))
+        self.turn = np.where(active, after, seat)
+        done: NDArray[np.bool_] = self.nplayed == self.nactive
         if not done.any():
             return done
         winner = self.best_seat

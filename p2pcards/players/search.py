@@ -13,13 +13,13 @@ For each decision the player
    sides, once the stock is empty and few cards remain (the level's depth: for ``search``,
    :data:`SOLVE_PLAYS`), with an
    alpha-beta search of the rest of the deal (:class:`TrickSolver`); else, in a game with a
-   batch simulator (Sueca, Bisca and Copas have one), the worlds are
+   batch simulator (every game here has one), a play's worlds are
    sampled in batches (:data:`BATCH_WORLDS`) and every (world x candidate) row of a batch
    is played out at once by the simulator's players (:data:`PLAYOUTS` per row; greedy
    ones, ducking ones in Copas) -- fast enough for hundreds of worlds a decision where
    plugin roll-outs manage a dozen (in the same time; the table's options choose the
-   simulator: :meth:`TrickSimulator.for_options`); a position the simulator does not
-   follow (a pick of cards) is played out as follows; otherwise it
+   simulator: :meth:`TrickSimulator.for_options`); otherwise (a decision that is not a
+   play, a game without a simulator) it
    applies the choice to a copy of the world and plays the deal out through the plugin
    with the game's heuristic in every seat (the random player for a game without one);
 3. picks the choice with the best weighted mean of :func:`deal_score` (ties: the
@@ -114,9 +114,9 @@ FALLBACKS: Final[Mapping[str, str]] = {
 
 #: The ``search`` level's effort (:data:`~p2pcards.players.base.LEVELS`): worlds weighed
 #: per decision when neither ``iterations`` nor a time budget is given.  Measured on a
-#: two-core machine, quiet: about 40 ms a decision in Sueca and Bisca (batch simulator), a
-#: few times that in Sobe e Desce (worlds played out through the plugin); a time budget of
-#: 250 ms weighed about 600 worlds in Sueca on that machine and 250 on a busy one.
+#: two-core machine, quiet: about 40 ms a decision in Sueca and Bisca, more in Copas and
+#: Sobe e Desce, whose worlds take longer to sample; a time budget of 250 ms weighed about
+#: 600 worlds in Sueca on that machine and 250 on a busy one.
 SEARCH_WORLDS: Final = LEVELS["search"].worlds
 #: The ``search`` level's depth: the solver takes over when at most this many cards are
 #: left in the hands (Sueca: the last three tricks; Bisca: the last six).
@@ -346,7 +346,7 @@ class SearchPlayer:
         except SkeletonError:
             return self._fall_back("no-replay", default)
         solve = self._solver(view, decision)
-        if self.sim is not None and not solve:
+        if self.sim is not None and not solve and decision.kind == PLAY:  # the simulator plays cards only
             try:
                 return self._batched(self.sim.for_options(view.options), view, cands, sampler, rng, start, default)
             except ValueError:
@@ -513,17 +513,18 @@ class SearchPlayer:
                 parts.append(sim.from_states(states))
             firsts.append(np.full(n, card, dtype=np.int64))
         pos = Positions.concat(parts * PLAYOUTS)
-        points = sim.playout(pos, nrng, sim.policy, EPSILON, np.concatenate(firsts * PLAYOUTS))
-        mine = sim.values(points, me)
+        outcome = sim.outcome(pos, nrng, sim.policy, EPSILON, np.concatenate(firsts * PLAYOUTS))
+        mine = sim.values(outcome, pos, me)
         means: NDArray[np.float64] = mine.reshape(PLAYOUTS, len(cands), n).mean(axis=0)
         return means.T
 
     # ------------------------------------------------------------------ evaluation
     def _solver(self, view: SeatView, decision: Decision) -> bool:
         """Whether this decision is solved exactly (module docstring, :attr:`solve_plays`)."""
-        if (decision.kind != PLAY or not self.solve_plays or self.sim is None or view.stock_count
-                or len(set(self.sides)) != 2):
-            return False
+        sim = self.sim
+        if (decision.kind != PLAY or not self.solve_plays or sim is None or view.stock_count
+                or len(set(self.sides)) != 2 or sim.table.hearts is not None or sim.table.duties is not None):
+            return False  # the solver knows following suit and nothing more
         return sum(view.hand_size(s) for s in range(view.seats)) <= self.solve_plays
 
     def _evaluate(

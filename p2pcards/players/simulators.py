@@ -35,7 +35,7 @@ class CrossCheck(TypedDict):
     ok: bool
 
 
-_Row = tuple[list[int], int, int, list[int], list[int], list[int], list[int], bool]
+_Row = tuple[list[int], int, int, list[int], list[int], list[int], list[int], bool, list[bool]]
 
 
 class TrickSimulator:
@@ -73,11 +73,15 @@ class TrickSimulator:
         :class:`~p2pcards.players.fastsim.HeartsRules` say (default: no such rules)."""
         return False
 
-    def values(self, points: I64, seat: int) -> NDArray[np.float64]:
-        """The value for ``seat`` (higher is better) of each finished deal's card points
-        per team (B, teams): by default its team's points."""
-        out: NDArray[np.float64] = points[:, self.team_of[seat]].astype(float)
+    def values(self, outcome: Outcome, pos: Positions, seat: int) -> NDArray[np.float64]:
+        """The value for ``seat`` (higher is better) of each deal of ``pos`` played out
+        (``outcome``): by default its team's card points."""
+        out: NDArray[np.float64] = outcome.points[:, self.team_of[seat]].astype(float)
         return out
+
+    def active_of(self, state: DealState) -> list[bool]:
+        """Which seats play a plugin deal (default: all)."""
+        return [True] * self.seats
 
     def plugin_deal(self, match: Match, cards: list[str]) -> DealState:
         """A plugin deal of ``cards`` in ``match`` that the simulator's :meth:`deal_decks`
@@ -119,7 +123,14 @@ class TrickSimulator:
     ) -> I64:
         """Final card points per team (B, teams) of ``pos`` played out by ``policy``'s
         players (:func:`playout`), each deal's ``first`` card given if any."""
-        return playout(self.table, pos, self.team_of, rng=rng, policy=policy, epsilon=epsilon, first=first).points
+        return self.outcome(pos, rng, policy, epsilon, first).points
+
+    def outcome(
+        self, pos: Positions, rng: np.random.Generator, policy: str | Sequence[str] = RANDOM, epsilon: float = 0.0,
+        first: I64 | None = None,
+    ) -> Outcome:
+        """:meth:`playout`'s whole outcome: card points and tricks per team."""
+        return playout(self.table, pos, self.team_of, rng=rng, policy=policy, epsilon=epsilon, first=first)
 
     def legal(self, pos: Positions) -> U64:
         """The legal cards (bitmask) of the seat to play in each position."""
@@ -138,11 +149,13 @@ class TrickSimulator:
             np.array([r[5] for r in rows], dtype=np.int64).reshape(len(rows), self.teams),
             np.array([r[6] + [-1] * (width - len(r[6])) for r in rows], dtype=np.int64).reshape(len(rows), width),
             np.array([r[7] for r in rows], dtype=bool),
+            np.array([r[8] for r in rows], dtype=bool).reshape(len(rows), self.seats),
         )
 
     def _row(self, state: DealState, scores: tuple[list[int], list[int]] | None = None) -> _Row:
         """One position as lists: hands, trump, leader, trick, points, tricks, stock,
-        broken; ``scores`` gives the points and tricks per team when the caller knows them."""
+        broken, active; ``scores`` gives the points and tricks per team when the caller
+        knows them."""
         step = state.step()
         if not (isinstance(step, Decision) and step.kind == PLAY) or state.leader is None:
             raise ValueError("the deal is not waiting for a card to be played")
@@ -162,7 +175,7 @@ class TrickSimulator:
         trick += [-1] * (self.seats - len(trick))
         points, tricks = scores if scores is not None else self._scores(state)
         return (hands, table.suit_index(state.trump), state.leader, trick, points, tricks, self.stock_of(state),
-                self.broken(state))
+                self.broken(state), self.active_of(state))
 
     def _scores(self, state: DealState) -> tuple[list[int], list[int]]:
         """Card points and tricks per team taken so far in ``state``."""
@@ -284,6 +297,7 @@ def _check_part(sim: TrickSimulator, sample: _Sample) -> dict[str, int]:
         np.array([r[5] for r in rows], dtype=np.int64),
         np.array([r[6] + [-1] * (width - len(r[6])) for r in rows], dtype=np.int64).reshape(n, width),
         np.array([r[7] for r in rows], dtype=bool),
+        np.array([r[8] for r in rows], dtype=bool),
     )
     legal = sim.legal(pos)
     legal_diff = int((legal != np.array(sample.legal, dtype=np.uint64)).sum())

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from p2pcards.core import FRENCH_52, DealState, Match, Options, OptionValue
-from p2pcards.players.fastsim import DUCK, I64, CardTable, HeartsRules, Positions
+from p2pcards.players.fastsim import DUCK, I64, CardTable, HeartsRules, Outcome, Positions
 from p2pcards.players.simulators import TrickSimulator
 from p2pcards_copas.game import CARD_POINTS, RANK_ORDERS, STRENGTHS, TOTAL_POINTS, TWO_OF_CLUBS, CopasDeal
 
@@ -101,9 +101,10 @@ class CopasSimulator(TrickSimulator):
     def broken(self, state: DealState) -> bool:
         return isinstance(state, CopasDeal) and (state.hearts_broken or state.options["hearts"] == "free")
 
-    def values(self, points: I64, seat: int) -> NDArray[np.float64]:
+    def values(self, outcome: Outcome, pos: Positions, seat: int) -> NDArray[np.float64]:
         """Minus the penalty points of ``seat`` after the moon rule (a player who takes
         all 26 scores 0, the others 26)."""
+        points = outcome.points
         mine = points[:, seat]
         moon = points.max(axis=1) == TOTAL_POINTS
         out: NDArray[np.float64] = -np.where(moon, np.where(mine == TOTAL_POINTS, 0, TOTAL_POINTS), mine).astype(float)

@@ -620,6 +620,7 @@ SPEC = GameSpec(
     rules_version="1",
     match_class=SobeEDesceMatch,
     heuristic_class="p2pcards_sobe_e_desce.heuristic:SobeEDesceHeuristic",
+    simulator="p2pcards_sobe_e_desce.fastsim:SIMULATOR",
     description="4 players each for themselves, 5 tricks a deal, from 20 points down to 0",
     doc=__doc__ or "",
     texts=TEXTS,
