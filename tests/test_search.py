@@ -120,6 +120,38 @@ def test_worlds_depend_on_the_view_only() -> None:
     assert worlds[0] == worlds[1]
 
 
+@pytest.mark.parametrize("name", ["sueca", "bisca", "copas", "sobe-e-desce"])
+def test_a_world_resumed_from_the_skeleton_is_the_world_replayed_from_the_start(name: str) -> None:
+    """Worlds replay the history from the skeleton as it stood before the first decision
+    the inference weighs: the same worlds (cards, weights, what the deal shows) as a
+    replay from the deal's start, rejections included, at every kind of decision."""
+    spec = GAMES.get(name)
+    model = make_player("heuristic", spec, random.Random(0))
+    compared = resumed = 0
+    for number in range(3):
+        deal = new_deal(spec, {}, number, random.Random(number))
+        players = [make_player("heuristic", spec, random.Random(s)) for s in range(spec.seats)]
+        for k, (seat, _) in enumerate(decisions(deal, players)):
+            if k % 2:
+                continue
+            view = SeatView(deal, seat)
+            short = WorldSampler(spec, view, model.choose)
+            full = WorldSampler(spec, view, model.choose)
+            full.full_replay = True
+            resumed += short.resume_at > 0
+            for t in range(2):
+                a, b = short.sample(random.Random(t)), full.sample(random.Random(t))
+                assert (a is None) == (b is None)
+                if a is None or b is None:
+                    continue
+                sa, sb = a.state, b.state
+                assert a.weight == b.weight and sa.deck.cards == sb.deck.cards and sa.deck.owner == sb.deck.owner
+                assert (sa.tricks, sa.trick, sa.voids, sa.excluded) == (sb.tricks, sb.trick, sb.voids, sb.excluded)
+                assert sa.step() == sb.step() and sa.undecided() == sb.undecided()
+                compared += 1
+    assert compared > 40 and resumed >= 5
+
+
 def checked_search(spec: GameSpec, seed: int, kinds: set[str], iterations: int = 2) -> Any:
     """A search player that asserts each choice is legal and notes the decision kinds."""
     player = SearchPlayer(spec, random.Random(seed), iterations=iterations)

@@ -24,7 +24,13 @@ How (generic: any plugin whose events follow the arena's vocabulary):
    before trick play (Copas' passes, Sobe e Desce's exchange).
 3. *World.*  The hidden cards are dealt to those positions (most constrained card first,
    an owner drawn in proportion to its free room), the deck order is complete, and the
-   recorded decisions are replayed through ``Match.new_deal(cards)`` in full information.
+   recorded decisions are replayed in full information -- from a copy of the skeleton as
+   it stood before the first decision the inference weighs (:attr:`WorldSampler.resume_at`;
+   its hidden cards filled in), since every decision before it replays alike whatever the
+   hidden cards are: the public inferences above keep them legal (a test compares such
+   worlds with worlds replayed from the deal's start, ``Match.new_deal(cards)``, in every
+   game; about a tenth of a decision's time).  The events before that point keep the
+   skeleton's cards: a card the seat never saw is None there.
    The world is kept only if every decision is accepted, nobody is found in renúncia,
    and the world shows what the view shows (the seat's hand, the trick, the tricks, hand
    sizes, voids and exclusions); otherwise it is drawn again.
@@ -158,6 +164,13 @@ class WorldSampler:
         ]
         said = [i for i, (s, ch) in enumerate(self.actions) if s != self.me and telling(self._steps[i])]
         self.infer_at = frozenset(plays[-INFER_PLAYS:] + said) if model is not None else frozenset()
+        #: a world's replay starts from the skeleton as it stood before the first decision
+        #: the inference weighs (every one before it replays alike whatever the hidden cards)
+        self.resume_at = min(self.infer_at, default=len(self.actions))
+        self.resume_from = self._snapshots[self.resume_at]
+        del self._snapshots
+        #: replay every world from the deal's start instead (to check the shortcut)
+        self.full_replay = False
 
     # ------------------------------------------------------------------ the match
     def _match(self) -> Match:
@@ -194,6 +207,8 @@ class WorldSampler:
             if ev.get("seat") == me and ev["type"] != "draw":
                 lost.extend(c for c in ev.get("cards") or () if c not in located and c not in lost)
         self._steps: list[Decision] = []
+        #: the skeleton before each decision of the history, and at its end
+        self._snapshots: list[DealState] = []
         #: cards known to be in play still (held by the seat, played, face up)
         self._present = set(mine.values()) | set(view.played)
         tc = view.trump_card
@@ -244,10 +259,12 @@ class WorldSampler:
         at = len(deal.events)
         if at >= len(self.events):
             if self.me in deal.undecided():
+                self._snapshots.append(deal.copy())
                 return False
             raise SkeletonError("the history ends before the seat's decision")
         for seat in deal.undecided():
             choice = self._historic_choice(step, seat, at)
+            self._snapshots.append(deal.copy())
             self.actions.append((seat, choice))
             self._steps.append(step)
             deal.apply(seat, choice)
@@ -364,12 +381,18 @@ class WorldSampler:
 
         With ``rng``, a seat whose telling decision (:func:`telling`) the model would not
         have made alike gets its hidden cards drawn anew (:meth:`_redraw`) until it would."""
-        deal = self.match.new_deal(cards)
+        if self.full_replay:
+            deal, k = self.match.new_deal(cards), 0
+        else:
+            deal, k = self.resume_from.copy(), self.resume_at
+            known = deal.deck.cards
+            for p, c in enumerate(known):
+                if c is None:
+                    known[p] = cards[p]
         actions = self.actions
         infer = self.infer_at
         model = self.model
         weight = 1.0
-        k = 0
         told: set[int] = {self.me}
         try:
             while True:
