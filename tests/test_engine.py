@@ -339,7 +339,7 @@ def test_lines_that_are_not_requests():
         assert answer_line(b'{"id": %s, "cmd": "bots"}' % ident, REGISTRY) == {
             "id": None, "error": "id must be a string, a number or null"}
     bots = answer_line(b'{"id": 5, "cmd": "bots"}', REGISTRY)["bots"]
-    assert bots == ["random", "casual", "heuristic", "search", "strong"]  # weakest first
+    assert bots == ["random", "casual", "heuristic", "search"]  # weakest first
 
 
 # ---------------------------------------------------------------------- the process

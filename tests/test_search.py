@@ -210,8 +210,7 @@ def test_same_seed_and_iterations_give_the_same_choices() -> None:
 def test_make_player_builds_search_with_budgets() -> None:
     assert PLAYER_LEVELS.index("search") == PLAYER_LEVELS.index("heuristic") + 1
     spec = GAMES.get("bisca")
-    for level, (worlds, depth, slips) in {"casual": (8, 0, 0.5), "search": (100, 12, 0.0),
-                                          "strong": (400, 12, 0.0)}.items():
+    for level, (worlds, depth, slips) in {"casual": (8, 0, 0.5), "search": (100, 12, 0.0)}.items():
         built = make_player(level, spec, random.Random(1))
         assert isinstance(built, SearchPlayer)
         assert (built.iterations, built.solve_plays, built.mistakes, built.think_ms) == (worlds, depth, slips, None)

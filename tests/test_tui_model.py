@@ -406,7 +406,7 @@ def test_start_screen_menu_form_and_choices():
     model.right()  # swap2 on (Enter would start: the keys line says so)
     model.down()
     model.down()
-    model.left()  # level: from search (the default) to heuristic
+    model.left()  # level: from search (the default, the strongest) to heuristic
     model.left()  # casual
     model.left()  # random
     assert not results

@@ -140,5 +140,5 @@ def test_portuguese_start_screen_and_lobby_show_no_english_word():
     lobby.wait(text("lobby_fill"))
     screens.append("".join(f[1] for f in lobby.fragments()) + lobby.keys_line())
     drawn = "\n".join(screens)
-    assert "pesquisa" in drawn and "1 lugar livre" in drawn  # the default level, in Portuguese
+    assert "pesquisa (o mais forte)" in drawn and "1 lugar livre" in drawn  # the default level, in Portuguese
     assert english_in(drawn) == set()

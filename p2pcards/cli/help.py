@@ -358,7 +358,7 @@ in seats 2 and 4); without teams, one play per seat, A in that seat and B in all
 every play is made afresh with its own random stream, from (seed, pair, play, seat): the
 outcomes do not depend on --jobs.
 
-Players: a level (random, casual, heuristic, search, strong: weakest first), at its own
+Players: a level (random, casual, heuristic, search: weakest first), at its own
 effort; LEVEL@N for a level that searches, at N worlds a decision whatever --iterations says
 (search@600 against search: one level at two efforts).
 

@@ -263,10 +263,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--bots", default=TABLE_LEVEL, metavar="LEVEL",
-        help=f"computer players' level, weakest first: {', '.join(PLAYER_LEVELS)} (default {TABLE_LEVEL}: it"
-             " weighs 100 worlds a decision; strong weighs 400, casual 8 and slips now and then; within the"
-             " pace, --speed, at most 1 s a decision, 0.3 s in line mode; with --seed, the level's worlds and"
-             " no time limit, so that the seed replays the same match)",
+        help=f"computer players' level, weakest first: {', '.join(PLAYER_LEVELS)} (default {TABLE_LEVEL}, the"
+             " strongest: 100 worlds a decision; casual, one you can beat: 8 worlds and a slip now and then;"
+             " within the pace, --speed, at most 1 s a decision, 0.3 s in line mode; with --seed, the level's"
+             " worlds and no time limit, so that the seed replays the same match)",
     )
     p.add_argument(
         "--seed", type=int, default=None, metavar="S", help="seed for a reproducible match (default: random)"

@@ -75,7 +75,6 @@ LEVELS: Final[Mapping[str, Level]] = {
     "casual": Level("search", worlds=8, solve_plays=0, mistakes=0.5),
     "heuristic": Level("heuristic"),
     "search": Level("search", worlds=100, solve_plays=12),
-    "strong": Level("search", worlds=400, solve_plays=12),
 }
 
 

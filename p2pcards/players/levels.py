@@ -20,8 +20,8 @@ __all__ = ["make_player", "PLAYER_LEVELS", "TABLE_LEVEL", "TABLE_CAP_MS", "dummy
 #: Names accepted by :func:`make_player` (and the CLI's ``--players``), weakest first.
 PLAYER_LEVELS = tuple(LEVELS)
 #: The computer players' level at a table against the computer unless the person picks
-#: another (``play --bots``, the start screen): the search, strong and within the table's
-#: pace (on the screen its thinking time is the pause between plays).
+#: another (``play --bots``, the start screen): the strongest, which keeps the table's pace
+#: (on the screen its thinking time is the pause between plays).
 TABLE_LEVEL = "search"
 #: The most time a computer player of a network table (the host's, a joining or resuming
 #: process's) takes over a decision: the table never waits longer for one.
