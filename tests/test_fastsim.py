@@ -434,8 +434,11 @@ def test_sobe_e_desce_values_score_tricks_as_the_game_does():
     pos = SOBE_SIM.new_deals(3, np.random.default_rng(1))
     pos.trump = np.array([SOBE_SIM.table.suit_index(s) for s in "SCC"])
     outcome = Outcome(np.zeros((3, 4), dtype=np.int64), np.array([[2, 3, 0, 0], [2, 3, 0, 0], [0, 5, 0, 0]]))
+    pos.active = np.ones((3, 4), dtype=bool)
     assert SOBE_SIM.values(outcome, pos, 0).tolist() == [2, 4, -10]
     assert SOBE_SIM.values(outcome, pos, 1).tolist() == [3, 6, 10]
+    pos.active[2, 0] = False  # a seat that sat out: its score does not move
+    assert SOBE_SIM.values(outcome, pos, 0).tolist() == [2, 4, 0]
 
 
 class _NoOvertrump(type(SOBE_SIM)):  # type: ignore[misc]

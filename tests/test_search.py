@@ -661,27 +661,37 @@ def test_sobe_worlds_give_players_who_went_in_hands_that_explain_it() -> None:
 
 
 def test_sobe_search_weighs_trump_choices_and_sitting_out(monkeypatch: pytest.MonkeyPatch) -> None:
-    """In Sobe e Desce the trump choice (all five) and going in (sitting out against going
-    in, when the seat may sit out; exchanges next to the heuristic's) are searched, not
-    only the plays."""
+    """In Sobe e Desce the trump choice (all five, rolled out through the plugin) and going
+    in (sitting out against going in, when the seat may sit out; exchanges next to the
+    heuristic's; in the batch simulator) are searched, not only the plays."""
     from p2pcards.core import GO_IN, TRUMP
     from p2pcards.players.search import PICK_NEIGHBOURS
 
     spec = GAMES.get("sobe-e-desce")
     weighed: dict[str, list[list[Any]]] = {TRUMP: [], GO_IN: []}
     may_sit_out: list[bool] = []
-    original = SearchPlayer._evaluate
+    batched, rolled = SearchPlayer._playouts, SearchPlayer._evaluate
 
-    def spy(self: SearchPlayer, state: DealState, view: SeatView, cands: list[Any], *rest: Any) -> Any:
+    def note(state: DealState, cands: list[Any]) -> None:
         step = state.step()
-        kind = step.kind  # type: ignore[union-attr]
-        if kind in weighed and (kind != GO_IN or view.seat in state.undecided()):
-            weighed[kind].append(list(cands))
-            if kind == GO_IN:
-                may_sit_out.append(step.may_decline)  # type: ignore[union-attr]
-        return original(self, state, view, cands, *rest)
+        assert isinstance(step, Decision)
+        if step.kind in weighed:
+            weighed[step.kind].append(list(cands))
+            if step.kind == GO_IN:
+                may_sit_out.append(step.may_decline)
 
-    monkeypatch.setattr(SearchPlayer, "_evaluate", spy)
+    def spy_batch(self: SearchPlayer, sim: Any, worlds: list[Any], view: SeatView, cands: list[Any],
+                  *rest: Any) -> Any:
+        note(worlds[0].state, cands)
+        return batched(self, sim, worlds, view, cands, *rest)
+
+    def spy_roll(self: SearchPlayer, state: DealState, view: SeatView, cands: list[Any], *rest: Any) -> Any:
+        note(state, cands)
+        assert state.step().kind == TRUMP  # type: ignore[union-attr]  # only trumps go through the plugin
+        return rolled(self, state, view, cands, *rest)
+
+    monkeypatch.setattr(SearchPlayer, "_playouts", spy_batch)
+    monkeypatch.setattr(SearchPlayer, "_evaluate", spy_roll)
     rng = random.Random("sobe-weighs")
     for number in range(8):
         deal = new_deal(spec, {}, number, rng)

@@ -81,10 +81,11 @@ class SobeEDesceSimulator(TrickSimulator):
 
     def values(self, outcome: Outcome, pos: Positions, seat: int) -> NDArray[np.float64]:
         """What the deal takes off ``seat``'s score: its tricks, or minus 5 for none
-        (each doubled with clubs as trumps)."""
+        (each doubled with clubs as trumps); nothing for a seat that sat out."""
         tricks = outcome.tricks[:, seat]
         mult = np.where(pos.trump == self._clubs, 2, 1)
-        out: NDArray[np.float64] = np.where(tricks > 0, tricks * mult, -NO_TRICK_PENALTY * mult).astype(float)
+        worth = np.where(tricks > 0, tricks * mult, -NO_TRICK_PENALTY * mult)
+        out: NDArray[np.float64] = np.where(pos.active[:, seat], worth, 0).astype(float)
         return out
 
     def plugin_deal(self, match: Match, cards: list[str]) -> DealState:
