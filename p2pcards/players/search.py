@@ -76,7 +76,7 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 import numpy as np
@@ -452,7 +452,13 @@ class SearchPlayer:
         pairs (95 %: 86-94; plugin roll-outs: about 70 %), 180 ms a decision; Bisca 82 %
         of 100 pairs (73-88; before: about 60 %), 230 ms a decision."""
         nrng = np.random.default_rng(rng.getrandbits(64))
-        players = [self._base(random.Random(rng.getrandbits(64))) for _ in range(view.seats)]
+        made: list[Player] = []
+
+        def players() -> list[Player]:  # the other seats' models, made when first needed
+            if not made:
+                made.extend(self._base(random.Random(rng.getrandbits(64))) for _ in range(view.seats))
+            return made
+
         rows_seen: list[NDArray[np.float64]] = []
         weights_seen: list[float] = []
         hand = dict(view.hand)
@@ -507,7 +513,7 @@ class SearchPlayer:
 
     def _playouts(
         self, sim: TrickSimulator, worlds: list[World], view: SeatView, cands: list[Plain], first: list[int],
-        nrng: np.random.Generator, players: Sequence[Player],
+        nrng: np.random.Generator, players: Callable[[], Sequence[Player]],
     ) -> NDArray[np.float64]:
         """(worlds x candidates) mean value for the seat (:meth:`TrickSimulator.values`:
         its side's final card points; in Copas, minus its penalty points; in Sobe e Desce,
@@ -554,9 +560,11 @@ class SearchPlayer:
         return vals
 
     @staticmethod
-    def _prelude(state: DealState, view: SeatView, choice: Plain, players: Sequence[Player]) -> DealState:
+    def _prelude(
+        state: DealState, view: SeatView, choice: Plain, players: Callable[[], Sequence[Player]],
+    ) -> DealState:
         """A copy of ``state`` after the seat's ``choice`` (not a card: Bisca's swap, a
-        trump choice, a going in, a pass), the other seats' decisions made by ``players``,
+        trump choice, a going in, a pass), the other seats' decisions made by ``players()``,
         up to the next card to play or the deal's end."""
         st = state.copy()
         st.apply(view.seat, choice)
@@ -566,7 +574,7 @@ class SearchPlayer:
                 if step.kind == PLAY:
                     return st
                 for seat in st.undecided():
-                    st.apply(seat, players[seat].choose(SeatView(st, seat, view.match_totals), step))
+                    st.apply(seat, players()[seat].choose(SeatView(st, seat, view.match_totals), step))
             elif type(step) is End:
                 return st
             else:

@@ -42,11 +42,13 @@ class TrickSimulator:
     """A game's batch simulator: its cards, its teams, and how it deals.
 
     Subclasses give :meth:`deal_decks` (positions at the first play of deals from
-    shuffled decks) and, for games with a stock, :meth:`stock_of`; a game whose points
-    are bad to take, or that scores them otherwise, also :meth:`values`, :meth:`broken`,
-    :meth:`plugin_deal` and :meth:`deal_scores` (Copas).  ``variants`` lists the table
-    options (and their values) the simulator follows; other options keep their defaults
-    when cross-checked.  ``policy`` is the players' policy of the search's play-outs.
+    shuffled decks) and, for games with a stock, :meth:`stock_of`; a game that scores
+    otherwise than by its card points, deals otherwise than straight to the first trick or
+    lets seats sit out also gives :meth:`values`, :meth:`broken`, :meth:`active_of`,
+    :meth:`plugin_deal`, :meth:`deal_scores` or :meth:`for_options` (Copas, Sobe e Desce).
+    ``variants`` lists the table options (and their values) the simulator follows; other
+    options keep their defaults when cross-checked.  ``policy`` is the players' policy of
+    the search's play-outs.
     """
 
     game: str = ""
