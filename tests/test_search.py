@@ -665,7 +665,7 @@ def test_sobe_search_weighs_trump_choices_and_sitting_out(monkeypatch: pytest.Mo
     in (sitting out against going in, when the seat may sit out; exchanges next to the
     heuristic's; in the batch simulator) are searched, not only the plays."""
     from p2pcards.core import GO_IN, TRUMP
-    from p2pcards.players.search import PICK_NEIGHBOURS
+    from p2pcards.players.candidates import PICK_NEIGHBOURS
 
     spec = GAMES.get("sobe-e-desce")
     weighed: dict[str, list[list[Any]]] = {TRUMP: [], GO_IN: []}
@@ -709,7 +709,7 @@ def test_sobe_search_weighs_trump_choices_and_sitting_out(monkeypatch: pytest.Mo
 
 
 def test_neighbours_of_a_pick_are_one_move_away_without_repeats() -> None:
-    from p2pcards.players.search import neighbours
+    from p2pcards.players.candidates import neighbours
 
     hand = list(range(10))
     fixed = neighbours((1, 4, 7), hand, (3, 3), 50, random.Random(1))
@@ -727,7 +727,7 @@ def test_copas_pass_is_searched_among_picks_next_to_the_heuristic_s() -> None:
     """Copas' pass of three weighs the heuristic's pass against PICK_NEIGHBOURS others,
     each a legal pass of three of the seat's cards; the one chosen is among them."""
     from p2pcards.core import PASS
-    from p2pcards.players.search import PICK_NEIGHBOURS
+    from p2pcards.players.candidates import PICK_NEIGHBOURS
 
     spec = GAMES.get("copas")
     searched = 0
@@ -752,7 +752,7 @@ def test_copas_pass_is_searched_among_picks_next_to_the_heuristic_s() -> None:
 
 
 def test_other_decisions_leave_the_heuristic_only_for_a_clear_gain() -> None:
-    from p2pcards.players.search import CLEAR_WORLDS, clear_best
+    from p2pcards.players.candidates import CLEAR_WORLDS, clear_best
 
     noisy = [[0.0, 5.0], [0.0, -4.0]] * 10  # better by 0.5 on average, but by chance
     assert clear_best(noisy, [1.0] * len(noisy)) == 0
