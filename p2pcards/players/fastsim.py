@@ -289,7 +289,9 @@ class _Run:
         self.best_key = np.where(lead, -1, self.best_key)
         self._take(card, active, seat)
         self.nplayed += active
-        after = self._seat_after((seat + 1) % self.seats, np.zeros(seat.shape, dtype=np.int64))
+        after = (seat + 1) % self.seats
+        if self.partial:
+            after = self._seat_after(after, np.zeros(seat.shape, dtype=np.int64))
         self.turn = np.where(active, after, seat)
         done: NDArray[np.bool_] = self.nplayed == self.nactive
         if not done.any():
