@@ -16,7 +16,7 @@ from typing import Any
 from p2pcards.core import Deal
 from p2pcards.mental.errors import UnattributedFault
 from p2pcards.mental.kdf import commitment, deal_id, hpke_info
-from p2pcards.mental.messages import Kind
+from p2pcards.mental.messages import Kind, kind_of
 from p2pcards.mental.seal import KeyEntry, SealedPayload, hpke_seal, sign_payload
 from p2pcards.table.dealrun import DealRun
 from p2pcards.table.events import Output
@@ -46,6 +46,9 @@ __all__ = [
     "BadHeaderSealer",
     "Substituter",
     "Copier",
+    "BadElement",
+    "Prober",
+    "PatientProber",
     "FalseDisputer",
     "SeedWithholder",
     "PastClaimer",
@@ -326,6 +329,27 @@ class Substituter(Attacker):
         party._shuffled = shuffled  # type: ignore[method-assign]
 
 
+class BadElement(Attacker):
+    """Shuffles honestly, proves it, then sends the shuffle with an invalid element in
+    place of its first: caught at once, as it arrives (``bad-element``)."""
+
+    def _start_deal(self) -> None:
+        super()._start_deal()
+        if self.observer or self.deal_no != 0:
+            return
+        party = self.party
+        honest_shuffle, honest_proof = party._shuffled, party._shuffle_proof
+        made: list[tuple[bytes, ...]] = []
+
+        def shuffled() -> tuple[bytes, ...]:
+            made.append(honest_shuffle())
+            self.tried.append("an invalid element at position 0 of its shuffle")
+            return (b"\xff" * 32, *made[-1][1:])
+
+        party._shuffled = shuffled  # type: ignore[method-assign]
+        party._shuffle_proof = lambda deck: honest_proof(made[-1])  # type: ignore[method-assign]
+
+
 class Copier(Attacker):
     """The last shuffler copies one of its victim's (encrypted) cards into a position of its
     own, disguised by a random factor that its lock step takes away again: its copy opens
@@ -371,6 +395,73 @@ class Copier(Attacker):
         party._shuffled = shuffled  # type: ignore[method-assign]
         party._locked = locked  # type: ignore[method-assign]
         party._open = open_quietly  # type: ignore[method-assign]
+
+
+class Prober(Attacker):
+    """Sends, in place of its shuffle, a deck of its own making -- ``(1·B, 2·B, …, M·B)``,
+    every element valid and distinct, so that only its proof shows it -- to learn what the
+    next step of the chain does with it.  Proofs are pipelined: the next seat makes its
+    step before it checks this one's proof, so a next shuffler gives its permutation away
+    (``learned``), a first locker its lock factors times ``B``.  The defence: no key of the
+    deal leaves any seat before every proof holds, and a deal that ends on a fault reveals
+    every seed anyway -- what it learns was about to be public."""
+
+    learned: dict[str, object]
+    #: seconds it thinks (its process blocked) before it sends that deck, the first time
+    pause = 0.0
+
+    def _start_deal(self) -> None:
+        super()._start_deal()
+        if self.observer or self.deal_no != 0:
+            return
+        party, group = self.party, self.group
+        logs = [group.scalar_reduce(k.to_bytes(64, "little")) for k in range(1, party.setup.deck_size + 1)]
+        crafted = tuple(group.base_mult(x) for x in logs)
+        me = party.seat
+
+        def shuffled() -> tuple[bytes, ...]:
+            if self.pause and not self.tried:
+                self.say({"type": "attack", "step": "probing", "seq": self.seq})
+                time.sleep(self.pause)
+            self.tried.append("a deck of known logarithms in place of its shuffle")
+            return crafted
+
+        honest_round = party._on_round
+
+        def on_round(message: Any) -> None:
+            took = party._deck
+            honest_round(message)
+            if took == crafted and message.seat != me:  # the step after ours, made from our deck
+                self._learn(message.seat, message.deck, logs, kind=str(kind_of(message)))
+
+        party._shuffled = shuffled  # type: ignore[method-assign]
+        party._on_round = on_round  # type: ignore[method-assign]
+
+    def _learn(self, seat: int, deck: tuple[bytes, ...], logs: list[bytes], kind: str) -> None:
+        group = self.group
+        if kind == "lock":  # deck[j] = f_j · (j+1)·B: f_j·B
+            self.learned = {"seat": seat, "factors_times_base": [group.mult(group.scalar_invert(x), e)
+                                                                  for x, e in zip(logs, deck, strict=True)]}
+            self.tried.append(f"learned seat {seat}'s lock factors times the base")
+            return
+        # deck[i] = s·(π[i]+1)·B: find s·B among deck[0]/(k+1), then read π off
+        outs = set(deck)
+        for k in range(len(logs)):
+            base = group.mult(group.scalar_invert(logs[k]), deck[0])
+            if base in outs and group.mult(logs[1], base) in outs:
+                where = {group.mult(x, base): j for j, x in enumerate(logs)}
+                if set(where) == outs:
+                    self.learned = {"seat": seat, "permutation": [where[e] for e in deck]}
+                    self.tried.append(f"learned seat {seat}'s permutation")
+                    return
+
+
+class PatientProber(Prober):
+    """A :class:`Prober` that says when it is about to send its deck ("probing") and waits
+    three seconds first: time for a test to kill an honest process in the middle of the
+    rounds and resume it."""
+
+    pause = 3.0
 
 
 class FalseDisputer(Attacker):
@@ -807,6 +898,8 @@ ATTACKERS: dict[str, type[Attacker]] = {
     "bad-header": BadHeaderSealer,
     "substitute": Substituter,
     "copy": Copier,
+    "probe": Prober,
+    "probe-after-a-pause": PatientProber,
     "false-dispute": FalseDisputer,
     "withhold-seed": SeedWithholder,
     "past-claims": PastClaimer,

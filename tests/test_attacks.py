@@ -207,8 +207,9 @@ def test_a_substituted_card_is_blamed_on_its_shuffler():
 def test_a_disguised_copy_of_another_seats_card_is_refused_at_the_shuffle():
     """The last shuffler copies a card its victim will be dealt into a position of its own,
     disguised by a factor its lock would take away.  Its shuffle's proof cannot hold: every
-    replica refuses the shuffle as it arrives, blames the shuffler, and no card is dealt
-    from that deck -- the cheat never sees its victim's card."""
+    replica refuses the shuffle when the lock round is complete (proofs are pipelined),
+    blames the shuffler, and no card is dealt from that deck -- the cheat never sees its
+    victim's card."""
     net = make_net("sueca", deals=2, options={"target": "8"}, table_class={3: attackers.Copier})
     copied = []
 
@@ -227,6 +228,66 @@ def test_a_disguised_copy_of_another_seats_card_is_refused_at_the_shuffle():
     assert not copied, "the cheat never saw a card of its victim's hand"
     first = _cheat_blamed(net, 3, "bad-shuffle")
     assert "proof" in first["reason"]
+
+
+def _restart(net, mesh, seat: int) -> None:
+    """``seat``'s process starts again from its log (and the side messages it signed)."""
+    old = net.tables[seat]
+    fresh = Table(net.genesis, net.spec, net.ids[seat], net.secrets[seat])
+    out = fresh.restore(list(old.log), list(mesh.signed.get(seat, [])))
+    net.tables[seat] = mesh.tables[seat] = fresh
+    mesh.send(seat, out.send)
+
+
+def _deal_kinds(log: list[bytes], deal: int) -> list[str]:
+    """The kinds of the deck messages of ``deal`` in ``log``, in order."""
+    return [m["kind"] for raw in log if header(raw)["kind"] == "deck" and header(raw)["deal"] == deal
+            for m in header(raw)["body"]["msgs"]]
+
+
+@pytest.mark.parametrize("restart", [False, True], ids=["straight", "victim-restarted"])
+def test_a_made_up_deck_gives_the_next_shuffler_away_but_no_card(restart):
+    """Proofs are pipelined: seat 1 shuffles the deck seat 0 made up before it checks seat
+    0's proof, so the prober learns seat 1's permutation of that deal -- and nothing more.
+    Every replica (seat 2 too, started again from its log in the middle of the rounds)
+    blames seat 0 at the end of the lock round, no key of the deal is ever sent, and the
+    seeds revealed then make that permutation public anyway."""
+    net = make_net("sueca", deals=2, options={"target": "8"}, table_class={0: attackers.Prober})
+    permutation = {}
+    restarted = []
+
+    def after(mesh):
+        victim = net.tables[1]
+        if victim.deal_no == 0 and not permutation:
+            permutation[1] = list(victim.party._mine().permutation)
+        two = net.tables[2]
+        if (restart and not restarted and two.deal_no == 0 and two.party._unchecked
+                and two.party.phase == "lock"):
+            restarted.append(two.seq)
+            _restart(net, mesh, 2)
+
+    run(net, tolerate=True, after=after)
+    prober = net.tables[0]
+    assert prober.learned == {"seat": 1, "permutation": permutation[1]}, "the next shuffler used the made-up deck"
+    assert bool(restarted) == restart
+    _cheat_blamed(net, 0, "bad-shuffle")
+    sent = _deal_kinds(net.observer.log, 0)
+    assert sent.count("shuffle") == 4 and sent.count("lock") == 4, "the rounds went on past the bad proof"
+    assert set(sent) <= {"commit", "shuffle", "lock"}, "no key of that deal left any seat"
+
+
+def test_a_bad_proof_is_blamed_before_a_later_seats_bad_element():
+    """Two cheats in one chain: seat 1's shuffle proof fails, then seat 2 sends an invalid
+    element.  Found first, the element does not hide the proof: every replica blames seat
+    1, the step a check of every proof on arrival would have blamed."""
+    net = make_net("sueca", deals=2, options={"target": "8"},
+                   table_class={1: attackers.Substituter, 2: attackers.BadElement})
+    run(net, tolerate=True)
+    assert net.tables[1].tried and net.tables[2].tried
+    log = assert_agree(net, [0, 3])
+    first = deals_of(net.observed)[0]["audit"]
+    assert (first["verdict"], first["seat"], first["kind"]) == ("fault", 1, "bad-shuffle"), first
+    assert _deal_kinds(log, 0).count("lock") == 0, "refused at seat 2's shuffle, before any lock"
 
 
 def test_a_false_dispute_is_blamed_on_the_accuser():

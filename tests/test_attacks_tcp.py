@@ -1,8 +1,9 @@
 """Dishonest peers as real processes over TCP on loopback (``python -m tests.attackers``)
 against honest ``p2pcards host`` and ``p2pcards join`` processes: a retroactive vote, an
-instant vote, a lone vote in Bisca, an equivocation, a card copied in a shuffle, a ground
-first dealer; and integrity, round three: a voter framed after its process was killed and
-resumed, a forged close shown to one voter, a losing two-seat match abandoned, two forks in
+instant vote, a lone vote in Bisca, an equivocation, a card copied in a shuffle, a made-up
+deck sent to learn the next step's secrets, a ground first dealer; and integrity, round
+three: a voter framed after its process was killed and resumed, a forged close shown to
+one voter, a losing two-seat match abandoned, two forks in
 one deal shown in two orders, the lower playing seat's takeup signed at two places.  For
 each: the honest processes end with byte-identical logs and the same verdicts, the right
 seat is blamed (or nobody when the attack changes nothing), no scored deal is lost, no
@@ -122,7 +123,68 @@ def test_a_process_that_copies_a_card_in_its_shuffle_is_refused_before_any_card_
     assert "shuffle" in sent and "keys" not in sent, "no card of that deal was ever dealt: the cheat saw none"
 
 
-def test_a_process_that_grinds_its_seed_for_the_dealer_gets_nothing_for_it(tmp_path):
+def test_a_process_that_sends_a_made_up_deck_learns_no_card(tmp_path):
+    """The last shuffler sends a deck of its own making; seat 0 locks it before it checks
+    the shuffle's proof (pipelined proofs), so the prober learns seat 0's lock factors times
+    the base -- and nothing more: every honest process blames it at the end of the lock
+    round and no key of that deal ever leaves a process."""
+    run = _table(tmp_path, "sueca", "probe", 2, "-o", "target=8")
+    report = _check(tmp_path, run, 3, pushed=3)
+    first = report["deals"][0]
+    assert first["kind"] == "bad-shuffle" and "proof" in first["reason"], first
+    tried = next(x for x in run["procs"][-1].lines() if x["type"] == "tried")["tried"]
+    assert "learned seat 0's lock factors times the base" in tried, tried
+    log = FrameDecoder().feed(_honest_logs(tmp_path, run)[0])
+    sent = [m["kind"] for raw in log if header(raw)["kind"] == "deck" and header(raw)["deal"] == 0
+            for m in header(raw)["body"]["msgs"]]
+    assert sent.count("lock") == 4 and set(sent) <= {"commit", "shuffle", "lock"}, sent
+
+
+def test_a_made_up_deck_is_blamed_by_a_process_killed_and_resumed_in_the_rounds(tmp_path):
+    """The prober (seat 3) says when it is about to send its made-up deck; seat 1's process
+    is killed (SIGKILL) then, after its own shuffle and before any lock, and taken up again
+    with ``p2pcards resume``: rebuilt from its log, it locks the deck it is given like the
+    others and blames the prober at the end of the lock round with them."""
+    host = Proc(tmp_path, "host", tmp_path / "host", "host", "sueca", "--bind", LOOPBACK, "--seats",
+                "bot:random,remote,remote,remote", "--deals", "2", "-o", "target=8", "--timeout", "10",
+                "--linger", "1", "--json", "--no-announce")
+    procs = [host]
+    again = None
+    live: list[Proc] = []
+    try:
+        port = until("the host to listen", lambda: host.lines()[:1])[0]["port"]
+        address = f"{LOOPBACK}:{port}"
+        for s in (1, 2):
+            joiner = Proc(tmp_path, f"join{s}", tmp_path / f"j{s}", "join", address, "--bot", "random", "--json",
+                          "--linger", "1")
+            procs.append(joiner)
+            until(f"joiner {s} to be seated", lambda j=joiner: j.lines()[:1])
+        attacker = Proc(tmp_path, "attacker", tmp_path / "attacker", "probe-after-a-pause", address,
+                        module="tests.attackers")
+        procs.append(attacker)
+        until("the prober to be about to send its deck", lambda: _attack_line(attacker, "probing"), 60)
+        procs[1].proc.send_signal(signal.SIGKILL)
+        procs[1].proc.wait(10)
+        again = Proc(tmp_path, "join1-again", tmp_path / "j1", "resume", "--json", "--linger", "1")
+        live = [host, again, procs[2], attacker]
+        codes = [p.wait(120) for p in live]
+    finally:
+        for p in [*procs, *([again] if again else [])]:
+            p.kill()
+    for p in live:
+        assert "Traceback" not in p.stderr, p.stderr[-3000:]
+    table_id = bytes.fromhex(next(x for x in host.lines() if x["type"] == "table")["table"])
+    run = {"procs": live, "codes": codes, "table": table_id, "seats": 4}
+    report = _check(tmp_path, run, 3, pushed=3)
+    assert again.lines()[0]["type"] == "resumed", again.lines()[:1]
+    assert report["deals"][0]["kind"] == "bad-shuffle", report["deals"][0]
+    log = FrameDecoder().feed(_honest_logs(tmp_path, run)[0])
+    sent = [m["kind"] for raw in log if header(raw)["kind"] == "deck" and header(raw)["deal"] == 0
+            for m in header(raw)["body"]["msgs"]]
+    assert sent.count("lock") == 4 and set(sent) <= {"commit", "shuffle", "lock"}, sent
+
+
+
     """The last seat to commit, a process of its own, tries seeds until the deal id would
     draw it as the first dealer: the dealer is drawn from the locked deck, the same at every
     process; the deals audit clean and nobody is blamed (what it tried is in-memory's

@@ -23,7 +23,7 @@ ATTACKER = 1
 #: Dishonest peers that act by themselves (no router needed), and None: all honest.
 KINDS: list[type[Table] | None] = [None, attackers.InstantVoter, attackers.RetroVoter, attackers.FalseDisputer,
                                    attackers.PastClaimer, attackers.GarbledSealer, attackers.SeedWithholder,
-                                   attackers.Framer]
+                                   attackers.Framer, attackers.Prober]
 STEPS = 6_000
 
 

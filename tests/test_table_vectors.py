@@ -21,12 +21,21 @@ from p2pcards.identity import Identity
 from p2pcards.table.audit import audit_transcript, replay_transcript
 from p2pcards.table.table import Rejected, SetupError, Table
 from p2pcards.table.transcript import message_hash, parse_message
-from p2pcards.testing.table_vectors import FAULT_KEY, VOTE_SILENT, TwoPlays, WrongKeySender, generate
+from p2pcards.testing.table_vectors import (
+    FAULT_KEY,
+    NOT_A_CARD,
+    VOTE_SILENT,
+    MadeUpShuffle,
+    TwoPlays,
+    WrongKeySender,
+    generate,
+)
 from tests.table_helpers import REGISTRY, header
 
 ROOT = Path(__file__).parent.parent
 VECTORS = ROOT / "protocol" / "vectors"
-NAMES = ["table-bisca.json", "table-vote.json", "table-dispute.json", "table-fork.json", "table-takeup.json"]
+NAMES = ["table-bisca.json", "table-vote.json", "table-dispute.json", "table-fork.json", "table-takeup.json",
+         "table-proof.json"]
 REGENERATE = "run: python -m p2pcards.testing.table_vectors protocol/vectors"
 
 
@@ -56,6 +65,8 @@ def _cls(name: str, s: int) -> type[Table]:
         return WrongKeySender
     if name == "table-fork.json" and s == 1:
         return TwoPlays
+    if name == "table-proof.json" and s == 1:
+        return MadeUpShuffle
     return Table
 
 
@@ -106,6 +117,8 @@ def test_every_message_is_accepted_by_fresh_replicas_and_the_audit(name):
     data = _load(name)
     log = _log(data)
     for s in range(len(data["inputs"]["seats"])):
+        if name == "table-proof.json" and s == data["fault"]["seat"]:
+            continue  # the cheat's own replica never checks its own proof: its verdict is its own
         fresh = _replica(data, s, _cls(name, s))
         assert fresh.restore(log).send == [], "nothing left to send"
         assert fresh.finished and fresh.log == log and fresh.transcript_hash == data["transcript_hash"]
@@ -195,6 +208,36 @@ def test_the_takeup_vector_voids_the_abandoned_deal_and_plays_on():
     assert [d["audit"]["verdict"] for d in deals][1] == "void" and deals[1]["audit"]["kind"] == "abandon"
     assert len(deals) == 3 and data["audit"]["finished"] and data["audit"]["abandoned"] is None
     assert [(x["by"], x["seq"], x["taken_up"]) for x in data["abandons"]] == [(1, k, True)]
+
+
+def test_the_proof_vector_halts_at_the_last_lock_before_any_key():
+    """Pipelined proofs: after seat 1's bad shuffle, seats 2 and 3 shuffle and every seat
+    locks; a fresh replica halts the deal at the last lock -- not before -- and blames
+    seat 1; no key of the deal was ever sent."""
+    data = _load("table-proof.json")
+    log = _log(data)
+    fault = data["fault"]
+    assert fault["seat"] == data["inputs"]["deviation"]["seat"] == 1
+    assert data["inputs"]["deviation"]["element"] == NOT_A_CARD.hex()
+    keys = [s["signing"] for s in header(log[0])["body"]["seats"]]
+    msgs = [(m["kind"], m["seat"]) for raw in log if header(raw)["kind"] == "deck"
+            for m in parse_message(raw, keys).body["msgs"]]
+    rounds = [m for m in msgs if m[0] in ("shuffle", "lock")]
+    assert rounds == [("shuffle", s) for s in range(4)] + [("lock", s) for s in range(4)]
+    assert {k for k, _ in msgs} == {"commit", "shuffle", "lock"}, "no key left any seat"
+    assert header(log[fault["step"]])["author"] == 1 and header(log[fault["halted_at"]])["author"] == 3
+    for s in (0, 2):
+        fresh = _replica(data, s)
+        fresh.restore(log[:fault["halted_at"]])
+        assert fresh.stage == "setup", "the bad proof is not acted on before the lock round is complete"
+        fresh.receive(log[fault["halted_at"]])
+        assert fresh.stage == "seeds"
+    (deal,) = data["deals"]
+    assert (deal["audit"]["verdict"], deal["audit"]["seat"], deal["audit"]["kind"]) == ("fault", 1, "bad-shuffle")
+    assert deal["result"]["renuncia"] == 1 and not data["audit"]["ok"]
+    # an honest client in seat 1 would not have written that shuffle
+    with pytest.raises(SetupError, match="is not what this seat would write"):
+        _replica(data, 1).restore(log)
 
 
 # ---------------------------------------------------------------- (3) a flipped byte

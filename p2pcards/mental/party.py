@@ -6,7 +6,9 @@ Drive it like this (every seat does the same, in the same order)::
     send(party.start())                    # the commitment
     for msg in incoming:                   # in transcript order, never our own
         send(party.receive(msg))           # shuffle and lock rounds answer by themselves
-    # once party.phase is Phase.READY, the game's operations, identically on every seat:
+    # once party.phase is Phase.READY: every proof of the rounds (else a DeckFault)
+    party.settle()
+    # then the game's operations, identically on every seat:
     send(party.deal([0, 1, 2], to_seat=1))
     send(party.reveal([39]))
     send(party.transfer([4, 9], from_seat=1, to_seat=2))
@@ -43,8 +45,11 @@ naming the author, except where noted): shape, table and deal; phase, turn and s
 deck; sealed keys open, carry the sender's valid signature and match the key commitments
 the sender published in its lock (else ``bad-key`` with the signed plaintext as evidence);
 revealed and shared keys match their seats' key commitments; a seed matches its
-commitment.  If every key matches and a position still does not open to a card (or a card
-shows up twice) some lock was wrong: :class:`~p2pcards.mental.errors.UnattributedFault`;
+commitment.  A shuffle's or lock's proof is checked later (this seat makes its own step
+first), all of them before the first operation: :meth:`Party.settle`, and
+:meth:`Party.check_proof` for spare time (:mod:`~p2pcards.mental.party_rounds`).  If
+every key matches and a position still does not open to a card (or a card shows up
+twice) some lock was wrong: :class:`~p2pcards.mental.errors.UnattributedFault`;
 the audit names the seat.  After any remote error the party is dead.
 
 **Knowledge.**  :meth:`Party.known` gives the card at every position this seat has
@@ -265,13 +270,23 @@ class Party(PartyRounds, PartyKeys):
         try:
             message = decode(self.setup, wire)
         except RemoteError as exc:
-            self._failure = exc
-            raise
+            self._failure = self._first_fault(exc)
+            if self._failure is exc:
+                raise
+            raise self._failure from exc
         if message.seat == self.seat:
             raise LocalError("receive() got a message authored by this seat")
         out = self._guarded(lambda: self._apply(message))
         self._record.append((wire, message))
         return out
+
+    def settle(self) -> None:
+        """Check every shuffle and lock proof not checked yet and raise the first failure
+        (a :class:`~p2pcards.mental.errors.DeckFault` of its author): call it once the
+        phase is ``READY``, before the first operation, which calls it anyway.
+        :meth:`check_proof` does the same work a step at a time, in spare time."""
+        self._check_alive()
+        self._guarded(self._settle)
 
     def deal(self, positions: Iterable[int], to_seat: int) -> list[Wire]:
         """Deal stock ``positions`` to ``to_seat``; returns this seat's sealed keys, if any."""
@@ -375,6 +390,7 @@ class Party(PartyRounds, PartyKeys):
             raise LocalError("operations start once the lock round is complete")
         if self._seed_revealed:
             raise LocalError("the seed was revealed: the deal is over")
+        self._guarded(self._settle)  # no key goes out before every proof of the rounds holds
         chosen = list(positions)
         for p in chosen:
             if type(p) is not int or not 0 <= p < self.setup.deck_size:
@@ -397,9 +413,22 @@ class Party(PartyRounds, PartyKeys):
             if exc.private:
                 if self._private is None:
                     self._private = exc
-            else:
-                self._failure = exc
-            raise
+                raise
+            self._failure = self._first_fault(exc)
+            if self._failure is exc:
+                raise
+            raise self._failure from exc
+
+    def _first_fault(self, exc: RemoteError) -> RemoteError:
+        """The fault to blame for ``exc``, a public one found at a message: an earlier
+        shuffle or lock whose proof fails, if any (they are checked late: party_rounds),
+        else ``exc`` itself."""
+        if not exc.private and exc is not self._proof_fault:
+            while self.check_proof():
+                pass
+            if self._proof_fault is not None:
+                return self._proof_fault
+        return exc
 
     # rounds
 

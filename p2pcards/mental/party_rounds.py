@@ -2,6 +2,17 @@
 the commitments, the shuffle round and the lock round in seat order -- this seat's own
 shuffle and lock with their proofs, and the checks of every other seat's (turn, elements,
 proof).
+
+**Pipelined proofs.**  A shuffle or lock is checked for its turn and its elements when it
+arrives, and this seat makes its own step from it at once; the step's proof is checked
+later -- whenever the driver has time (:meth:`PartyRounds.check_proof`), and in any case,
+all of them in seat order, before the first operation (:meth:`PartyRounds.settle`).  The
+first step whose proof fails is blamed there, at the same place on every replica (the end
+of the lock round), and before any key that would open a card is sent: what a seat's own
+step gives away about a deck that was not a shuffle of the cards is nothing the seeds it
+reveals after the fault would not.  A fault found at a message during the rounds (out of
+turn, a bad element) blames an earlier step whose proof fails first, so the seat blamed is
+the one a check of every proof on arrival would blame.
 """
 
 from __future__ import annotations
@@ -156,33 +167,47 @@ class PartyRounds(PartyState):
             raise DeckFault(message.seat, FaultKind.OUT_OF_TURN, f"{expected} out of turn")
         if len(set(message.deck)) != len(message.deck):
             raise DeckFault(message.seat, FaultKind.BAD_ELEMENT, "an element repeats in the deck")
-        if self.setup.proofs:  # every element valid (a precise blame), then the proof
+        if self.setup.proofs:  # every element valid (a precise blame); the proof waits (module docstring)
             self._check_elements(message.seat, message.deck)
-            self._check_proof(message)
+            self._unchecked.append((message, self._deck))
         if isinstance(message, Lock):
             self._key_commitments[message.seat] = message.key_commitments
         self._next_turn(message.deck, message.seat)
         if not self.setup.proofs and (self._phase not in (Phase.SHUFFLE, Phase.LOCK) or self._turn != self.seat):
             self._check_elements(message.seat, message.deck)
 
-    def _check_proof(self, message: Shuffle | Lock) -> None:
-        """A shuffle or lock's proof against the deck it took (public: every replica sees
-        the same, so the author is blamed by all)."""
-        if not self.setup.proofs:
-            return
+    def check_proof(self) -> bool:
+        """Check the proof of the earliest shuffle or lock not checked yet, if any; True
+        while some remain.  Work for spare time: a failure is only recorded here, and
+        :meth:`settle` acts on it (module docstring)."""
+        if not self._unchecked:
+            return False
+        message, taken = self._unchecked.pop(0)
+        if not self._proof_holds(message, taken):
+            self._unchecked.clear()  # the first failure is the one blamed
+            kind = "shuffle" if isinstance(message, Shuffle) else "lock"
+            why = ("its deck is not the deck it took, permuted and re-keyed" if kind == "shuffle"
+                   else "a position is not its own input re-keyed")
+            self._proof_fault = DeckFault(message.seat, FaultKind.BAD_SHUFFLE if kind == "shuffle"
+                                          else FaultKind.BAD_LOCK, f"the {kind}'s proof does not verify: {why}")
+        return bool(self._unchecked)
+
+    def _settle(self) -> list[Wire]:
+        """Check every proof still unchecked; raise the first failure (public: every replica
+        sees the same steps, so the author is blamed by all)."""
+        while self.check_proof():
+            pass
+        if self._proof_fault is not None:
+            raise self._proof_fault
+        return []
+
+    def _proof_holds(self, message: Shuffle | Lock, taken: tuple[bytes, ...]) -> bool:
+        """Whether a shuffle or lock's proof holds against ``taken``, the deck it took."""
+        assert message.proof is not None  # decode requires it when the deal has proofs
         if isinstance(message, Shuffle):
-            assert message.proof is not None  # decode requires it when the deal has proofs
-            if not verify_shuffle(self._group, self._context(message.seat, "shuffle"), self._deck, message.deck,
-                                  message.proof):
-                raise DeckFault(message.seat, FaultKind.BAD_SHUFFLE,
-                                "the shuffle's proof does not verify: its deck is not the deck it took, permuted "
-                                "and re-keyed")
-        else:
-            assert message.proof is not None
-            if not verify_lock(self._group, self._context(message.seat, "lock"), self._deck, message.deck,
-                               message.proof):
-                raise DeckFault(message.seat, FaultKind.BAD_LOCK,
-                                "the lock's proof does not verify: a position is not its own input re-keyed")
+            return verify_shuffle(self._group, self._context(message.seat, "shuffle"), taken, message.deck,
+                                  message.proof)
+        return verify_lock(self._group, self._context(message.seat, "lock"), taken, message.deck, message.proof)
 
     def _check_elements(self, seat: int, deck: tuple[bytes, ...]) -> None:
         """Validate every element of a deck this seat will not multiply in full itself."""

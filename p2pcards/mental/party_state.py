@@ -14,9 +14,9 @@ from enum import StrEnum
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
-from p2pcards.mental.errors import LocalError, RemoteError
+from p2pcards.mental.errors import DeckFault, LocalError, RemoteError
 from p2pcards.mental.kdf import SeatSecrets, SeedKdf
-from p2pcards.mental.messages import Kind, Message, Wire, encode
+from p2pcards.mental.messages import Kind, Lock, Message, Shuffle, Wire, encode
 from p2pcards.mental.setup import DealSetup
 
 __all__ = ["Awaited", "Emission", "LiveRecord", "Operation", "PartyState", "Phase"]
@@ -127,6 +127,10 @@ class PartyState:
         self._deck: tuple[bytes, ...] = ()
         self._deck_author: int | None = None
         self._key_commitments: dict[int, tuple[bytes, ...]] = {}
+        #: shuffles and locks whose proofs are not checked yet, each with the deck it took
+        self._unchecked: list[tuple[Shuffle | Lock, tuple[bytes, ...]]] = []
+        #: the first of them whose proof failed
+        self._proof_fault: DeckFault | None = None
 
         size = setup.deck_size
         self._holder: list[int | None] = [None] * size

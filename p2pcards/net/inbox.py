@@ -19,7 +19,7 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Final
@@ -114,8 +114,13 @@ class Inbox:
         self._items.append(frame)
         self._getters.unpark_all()
 
-    async def get(self) -> Frame:
+    async def get(self, spare: Callable[[], bool] | None = None) -> Frame:
+        """The next frame.  While none is queued, ``spare`` -- work that can wait (it does a
+        piece and says whether some remains) -- runs a piece at a time, and every piece
+        gives way to a frame that came in the meantime."""
         await trio.lowlevel.checkpoint()
+        while not self._items and spare is not None and spare():
+            await trio.lowlevel.checkpoint()
         while not self._items:
             await self._getters.park()
         return self._pop()

@@ -478,7 +478,7 @@ class Node:
 
     async def _receive_into(self, peer: Peer) -> None:
         """Wait for a frame or a poke (from the heartbeat); file what arrived."""
-        frame = await peer.inbox.get()
+        frame = await peer.inbox.get(peer.table.check_ahead)  # (proofs checked while waiting)
         self._file(peer, frame)
         while (queued := peer.inbox.get_nowait()) is not None:  # filed together, logged once
             self._file(peer, queued)

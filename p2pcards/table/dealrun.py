@@ -32,7 +32,7 @@ from p2pcards.core import (
     from_wire,
 )
 from p2pcards.identity import Identity
-from p2pcards.mental import DealSetup, Party, Phase, RemoteError, Wire
+from p2pcards.mental import DealSetup, DeckFault, Party, Phase, RemoteError, Wire
 from p2pcards.mental.kdf import commitment
 from p2pcards.players import dummy_choice
 from p2pcards.table.common import Cause, Rejected, public_cause
@@ -296,6 +296,12 @@ class DealRun:
         self._locate_claim = (self.seat, pos)
         return {"position": pos, "msgs": self.party.reveal([pos])}
 
+    def check_ahead(self) -> bool:
+        """Work for spare time: check one proof of the rounds that arrived unchecked (see
+        :mod:`p2pcards.mental.party_rounds`); True while some remain."""
+        party = self.party
+        return self.stage == Stage.SETUP and party.failure is None and party.check_proof()
+
     # ------------------------------------------------------------------ driving
     def halt(self, cause: Cause | None) -> None:
         """The deal goes to its seed round: its end (``cause`` None) or a fault (a fixed
@@ -339,6 +345,11 @@ class DealRun:
         while self.stage != Stage.SEEDS:
             if self.stage == Stage.SETUP:
                 if self.party.phase is not Phase.READY or self.outbox:
+                    return
+                try:  # the proofs of the rounds, checked late (pipelined): here on every replica alike
+                    self.party.settle()
+                except DeckFault as exc:  # (blames the step's author, whoever wrote the last lock)
+                    self.halt(public_cause(exc, self.parties[exc.seat], self.parties))
                     return
                 assert self.party.deal_id is not None
                 self.game = self._new_game(self.party.deal_id, self.locked_deck())

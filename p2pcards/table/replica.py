@@ -177,16 +177,14 @@ class Replica:
 
     def may_vote(self) -> frozenset[int]:
         """The seats this peer may vote against now, if its clock has seen them silent for
-        the table's timeout: seats due now, other than its own, in a table where enough
-        seats play for a vote (:data:`MIN_VOTERS` voters), about which it has signed nothing
-        at this place yet (no vote, no nay)."""
+        the table's timeout: seats due now but its own, where enough seats play for a vote
+        (:data:`MIN_VOTERS` voters), about which it has signed nothing here (vote or nay)."""
         if self.finished or self.observer or sum(self.live) < MIN_VOTERS + 1:
             return frozenset()
         return frozenset(x for x in self.due() if x != self.seat and self.silence.signed(self.seq, x) is None)
 
     def may_abandon(self) -> bool:
-        """Whether this peer may end the table with no winner now: in a table where nobody
-        can be voted out (two playing seats), while the other seat is due."""
+        """Whether this peer may end the table with no winner now: two playing seats, the other due."""
         if self.finished or self.observer or sum(self.live) >= MIN_VOTERS + 1:
             return False
         return any(x != self.seat for x in self.due())
@@ -217,8 +215,7 @@ class Replica:
         return self.left.after
 
     def awaiting_takeup(self) -> frozenset[int]:
-        """The playing seats whose ``takeup`` the abandoned table still waits for (empty when
-        the table is not abandoned); once every one is in, play goes on."""
+        """The playing seats whose ``takeup`` the abandoned table still waits for (or none)."""
         return self.left.awaiting(self.live)
 
     @property
@@ -227,10 +224,13 @@ class Replica:
         return self.silence.holding and not self.finished
 
     def side_messages(self) -> list[bytes]:
-        """The signed side messages of this replica's current place that it holds (seeds,
-        votes, a silent seat's message held aside): a sync answer carries them, so that a
-        peer that missed one can still close the deal or complete a vote."""
+        """The signed side messages of this replica's current place that it holds (seeds, votes,
+        a message held aside): a sync answer carries them, for a peer that missed one."""
         return self.seeds.messages() + self.silence.side_messages()
+
+    def check_ahead(self) -> bool:
+        """Spare-time work: one proof of the rounds checked (:meth:`DealRun.check_ahead`)."""
+        return self.run.check_ahead()
 
     # ------------------------------------------------------------------ the one output
     def _output(self, step: Callable[[], list[bytes]]) -> Output:

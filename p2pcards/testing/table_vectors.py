@@ -13,7 +13,10 @@
   one place and sends seats 2 and 3 the second; the ``fork`` certificate takes that place
   everywhere and seat 1 loses the deal;
 * ``table-takeup.json``: a three-deal Bisca table whose seat 1 abandons deal 1 while seat 0
-  is due; seat 1, then seat 0, write a ``takeup``: deal 1 is void and deal 2 is played.
+  is due; seat 1, then seat 0, write a ``takeup``: deal 1 is void and deal 2 is played;
+* ``table-proof.json``: a one-deal Sueca table whose seat 1 puts an element that is no card
+  into its shuffle; proofs are pipelined, so seats 2 and 3 shuffle on and every seat locks,
+  and every replica blames seat 1 (``bad-shuffle``) when the lock round is complete.
 
 Each holds the inputs (every key as the 32-byte seed it is derived from, each peer's table
 secret, the genesis), every message in transcript order with its hash, the outcome and
@@ -47,12 +50,15 @@ from p2pcards.table.transcript import Genesis, SeatInfo, TableKind, make_genesis
 from p2pcards.testing.table_mesh import LocalMesh, Route
 from p2pcards.vectorfiles import vectors_main, write_files
 
-__all__ = ["generate", "write", "main", "fixed_identity", "WrongKeySender", "TwoPlays", "VOTE_SILENT", "FAULT_KEY"]
+__all__ = ["generate", "write", "main", "fixed_identity", "WrongKeySender", "TwoPlays", "MadeUpShuffle", "VOTE_SILENT",
+           "FAULT_KEY", "NOT_A_CARD"]
 
 #: The seat that falls silent in ``table-vote.json``.
 VOTE_SILENT = 2
 #: The key seat 1 seals to seat 0 in ``table-fault.json`` instead of its own (the scalar 5).
 FAULT_KEY = (5).to_bytes(32, "little")
+#: What seat 1 of ``table-proof.json`` hashes to the group for position 0 of its shuffle.
+NOT_A_CARD = b"p2pcards/vectors/not a card"
 
 
 def _seed(label: str) -> bytes:
@@ -233,6 +239,56 @@ def _dispute() -> str:
                     dispute=dispute, deals=t.deals(), audit=_audit(log))
 
 
+# ---------------------------------------------------------------- a bad proof, pipelined
+class MadeUpShuffle(Table):
+    """Seat 1 of ``table-proof.json``: in deal 0, position 0 of its shuffle is
+    ``NOT_A_CARD``'s element instead (its proof, made for the honest deck's permutation,
+    cannot hold)."""
+
+    def _start_deal(self) -> None:
+        super()._start_deal()
+        if self.deal_no != 0:
+            return
+        party = self.party
+        honest = party._shuffled
+
+        def shuffled() -> tuple[bytes, ...]:
+            return (self.group.hash_to_element(NOT_A_CARD), *honest()[1:])
+
+        party._shuffled = shuffled  # type: ignore[method-assign]
+
+
+def _proof() -> str:
+    t = _setup("sueca", 1, "proof/nonce")
+    tables = [t.table(s, MadeUpShuffle if s == 1 else Table) for s in range(t.spec.seats)]
+    _run(t, tables)
+    log = tables[0].log
+    assert all(table.log == log and table.finished for table in tables)
+    kinds = [(i, _deck_kind(m, tables[0].keys)) for i, m in enumerate(log)]
+    shuffle = next(i for i, k in kinds if k == ("shuffle", 1))
+    last_lock = max(i for i, k in kinds if k is not None and k[0] == "lock")
+    assert last_lock > shuffle
+    inputs = t.inputs(deviation={
+        "seat": 1, "seq": shuffle, "element": NOT_A_CARD.hex(),
+        "note": "in deal 0, position 0 of seat 1's shuffle is hash_to_element(element) instead of its own",
+    })
+    fault = {"seat": 1, "kind": "bad-shuffle", "step": shuffle, "halted_at": last_lock,
+             "note": "every replica checks the proofs of the rounds when the lock round is complete: the deal "
+                     "halts at the last lock, before any key is sent"}
+    return t.vector("a one-deal Sueca table: seat 1's shuffle holds an element that is no card; seats 2 and 3 "
+                    "shuffle on, every seat locks, and every replica blames seat 1 when the lock round is "
+                    "complete", inputs, log, fault=fault, deals=t.deals(), audit=_audit(log))
+
+
+def _deck_kind(raw: bytes, keys: Sequence[bytes]) -> tuple[str, int] | None:
+    """The deck message kind and author of a ``deck`` entry with one message, else None."""
+    kind, _ = peek(raw)
+    if kind != TableKind.DECK:
+        return None
+    msgs = parse_message(raw, keys).body["msgs"]
+    return (str(msgs[0]["kind"]), int(msgs[0]["seat"])) if len(msgs) == 1 else None
+
+
 # ---------------------------------------------------------------- an equivocation
 class TwoPlays(Table):
     """Seat 1 of ``table-fork.json``: at its first play it also signs the play of its
@@ -308,7 +364,7 @@ def _takeup() -> str:
 def generate() -> dict[str, str]:
     """File name -> JSON text of every table vector."""
     return {"table-bisca.json": _bisca(), "table-vote.json": _vote(), "table-dispute.json": _dispute(),
-            "table-fork.json": _fork(), "table-takeup.json": _takeup()}
+            "table-fork.json": _fork(), "table-takeup.json": _takeup(), "table-proof.json": _proof()}
 
 
 def write(directory: Path) -> list[Path]:
