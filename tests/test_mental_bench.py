@@ -33,8 +33,10 @@ def test_bench_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str])
     assert figures["groups"]["modp2048"]["ops"] == figures["groups"]["ristretto255"]["ops"]
     proofs = figures["proofs"]
     assert set(proofs) == {"compute_ms_max", "compute_ms_max_without", "ratio", "prove_ms_max", "verify_ms_max",
-                           "bytes_per_seat", "bytes_sent_max", "bytes_sent_max_without"}
+                           "bytes_per_seat", "bytes_sent_max", "bytes_sent_max_without", "chain_ms_on_arrival",
+                           "chain_ms_pipelined"}
     assert all(proofs[k] > 0 for k in ("compute_ms_max", "prove_ms_max", "verify_ms_max", "ratio"))
+    assert 0 < proofs["chain_ms_pipelined"] < proofs["chain_ms_on_arrival"]
     n = figures["cards"]  # a shuffle proof is 32·(4n+6) bytes and a lock proof 32·(2n+1), plus msgpack headers
     assert 32 * (6 * n + 7) < proofs["bytes_per_seat"] < 32 * (6 * n + 7) + 40 * (6 * n + 7)
     assert proofs["bytes_sent_max"] - proofs["bytes_sent_max_without"] >= proofs["bytes_per_seat"]
@@ -59,3 +61,16 @@ def test_bench_text_and_bad_parameters(capsys: pytest.CaptureFixture[str]) -> No
     assert aims[0].endswith("not measured at this size")
     assert run(seats=5, cards=40) == 2
     assert run(seats=3, cards=2) == 2
+
+
+def test_the_rounds_chain_model_waits_on_checks_only_when_they_come_first():
+    """Two seats, four steps of 1 ms to make and 1 ms to check (worked by hand): checking on
+    arrival, every step waits for the check of the one before (8 ms); pipelined, a seat
+    makes its step at once and checks in its spare time, the last check ends at 5 ms."""
+    from p2pcards.tools.bench_deck import rounds_chain
+
+    assert rounds_chain([1.0] * 4, [1.0] * 4, 2, pipelined=False) == 8.0
+    assert rounds_chain([1.0] * 4, [1.0] * 4, 2, pipelined=True) == 5.0
+    # free checks: the chain is the steps' making either way
+    assert rounds_chain([1.0] * 8, [0.0] * 8, 4, pipelined=False) == rounds_chain([1.0] * 8, [0.0] * 8, 4,
+                                                                                 pipelined=True) == 8.0

@@ -37,13 +37,18 @@ With ``json_out`` the output is one JSON object::
 
     PROOFS = {"compute_ms_max": float, "compute_ms_max_without": float, "ratio": float,
               "prove_ms_max": float, "verify_ms_max": float, "bytes_per_seat": int,
-              "bytes_sent_max": int, "bytes_sent_max_without": int}
+              "bytes_sent_max": int, "bytes_sent_max_without": int,
+              "chain_ms_on_arrival": float, "chain_ms_pipelined": float}
 
 ``proofs`` (ristretto255, the median of five deals with and five without proofs):
 the slowest seat's compute with and without them and their ``ratio``; for the slowest seat,
 the time to make its own shuffle and lock proofs (``prove_ms_max``) and to check every
 other seat's (``verify_ms_max``); the msgpack size of one seat's two proofs
-(``bytes_per_seat``) and the most bytes a seat sends with and without them.  Aims:
+(``bytes_per_seat``) and the most bytes a seat sends with and without them; and how long
+the shuffle and lock rounds' proofs take end to end if every seat had a core of its own,
+computed from each step's measured times (:func:`rounds_chain`): each proof checked by
+the next author before it makes its own (``chain_ms_on_arrival``), or checked alongside,
+as tables do (``chain_ms_pipelined``).  Aims:
 proving plus checking ≤ 150 ms per seat (it was 300 when the proofs came in), ≤ 60 KB of
 proofs per seat.
 
@@ -348,6 +353,8 @@ def _proof_times(seats: int, cards: int) -> dict[str, float | int]:
     deal_id = parties[0].deal_id
     assert deal_id is not None and len(steps) == 2 * seats
     prove_ms, verify_ms, sizes = [], [], []
+    make_step = [0.0] * len(steps)  # ms to prove each step, and to check it (mean of its checkers)
+    check_step = [0.0] * len(steps)
     for s, party in enumerate(parties):
         kdf = SeedKdf(group, setup.table_id, 0, s, party.seed)
         secrets = kdf.secrets(cards)
@@ -355,23 +362,72 @@ def _proof_times(seats: int, cards: int) -> dict[str, float | int]:
         begin = time.perf_counter()
         shuffle = prove_shuffle(group, proof_context(deal_id, s, "shuffle"), decks[s], decks[s + 1],
                                 secrets.permutation, secrets.shuffle_scalar, kdf.proof_nonce("shuffle"))
+        middle = time.perf_counter()
         lock = prove_lock(group, proof_context(deal_id, s, "lock"), decks[seats + s], decks[seats + s + 1],
                           exponents, kdf.proof_nonce("lock"))
-        prove_ms.append((time.perf_counter() - begin) * 1000)
+        end = time.perf_counter()
+        make_step[s], make_step[seats + s] = (middle - begin) * 1000, (end - middle) * 1000
+        prove_ms.append((end - begin) * 1000)
         sizes.append(len(msgpack.packb(shuffle.to_wire())) + len(msgpack.packb(lock.to_wire())))
-        begin = time.perf_counter()
+        checking = 0.0
         for t, step in enumerate(steps):
             author, kind = t % seats, ("shuffle" if t < seats else "lock")
             if author == s:
                 continue
             assert step.proof is not None
+            begin = time.perf_counter()
             ok = (verify_shuffle(group, proof_context(deal_id, author, kind), decks[t], decks[t + 1], step.proof)
                   if isinstance(step.proof, ShuffleProof) else
                   verify_lock(group, proof_context(deal_id, author, kind), decks[t], decks[t + 1], step.proof))
+            took = (time.perf_counter() - begin) * 1000
+            checking += took
+            check_step[t] += took / (seats - 1)
             if not ok:
                 raise LocalError(f"the benchmark's {kind} proof of seat {author} does not verify")
-        verify_ms.append((time.perf_counter() - begin) * 1000)
-    return {"prove_ms_max": max(prove_ms), "verify_ms_max": max(verify_ms), "bytes_per_seat": max(sizes)}
+        verify_ms.append(checking)
+    return {"prove_ms_max": max(prove_ms), "verify_ms_max": max(verify_ms), "bytes_per_seat": max(sizes),
+            "chain_ms_on_arrival": round(rounds_chain(make_step, check_step, seats, pipelined=False), 1),
+            "chain_ms_pipelined": round(rounds_chain(make_step, check_step, seats, pipelined=True), 1)}
+
+
+def rounds_chain(make: list[float], check: list[float], seats: int, pipelined: bool) -> float:
+    """When every seat is ready for the first operation, from the first shuffle on, if each
+    seat had a core of its own: step ``t`` (seat ``t % seats``) takes ``make[t]`` to prove and
+    ``check[t]`` to check, a seat checks the steps of others in order whenever it is not
+    making its own, one proof at a time (a proof being checked is finished first), and all
+    of them before the first operation.  Checking on arrival, the author of a step first
+    checks every step before it; pipelined (PROTOCOL.md, "Rounds"), it makes its step as
+    soon as the one before has arrived."""
+    steps = len(make)
+    done = [0.0] * steps  # when each step has arrived everywhere
+    free = [0.0] * seats  # when each seat is next free
+    checked = [0] * seats  # how many steps each seat has checked or made
+
+    def check_until(seat: int, limit: int, until: float | None) -> None:
+        """Seat ``seat`` checks steps in order up to ``limit`` (excluded), starting each one
+        that has arrived by ``until`` (None: wait for each)."""
+        while checked[seat] < limit:
+            t = checked[seat]
+            if t % seats == seat:
+                checked[seat] += 1
+                continue
+            if until is not None and max(free[seat], done[t]) >= until:
+                return
+            free[seat] = max(free[seat], done[t]) + check[t]
+            checked[seat] += 1
+
+    for t in range(steps):
+        author = t % seats
+        arrived = done[t - 1] if t else 0.0
+        for s in range(seats):  # spare time before this step arrives
+            check_until(s, t, arrived)
+        if not pipelined:
+            check_until(author, t, None)
+        free[author] = max(free[author], arrived) + make[t]
+        done[t] = free[author]
+    for s in range(seats):
+        check_until(s, steps, None)
+    return max(free)
 
 
 def _proofs(seats: int, cards: int, plain: dict[str, object]) -> dict[str, object]:
@@ -487,6 +543,9 @@ def run(seats: int = 4, cards: int = 40, json_out: bool = False) -> int:
           f"making its own {proofs['prove_ms_max']:.1f} ms, checking the others' {proofs['verify_ms_max']:.1f} ms "
           f"(slowest seat); {proofs['bytes_per_seat']} bytes of proofs per seat, "
           f"{proofs['bytes_sent_max']} sent in all (was {proofs['bytes_sent_max_without']})")
+    on_arrival, pipelined = proofs["chain_ms_on_arrival"], proofs["chain_ms_pipelined"]
+    print(f"the rounds' proofs end to end, a core per seat (from each step's times): pipelined "
+          f"{pipelined:.1f} ms, {_ratio(pipelined, on_arrival):.2f}× checking each on arrival ({on_arrival:.1f} ms)")
     print("aims:")
     for verdict in verdicts:
         print(aim_line(verdict))
