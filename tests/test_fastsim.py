@@ -156,8 +156,59 @@ def test_cross_check_bisca_on_random_positions_of_every_hand_size():
     # the simulator's own deals: hands of the chosen size, the rest in the stock
     pos = BISCA_SIM.new_deals(200, np.random.default_rng(1), options={"hand": 9})
     assert (np.bitwise_count(pos.hands) == 9).all() and ((pos.stock >= 0).sum(axis=1) == 22).all()
-    with pytest.raises(ValueError, match="swap2=on"):
-        BISCA_SIM.new_deals(2, np.random.default_rng(1), options={"swap2": "on"})
+    assert BISCA_SIM.for_options({"swap2": "off"}) is BISCA_SIM
+    swapping = BISCA_SIM.for_options({"swap2": "on"})
+    assert swapping.table.swap_two and not BISCA_SIM.table.swap_two
+    assert BISCA_SIM.for_options({"swap2": "on"}) is swapping and swapping.for_options({"swap2": "on"}) is swapping
+
+
+class _SwapAlways(type(BISCA_SIM)):  # type: ignore[misc]
+    """Bisca's simulator cross-checked at swap2=on only (``swaps``: whether its players swap)."""
+
+    variants = {"hand": (3, 5), "swap2": ("on",)}
+
+    def __init__(self, swaps: bool) -> None:
+        super().__init__(swap_two=swaps)
+
+    def for_options(self, options):
+        return self
+
+
+@pytest.mark.parametrize("swaps", [True, False], ids=["swapping", "forgets-the-swap"])
+def test_cross_check_bisca_with_the_swap_of_the_two_of_trumps(swaps):
+    """With swap2=on the plugin's players swap the 2 of trumps whenever they may, as the
+    simulator's do; a simulator whose players never swap is caught."""
+    report = cross_check(BISCA, _SwapAlways(swaps), 6_000, seed=21, replays=100)
+    if swaps:
+        assert report["ok"], report
+    else:
+        assert not report["ok"] and report["differ"]["points"] + report["replays_differ"] > 0, report
+
+
+def test_a_first_card_given_is_played_without_the_swap():
+    """The search weighs each card as played without swapping (the swap is a candidate of
+    its own): before a first card it gives, the simulator's player does not swap; choosing
+    itself, it swaps, and never plays the 2 of trumps while the stock lasts."""
+    sim = BISCA_SIM.for_options({"swap2": "on"})
+    table = sim.table
+    ids = table.ids
+    pos = Positions(
+        np.array([[table.mask(["2C", "KH", "5S"]), table.mask(["AH", "3D", "4D"])]], dtype=np.uint64),
+        np.array([table.suit_index("C")]), np.array([0]), np.array([[-1, -1]]),
+        np.zeros((1, 2), dtype=np.int64), np.zeros((1, 2), dtype=np.int64),
+        np.array([[ids[c] for c in PORTUGUESE_40 if c not in {"2C", "KH", "5S", "AH", "3D", "4D", "7C"}]
+                  + [ids["7C"]]]),
+    )
+    rng = np.random.default_rng(5)
+    given = playout(table, pos, sim.team_of, rng=rng, record=True, first=np.array([ids["2C"]]))
+    assert given.plays is not None and given.plays[0, 0] == ids["2C"]
+    assert given.plays[0].tolist().count(ids["2C"]) == 1 and ids["7C"] not in given.plays[0, :34].tolist()
+    for seed in range(20):
+        chosen = playout(table, pos, sim.team_of, rng=np.random.default_rng(seed), record=True)
+        assert chosen.plays is not None
+        stock_plays = chosen.plays[0, : 2 * 17]  # while the stock lasts: 34 cards to draw, 2 a trick
+        assert ids["2C"] not in stock_plays.tolist()
+        assert ids["7C"] in chosen.plays[0].tolist()
 
 
 class _WrongTrumpCard(SuecaSimulator):

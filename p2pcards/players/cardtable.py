@@ -57,7 +57,7 @@ class CardTable:
 
     def __init__(
         self, deck: Sequence[Card], strength: Mapping[str, int], points: Mapping[str, int], suits: str = SUITS,
-        hearts: HeartsRules | None = None, duties: TrumpDuties | None = None,
+        hearts: HeartsRules | None = None, duties: TrumpDuties | None = None, swap_two: bool = False,
     ) -> None:
         if not 0 < len(deck) <= 64:
             raise ValueError(f"a deck of {len(deck)} cards does not fit 64-bit hands")
@@ -107,6 +107,10 @@ class CardTable:
                     higher[i] |= 1 << j
         #: per card, the cards of its suit that beat it
         self.higher: U64 = np.array(higher, dtype=np.uint64)
+        #: whether the seat to play swaps the 2 of trumps it holds for the face-up trump card
+        #: (the last card of the stock) while the stock lasts (Bisca's swap2=on); each suit's 2
+        self.swap_two = swap_two
+        self.two_of: I64 = np.array([self.ids.get("2" + s, -1) for s in suits] + [-1], dtype=np.int64)
         #: the greedy players' tables of this card table, made on first use (fastsim)
         self._greedy: object | None = None
 

@@ -22,8 +22,12 @@ the stock is empty (Bisca).  With :class:`HeartsRules` (Copas), points belong to
 rather than ranks, some cards may not be led before a *breaking* card was played, and
 some may not be thrown on the first trick, each unless the hand holds nothing else.
 With :class:`TrumpDuties` (Sobe e Desce), a leader holding the ace of trumps leads it, and
-a player who cannot follow plays a trump higher than the trick's if it holds one.  Seats
-may sit a deal out (``Positions.active``): play goes round the others.
+a player who cannot follow plays a trump higher than the trick's if it holds one.  With
+:attr:`CardTable.swap_two` (Bisca's ``swap2=on``), a player holding the 2 of trumps while
+the stock lasts swaps it for the face-up trump card before it plays, as every player here
+does (the heuristic's rule: it is always a gain) -- except before a first card the
+caller gives, which was chosen without it.  Seats may sit a deal out
+(``Positions.active``): play goes round the others.
 
 A game opts in with a :class:`~p2pcards.players.simulators.TrickSimulator` named
 ``SIMULATOR`` in its plugin's ``fastsim`` module; it says how the game deals.  The plugin
@@ -318,6 +322,21 @@ class _Run:
                 self.stock_left -= draw
         return done
 
+    def swap_twos(self, where: Bools) -> None:
+        """Where ``where`` and the stock lasts, the seat to play swaps the 2 of trumps it
+        holds for the face-up trump card, the last of the stock (:attr:`CardTable.swap_two`)."""
+        t = self.table
+        two = t.two_of[np.where(self.trump >= 0, self.trump, t.no_suit)]
+        hand = self.hands[self.rows, self.turn]
+        swap = where & (self.stock_left > 0) & (two >= 0) & ((hand & t.bit[np.maximum(two, 0)]) != 0)
+        if not swap.any():
+            return
+        rows = self.rows[swap]
+        last = self.drawn[rows] + self.stock_left[rows] - 1
+        face, two = self.stock[rows, last], two[rows]
+        self.hands[rows, self.turn[rows]] = (hand[rows] & ~t.bit[two]) | t.bit[face]
+        self.stock[rows, last] = two
+
     def remaining(self) -> I64:
         """Cards still to be played per deal."""
         held: I64 = np.bitwise_count(self.hands).astype(np.int64).sum(axis=1)
@@ -480,6 +499,8 @@ def playout(
     done_tricks = np.zeros(b, dtype=np.int64)
     for step in range(steps):
         active = remaining > step
+        if table.swap_two:  # by rule, as every player swaps -- but not before a first card given
+            run.swap_twos(active if step or first is None else active & (first < 0))
         legal = run.legal()
         if choices is None:
             assert rng is not None

@@ -14,7 +14,7 @@ from typing import TypedDict
 import numpy as np
 from numpy.typing import NDArray
 
-from p2pcards.core import PLAY, DealState, Decision, GameSpec, Match, Options, OptionValue
+from p2pcards.core import PLAY, DealState, Decision, GameSpec, Legal, Match, Options, OptionValue
 from p2pcards.players.fastsim import GREEDY, I64, RANDOM, U64, CardTable, Outcome, Positions, legal_masks, playout
 
 __all__ = ["TrickSimulator", "simulator_for", "cross_check", "CrossCheck"]
@@ -242,6 +242,8 @@ def _sample_deal(spec: GameSpec, sim: TrickSimulator, rng: random.Random, out: _
     for step in deal.decisions():
         seat = step.seats[0]
         legal = deal.legal(seat)
+        if _take_swap(deal, seat, legal):
+            continue
         if len(deal.tricks) != scored:
             scores, scored = sim._scores(deal), len(deal.tricks)
         out.states.append(sim._row(deal, scores))
@@ -263,6 +265,16 @@ def _sample_deal(spec: GameSpec, sim: TrickSimulator, rng: random.Random, out: _
         out.points.append(points)
         out.tricks.append(tricks)
     return len(out.states) - first
+
+
+def _take_swap(deal: DealState, seat: int, legal: Sequence[Legal]) -> bool:
+    """Take a play that is not a card (Bisca's swap of the 2 of trumps) when the rules
+    offer one, as the simulator's players always do; whether one was taken."""
+    other = [c for c in legal if type(c) is not int]
+    if not other:
+        return False
+    deal.apply(seat, other[0])
+    return True
 
 
 def _numbers(value: object) -> list[int]:
@@ -351,6 +363,8 @@ def _replayed_alike(deal: DealState, sim: TrickSimulator, plays: list[int], poin
         if k >= len(plays):
             return False
         seat = step.seats[0]
+        if _take_swap(deal, seat, deal.legal(seat)):
+            continue
         position = deal.deck.cards.index(sim.table.deck[plays[k]])
         k += 1
         if deal.deck.owner[position] != seat or position not in deal.legal(seat):

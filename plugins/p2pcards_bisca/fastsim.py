@@ -3,16 +3,19 @@
 Cards are indices into the Bisca deck (:data:`p2pcards.core.PORTUGUESE_40`), seats 0 and
 1, each its own side.  The rules of play are the core's with a stock: while it lasts
 nobody must follow suit; after each trick the winner draws first; once it is empty both
-must follow suit (no obligation to beat).  The 2-of-trumps swap is not simulated: the
-simulator follows ``swap2=off`` only.  The plugin (:mod:`p2pcards_bisca.game`) is the
-authority; ``cross_check`` compares the two.
+must follow suit (no obligation to beat).  With ``swap2=on`` a player holding the 2 of
+trumps while the stock lasts swaps it for the face-up trump card before it plays, as the
+heuristic always does (:attr:`~p2pcards.players.fastsim.CardTable.swap_two`).  The plugin
+(:mod:`p2pcards_bisca.game`) is the authority; ``cross_check`` compares the two.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
-from p2pcards.core import PORTUGUESE_40, PT_POINTS, DealState, Options
+from p2pcards.core import PORTUGUESE_40, PT_POINTS, DealState, Options, OptionValue
 from p2pcards.players.fastsim import I64, CardTable, Positions
 from p2pcards.players.simulators import TrickSimulator
 from p2pcards_bisca.game import OPTIONS, BiscaDeal
@@ -25,10 +28,19 @@ class BiscaSimulator(TrickSimulator):
     the next card turned up as trumps goes under the stock (drawn last); the dealer leads."""
 
     game = "bisca"
-    variants = {"hand": next(o.allowed for o in OPTIONS if o.name == "hand"), "swap2": ("off",)}
+    variants = {"hand": next(o.allowed for o in OPTIONS if o.name == "hand"), "swap2": ("off", "on")}
 
-    def __init__(self) -> None:
-        super().__init__(CardTable(PORTUGUESE_40, BiscaDeal.strength, PT_POINTS), (0, 1))
+    def __init__(self, swap_two: bool = False) -> None:
+        super().__init__(CardTable(PORTUGUESE_40, BiscaDeal.strength, PT_POINTS, swap_two=swap_two), (0, 1))
+        self._swapping: BiscaSimulator | None = None
+
+    def for_options(self, options: Mapping[str, OptionValue]) -> BiscaSimulator:
+        """This simulator, or with ``swap2=on`` its twin whose players swap the 2 of trumps."""
+        if options.get("swap2", "off") != "on" or self.table.swap_two:
+            return self
+        if self._swapping is None:
+            self._swapping = BiscaSimulator(swap_two=True)
+        return self._swapping
 
     def deal_decks(self, decks: I64, dealer: I64, options: Options) -> Positions:
         n = decks.shape[0]
