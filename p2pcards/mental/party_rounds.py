@@ -6,7 +6,7 @@ proof).
 **Pipelined proofs.**  A shuffle or lock is checked for its turn and its elements when it
 arrives, and this seat makes its own step from it at once; the step's proof is checked
 later -- whenever the driver has time (:meth:`PartyRounds.check_proof`), and in any case,
-all of them in seat order, before the first operation (:meth:`PartyRounds.settle`).  The
+all of them in seat order, before the first operation (:meth:`Party.settle`).  The
 first step whose proof fails is blamed there, at the same place on every replica (the end
 of the lock round), and before any key that would open a card is sent: what a seat's own
 step gives away about a deck that was not a shuffle of the cards is nothing the seeds it
@@ -182,8 +182,10 @@ class PartyRounds(PartyState):
         :meth:`settle` acts on it (module docstring)."""
         if not self._unchecked:
             return False
-        message, taken = self._unchecked.pop(0)
-        if not self._proof_holds(message, taken):
+        message, taken = self._unchecked[0]
+        holds = self._proof_holds(message, taken)
+        self._unchecked.pop(0)  # (only once checked: whatever happens, no step goes unchecked)
+        if not holds:
             self._unchecked.clear()  # the first failure is the one blamed
             kind = "shuffle" if isinstance(message, Shuffle) else "lock"
             why = ("its deck is not the deck it took, permuted and re-keyed" if kind == "shuffle"

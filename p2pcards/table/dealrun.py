@@ -300,7 +300,10 @@ class DealRun:
         """Work for spare time: check one proof of the rounds that arrived unchecked (see
         :mod:`p2pcards.mental.party_rounds`); True while some remain."""
         party = self.party
-        return self.stage == Stage.SETUP and party.failure is None and party.check_proof()
+        try:
+            return self.stage == Stage.SETUP and party.failure is None and party.check_proof()
+        except Exception:  # noqa: BLE001 -- never seen; then the lock round's end checks it again, guarded
+            return False
 
     # ------------------------------------------------------------------ driving
     def halt(self, cause: Cause | None) -> None:
