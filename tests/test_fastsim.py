@@ -503,3 +503,57 @@ class _NoOvertrump(type(SOBE_SIM)):  # type: ignore[misc]
 def test_cross_check_finds_a_sobe_e_desce_simulator_without_the_duty_to_overtrump():
     report = cross_check(SOBE, _NoOvertrump(), 4_000, seed=6, replays=0)
     assert not report["ok"] and report["differ"]["legal"] > 0
+
+
+def test_bisca_models_the_other_player_by_its_heuristic():
+    """The search's model of the other Bisca player (its simulator's model_policy) picks the
+    heuristic's own card at nearly every position of random deals (the rest: ties between
+    sure cards, and the face-up trump card the heuristic counts as seen); the greedy player
+    it replaced agreed at two in three."""
+    import random
+
+    from p2pcards.core.view import SeatView
+    from p2pcards.players.fastsim import policy_cards
+    from p2pcards_bisca.heuristic import BiscaHeuristic
+
+    assert BISCA_SIM.model_policy == "bisca-heuristic"
+    assert BISCA_SIM.policies(0) == ["greedy", "bisca-heuristic"] and SUECA_SIM.policies(1) == "greedy"
+    rng = random.Random(3)
+    agree = {"bisca-heuristic": 0, "greedy": 0}
+    total = 0
+    for _ in range(60):
+        match = BISCA.new_match(BISCA.resolve_options({"hand": rng.choice(["3", "5", "9"])}), rng.randrange(2))
+        cards = list(BISCA.deck)
+        rng.shuffle(cards)
+        deal = match.new_deal(cards)
+        heuristic = BiscaHeuristic(random.Random(4))
+        for step in deal.decisions():
+            seat = step.seats[0]
+            legal = deal.legal(seat)
+            want = deal.deck.cards[heuristic.choose(SeatView(deal, seat), step)]
+            pos = BISCA_SIM.from_states([deal])
+            for policy in agree:
+                got = BISCA_SIM.table.deck[int(policy_cards(BISCA_SIM.table, pos, BISCA_SIM.team_of, policy)[0])]
+                agree[policy] += got == want
+            total += 1
+            deal.apply(seat, legal[rng.randrange(len(legal))])
+    assert total > 1000
+    assert agree["bisca-heuristic"] / total > 0.95, agree
+    assert agree["greedy"] / total < 0.8, agree
+
+
+def test_a_game_adds_its_own_policy_once():
+    from p2pcards.players.fastsim import add_policy, policy_cards
+    from p2pcards_bisca.fastsim import heuristic_cards
+
+    add_policy("bisca-heuristic", heuristic_cards)  # the same rule again: nothing changes
+    with pytest.raises(ValueError, match="exists already"):
+        add_policy("bisca-heuristic", lambda run, legal: legal.astype(np.int64))
+    pos = BISCA_SIM.new_deals(4, np.random.default_rng(1))
+    with pytest.raises(ValueError, match="unknown policy 'nobody'.*bisca-heuristic"):
+        playout(BISCA_SIM.table, pos, BISCA_SIM.team_of, rng=np.random.default_rng(1), policy="nobody")
+    with pytest.raises(ValueError, match="random player"):
+        policy_cards(BISCA_SIM.table, pos, BISCA_SIM.team_of, "random")
+    mixed = playout(BISCA_SIM.table, pos, BISCA_SIM.team_of, rng=np.random.default_rng(1),
+                    policy=["greedy", "bisca-heuristic"])
+    assert (mixed.points.sum(axis=1) == 120).all()

@@ -45,6 +45,17 @@ from numpy.typing import NDArray
 
 from p2pcards.players.cardtable import I64, U64, Bools, CardTable, HeartsRules, TrumpDuties, cards_of_mask
 from p2pcards.players.cardtable import TRUMP_BONUS as _TRUMP_BONUS
+from p2pcards.players.policies import (
+    DUCK,
+    GREEDY,
+    POLICIES,
+    RANDOM,
+    PlayState,
+    Rule,
+    add_policy,
+    policy_index,
+    rule_of,
+)
 
 __all__ = [
     "CardTable",
@@ -52,6 +63,10 @@ __all__ = [
     "Outcome",
     "legal_masks",
     "playout",
+    "policy_cards",
+    "add_policy",
+    "Rule",
+    "PlayState",
     "POLICIES",
     "RANDOM",
     "GREEDY",
@@ -66,22 +81,6 @@ __all__ = [
 
 _SELECT_WIDTHS = (32, 16, 8, 4, 2, 1)
 
-#: Players of :func:`playout`: uniformly random legal cards.
-RANDOM = "random"
-#: Players of :func:`playout` that see every hand (the deals are full information) and
-#: follow simple rules, all deals at once (:func:`greedy_cards`): lead a card nobody else
-#: can beat in its suit unless an opponent would trump it, else the cheapest card, keeping
-#: trumps; when the partner is winning the trick, give it the most points (no trump);
-#: when an opponent is winning, take the trick with the cheapest card that does (with a
-#: trump only when the trick holds points; the last to play takes with the most points),
-#: else give the cheapest card.  ``epsilon`` of the cards are random instead.
-GREEDY = "greedy"
-#: Players of :func:`playout` for games where points are bad to take (Copas), all deals at
-#: once (:func:`duck_cards`): lead the weakest card; following suit, the highest card that
-#: loses the trick (point cards first), else the highest; unable to follow, the card with
-#: the most points (the queen of spades, then the highest heart), else the highest card.
-DUCK = "duck"
-POLICIES = (RANDOM, GREEDY, DUCK)
 
 
 @dataclass
@@ -349,118 +348,19 @@ def legal_masks(table: CardTable, pos: Positions, team_of: Sequence[int]) -> U64
     return _Run(table, pos, team_of).legal()
 
 
+def policy_cards(table: CardTable, pos: Positions, team_of: Sequence[int], policy: str) -> I64:
+    """The card the player of ``policy`` (not random) to play would play in each position."""
+    run = _Run(table, pos, team_of)
+    k = policy_index(policy)
+    if k == POLICIES.index(RANDOM):
+        raise ValueError("a random player has no card of its own")
+    return rule_of(k)(run, run.legal())
+
+
 def _random_cards(legal: U64, rng: np.random.Generator) -> I64:
     """A uniformly random card of each ``legal`` mask."""
     count = np.bitwise_count(legal).astype(np.int64)
     return _select_bit(legal, (rng.random(legal.shape[0]) * count).astype(np.int64))
-
-
-class _GreedyTables:
-    """A card table's scores for the greedy player, per trump suit ``t`` and suit led
-    ``l`` (``no_suit`` for none): ints, the higher the likelier played."""
-
-    def __init__(self, t: CardTable) -> None:
-        k = t.no_suit + 1
-        suit = t.suit[None, :]
-        pts = t.points[None, :]
-        strength = t.strength[None, :]
-        trumps = np.arange(k)[:, None]
-        self.is_trump: NDArray[np.bool_] = suit == trumps  # (k, N)
-        #: the cheapest card: fewest points, then weakest, trumps last
-        self.cheap: NDArray[np.int32] = (-(pts * 64 + strength) - 4096 * self.is_trump).astype(np.int32)
-        #: for the partner's trick: the most points, trumps last
-        self.give: NDArray[np.int32] = (pts * 64 + strength - 4096 * self.is_trump).astype(np.int32)
-        #: leading a card nobody can beat: the most points first
-        self.boss: NDArray[np.int32] = np.broadcast_to(50_000 + pts * 64 + strength, (k, len(t.deck))).astype(np.int32)
-        led = np.arange(k)[None, :, None]
-        key = np.where(
-            self.is_trump[:, None, :], strength[None] + _TRUMP_BONUS, np.where(suit[None] == led, strength[None], -1)
-        )
-        #: (k, k, N): how strongly a card takes a trick (-1: it cannot)
-        self.key: NDArray[np.int32] = key.astype(np.int32)
-        #: taking a trick: the weakest card that does; the last to play: the most points
-        self.take: NDArray[np.int32] = (100_000 - key).astype(np.int32)
-        self.take_last: NDArray[np.int32] = (100_000 + pts[None] * 2048 - key).astype(np.int32)
-
-
-def _tables(t: CardTable) -> _GreedyTables:
-    """The greedy player's tables of ``t`` (made once)."""
-    if not isinstance(t._greedy, _GreedyTables):
-        t._greedy = _GreedyTables(t)
-    return t._greedy
-
-
-def greedy_cards(run: _Run, legal: U64) -> I64:
-    """The card the greedy player (:data:`GREEDY`) to play plays in each deal of ``run``."""
-    t = run.table
-    g = _tables(t)
-    b = run.rows.size
-    n = len(t.deck)
-    held = np.unpackbits(legal.view(np.uint8).reshape(b, 8), axis=1, bitorder="little")[:, :n].astype(bool)
-    ti = np.where(run.trump >= 0, run.trump, t.no_suit)
-    turn = run.turn
-    my_team = run.team_of[turn]
-    lead = run.nplayed == 0
-    partner = ~lead & (run.team_of[run.best_seat] == my_team)
-    score = np.empty((b, n), dtype=np.int32)
-    rows = np.flatnonzero(lead)
-    if rows.size:
-        hands = run.hands[rows]
-        tr = ti[rows]
-        me = my_team[rows]
-        hand = hands[np.arange(rows.size), turn[rows]]
-        others = np.bitwise_or.reduce(hands, axis=1) & ~hand
-        boss = np.bitwise_and(others[:, None], t.higher[None, :]) == 0
-        # an opponent could trump it: void in its suit (or free to, with a stock), with a trump
-        free = (run.stock_left[rows] > 0)[:, None]
-        danger = np.zeros((rows.size, t.no_suit + 1), dtype=bool)
-        trump_mask = t.suit_mask[tr]
-        for seat in range(run.seats):
-            opp = run.team_of[seat] != me
-            h = hands[:, seat]
-            has_trump = opp & (np.bitwise_and(h, trump_mask) != 0)
-            void = np.bitwise_and(h[:, None], t.suit_mask[None, :]) == 0
-            danger |= has_trump[:, None] & (void | free)
-        safe = boss & ~g.is_trump[tr] & ~danger[:, t.suit]
-        score[rows] = np.where(safe, g.boss[tr], g.cheap[tr])
-    rows = np.flatnonzero(partner)
-    if rows.size:
-        score[rows] = g.give[ti[rows]]
-    rows = np.flatnonzero(~lead & ~partner)
-    if rows.size:
-        tr = ti[rows]
-        led = run.led[rows]
-        key = g.key[tr, led]
-        last = (run.nplayed[rows] == run.seats - 1)[:, None]
-        worth = (key > run.best_key[rows, None]) & (~g.is_trump[tr] | (run.trick_pts[rows] > 0)[:, None] | last)
-        take = np.where(last, g.take_last[tr, led], g.take[tr, led])
-        score[rows] = np.where(worth, take, g.cheap[tr])
-    score[~held] = np.iinfo(np.int32).min
-    card: I64 = np.argmax(score, axis=1).astype(np.int64)
-    return card
-
-
-def duck_cards(run: _Run, legal: U64) -> I64:
-    """The card the ducking player (:data:`DUCK`) to play plays in each deal of ``run``
-    (no trumps: the games that avoid points have none)."""
-    t = run.table
-    b = run.rows.size
-    n = len(t.deck)
-    held = np.unpackbits(legal.view(np.uint8).reshape(b, 8), axis=1, bitorder="little")[:, :n].astype(bool)
-    strength = t.strength[None, :]
-    pts = t.points[None, :]
-    lead = (run.nplayed == 0)[:, None]
-    follows = t.suit[None, :] == run.led[:, None]
-    loses = follows & (strength < run.best_key[:, None])
-    # leading: the weakest card; following: the highest loser (points first), else the
-    # highest card; discarding: the most points, then the highest card
-    score = np.where(
-        lead, 1000 - strength,
-        np.where(follows, np.where(loses, 100_000 + pts * 64 + strength, strength), pts * 64 + strength),
-    ).astype(np.int32)
-    score[~held] = np.iinfo(np.int32).min
-    card: I64 = np.argmax(score, axis=1).astype(np.int64)
-    return card
 
 
 def playout(
@@ -476,7 +376,8 @@ def playout(
 ) -> Outcome:
     """Play every deal of ``pos`` to its end; ``pos`` itself is left unchanged.
 
-    Players (``policy``, :data:`POLICIES`, or one per seat) choose among the legal cards
+    Players (``policy``, :data:`POLICIES` or one a game added, :func:`add_policy`; or one
+    per seat) choose among the legal cards
     with ``rng``: uniformly at random, or greedily (with ``epsilon`` of the cards random); or
     ``choices`` (B, steps) gives the card each deal plays at each step (a deal's cards
     after it ended are ignored).  A given card that is not legal is still played (taken
@@ -524,7 +425,8 @@ def playout(
 
 def _check_playout(run: _Run, rng: np.random.Generator | None, choices: I64 | None, policy: str | Sequence[str],
                    epsilon: float, first: I64 | None) -> I64:
-    """Check :func:`playout`'s arguments; each seat's policy, as its index in :data:`POLICIES`."""
+    """Check :func:`playout`'s arguments; each seat's policy, as its index
+    (:func:`~p2pcards.players.policies.policy_index`)."""
     if (rng is None) == (choices is None):
         raise ValueError("give either rng (players) or choices (the cards to play)")
     if not 0.0 <= epsilon <= 1.0:
@@ -532,18 +434,13 @@ def _check_playout(run: _Run, rng: np.random.Generator | None, choices: I64 | No
     policies = [policy] * run.seats if isinstance(policy, str) else list(policy)
     if len(policies) != run.seats:
         raise ValueError(f"give one policy, or a policy for each of the {run.seats} seats")
-    for p in policies:
-        if p not in POLICIES:
-            raise ValueError(f"unknown policy {p!r}: one of {', '.join(POLICIES)}")
+    indexes = [policy_index(p) for p in policies]
     if first is not None and choices is not None:
         raise ValueError("first cards are for players, not with choices")
     if first is not None and first.shape != (run.rows.size,):
         raise ValueError(f"first gives {first.shape[0] if first.ndim else 0} cards, the batch has {run.rows.size} "
                          "deals")
-    return np.array([POLICIES.index(p) for p in policies], dtype=np.int64)
-
-
-_RULES = {POLICIES.index(GREEDY): greedy_cards, POLICIES.index(DUCK): duck_cards}
+    return np.array(indexes, dtype=np.int64)
 
 
 def _players_cards(run: _Run, legal: U64, rng: np.random.Generator, seat_policy: I64,
@@ -559,9 +456,9 @@ def _players_cards(run: _Run, legal: U64, rng: np.random.Generator, seat_policy:
     ruled = seat_policy != POLICIES.index(RANDOM)
     if ruled.any():
         used = [int(k) for k in np.unique(seat_policy[ruled])]
-        card = _RULES[used[0]](run, legal)
+        card = rule_of(used[0])(run, legal)
         for k in used[1:]:
-            card = np.where(seat_policy[run.turn] == k, _RULES[k](run, legal), card)
+            card = np.where(seat_policy[run.turn] == k, rule_of(k)(run, legal), card)
         if epsilon > 0.0 or not ruled.all():
             rand = _random_cards(legal, rng)
             pick = ~ruled[run.turn]

@@ -16,7 +16,8 @@ For each decision the player
    batch simulator (every game here has one), a play's worlds are
    sampled in batches (:data:`BATCH_WORLDS`) and every (world x candidate) row of a batch
    is played out at once by the simulator's players (:data:`PLAYOUTS` per row; greedy
-   ones, ducking ones in Copas) -- fast enough for hundreds of worlds a decision where
+   ones, ducking ones in Copas; in Bisca the other player plays as the heuristic does, the
+   simulator's ``model_policy``) -- fast enough for hundreds of worlds a decision where
    plugin roll-outs manage a dozen (in the same time; the table's options choose the
    simulator: :meth:`TrickSimulator.for_options`; a choice that is not a card is applied
    through the plugin first, and the other seats' decisions up to the first card are the
@@ -465,7 +466,7 @@ class SearchPlayer:
     ) -> NDArray[np.float64]:
         """(worlds x candidates) mean value for the seat (:meth:`TrickSimulator.values`:
         its side's final card points; in Copas, minus its penalty points; in Sobe e Desce,
-        its tricks' worth) of the simulator's players' play-outs (its ``policy``) of each
+        its tricks' worth) of the simulator's players' play-outs (its ``policies``) of each
         world after each candidate; a candidate that ends the deal before any card (Sobe e
         Desce: everyone but one sat out) is scored by the plugin (:func:`deal_score`)."""
         me = view.seat
@@ -499,7 +500,7 @@ class SearchPlayer:
         if not parts:
             return vals
         pos = Positions.concat(parts * PLAYOUTS)
-        outcome = sim.outcome(pos, nrng, sim.policy, EPSILON, np.concatenate(firsts * PLAYOUTS))
+        outcome = sim.outcome(pos, nrng, sim.policies(me), EPSILON, np.concatenate(firsts * PLAYOUTS))
         mine: NDArray[np.float64] = sim.values(outcome, pos, me).reshape(PLAYOUTS, -1).mean(axis=0)
         at = 0
         for i, rows_of in into:

@@ -48,12 +48,15 @@ class TrickSimulator:
     :meth:`plugin_deal`, :meth:`deal_scores` or :meth:`for_options` (Copas, Sobe e Desce).
     ``variants`` lists the table options (and their values) the simulator follows; other
     options keep their defaults when cross-checked.  ``policy`` is the players' policy of
-    the search's play-outs.
+    the search's play-outs (``model_policy``, if set, the other seats').
     """
 
     game: str = ""
     variants: Mapping[str, tuple[OptionValue, ...]] = {}
     policy: str = GREEDY
+    #: the policy of the other seats in the search's play-outs, its model of them (a game's
+    #: own heuristic, :func:`~p2pcards.players.policies.add_policy`); None: ``policy``
+    model_policy: str | None = None
 
     def __init__(self, table: CardTable, team_of: Sequence[int]) -> None:
         self.table = table
@@ -133,6 +136,11 @@ class TrickSimulator:
     ) -> Outcome:
         """:meth:`playout`'s whole outcome: card points and tricks per team."""
         return playout(self.table, pos, self.team_of, rng=rng, policy=policy, epsilon=epsilon, first=first)
+
+    def policies(self, seat: int) -> str | list[str]:
+        """The play-outs' policy of each seat when ``seat`` searches."""
+        model = self.model_policy
+        return self.policy if model is None else [self.policy if s == seat else model for s in range(self.seats)]
 
     def legal(self, pos: Positions) -> U64:
         """The legal cards (bitmask) of the seat to play in each position."""

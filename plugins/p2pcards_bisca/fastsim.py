@@ -16,11 +16,68 @@ from collections.abc import Mapping
 import numpy as np
 
 from p2pcards.core import PORTUGUESE_40, PT_POINTS, DealState, Options, OptionValue
-from p2pcards.players.fastsim import I64, CardTable, Positions
+from p2pcards.players.cardtable import TRUMP_BONUS, U64, Bools
+from p2pcards.players.fastsim import I64, CardTable, PlayState, Positions, add_policy
 from p2pcards.players.simulators import TrickSimulator
 from p2pcards_bisca.game import OPTIONS, BiscaDeal
 
-__all__ = ["BiscaSimulator", "SIMULATOR"]
+__all__ = ["BiscaSimulator", "SIMULATOR", "HEURISTIC", "heuristic_cards"]
+
+
+#: the policy of :func:`heuristic_cards`, the search's model of the other player
+HEURISTIC = "bisca-heuristic"
+_SUIT_ORDER = sorted("CDHS")
+
+
+def _some(mask: Bools) -> Bools:
+    """Per deal (row), whether any card of ``mask`` is set, as a column."""
+    out: Bools = np.logical_or.reduce(mask, axis=1, keepdims=True)
+    return out
+
+
+def heuristic_cards(run: PlayState, legal: U64) -> I64:
+    """Bisca's heuristic (:class:`p2pcards_bisca.heuristic.BiscaHeuristic`) for every deal at
+    once, the search's model of the other player.  Leading: with the stock empty, a card
+    nobody can beat (a trump, or any card once the other holds no trump), the most points;
+    else the cheapest card that is no trump (fewest points, then weakest), else the
+    cheapest.  Following: a card of the suit led that wins, the most points; else, when
+    the trick holds 10 or more, the weakest trump that wins; else the cheapest card that
+    loses, else the cheapest.  The heuristic counts the face-up trump card as seen once
+    drawn (it may think a card sure that the other can beat with it); this rule sees the
+    other's whole hand, and breaks ties between sure cards by the card's number."""
+    t = run.table
+    b = run.rows.size
+    n = len(t.deck)
+    held = np.unpackbits(legal.view(np.uint8).reshape(b, 8), axis=1, bitorder="little")[:, :n].astype(bool)
+    trump = np.where(run.trump >= 0, run.trump, t.no_suit)[:, None]
+    suit, strength, pts = t.suit[None, :], t.strength[None, :], t.points[None, :]
+    is_trump = suit == trump
+    letter = np.array([3 - _SUIT_ORDER.index(c[1]) for c in t.deck])[None, :]
+    cheap = -(((pts * 2 + is_trump) * 64 + strength) * 8) + letter  # the cheapest scores highest
+    # leading
+    other = run.hands[run.rows, 1 - run.turn]
+    beaten = np.bitwise_and(other[:, None], t.higher[None, :]) != 0
+    other_trumps = (np.bitwise_and(other, t.suit_mask[trump[:, 0]]) != 0)[:, None]
+    sure: Bools = held & np.expand_dims(run.stock_left == 0, 1) & ~beaten & (is_trump | ~other_trumps)
+    side: Bools = held & ~is_trump
+    lead = np.where(_some(sure), np.where(sure, pts, -1),
+                    np.where(_some(side), np.where(side, cheap, -(10**9)), cheap))
+    # following
+    key = np.where(is_trump, strength + TRUMP_BONUS, np.where(suit == run.led[:, None], strength, -1))
+    wins: Bools = held & (key > run.best_key[:, None])
+    same: Bools = wins & (suit == run.led[:, None])
+    rich = _some(wins) & np.expand_dims(run.trick_pts >= 10, 1)
+    losers: Bools = held & ~wins
+    follow = np.where(_some(same), np.where(same, pts * 64 - strength, -(10**9)),
+                      np.where(rich, np.where(wins, -strength, -(10**9)),
+                               np.where(_some(losers), np.where(losers, cheap, -(10**9)), cheap)))
+    score = np.where((run.nplayed == 0)[:, None], lead, follow)
+    score = np.where(held, score, np.iinfo(np.int64).min)
+    card: I64 = np.argmax(score, axis=1).astype(np.int64)
+    return card
+
+
+add_policy(HEURISTIC, heuristic_cards)
 
 
 class BiscaSimulator(TrickSimulator):
@@ -28,6 +85,7 @@ class BiscaSimulator(TrickSimulator):
     the next card turned up as trumps goes under the stock (drawn last); the dealer leads."""
 
     game = "bisca"
+    model_policy = HEURISTIC
     variants = {"hand": next(o.allowed for o in OPTIONS if o.name == "hand"), "swap2": ("off", "on")}
 
     def __init__(self, swap_two: bool = False) -> None:
