@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import signal
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +42,7 @@ def _table(tmp: Path, game: str, kind: str, deals: int, *options: str) -> dict[s
     try:
         port = until("the host to listen", lambda: host.lines()[:1])[0]["port"]
         address = f"{LOOPBACK}:{port}"
-        for s in range(1, seats - 1):
-            joiner = Proc(tmp, f"join{s}", tmp / f"j{s}", "join", address, "--bot", "random", "--json",
-                           "--linger", "1")
-            procs.append(joiner)
-            until(f"joiner {s} to be seated", lambda j=joiner: j.lines()[:1])
+        procs += _joiners(tmp, address, range(1, seats - 1))
         attacker = Proc(tmp, "attacker", tmp / "attacker", kind, address, module="tests.attackers")
         procs.append(attacker)
         codes = [p.wait(120) for p in procs]
@@ -56,6 +53,16 @@ def _table(tmp: Path, game: str, kind: str, deals: int, *options: str) -> dict[s
         assert "Traceback" not in p.err_path.read_text(), p.err_path.read_text()[-3000:]
     table = next(x for x in host.lines() if x["type"] == "table")
     return {"procs": procs, "codes": codes, "table": bytes.fromhex(table["table"]), "seats": seats}
+
+
+def _joiners(tmp: Path, address: str, seats: Iterable[int]) -> list[Proc]:
+    """Honest ``p2pcards join --bot random`` processes for ``seats``, each seated in turn."""
+    out = []
+    for s in seats:
+        joiner = Proc(tmp, f"join{s}", tmp / f"j{s}", "join", address, "--bot", "random", "--json", "--linger", "1")
+        out.append(joiner)
+        until(f"joiner {s} to be seated", lambda j=joiner: j.lines()[:1])
+    return out
 
 
 def _honest_logs(tmp: Path, run: dict[str, Any]) -> list[bytes]:
@@ -154,11 +161,7 @@ def test_a_made_up_deck_is_blamed_by_a_process_killed_and_resumed_in_the_rounds(
     try:
         port = until("the host to listen", lambda: host.lines()[:1])[0]["port"]
         address = f"{LOOPBACK}:{port}"
-        for s in (1, 2):
-            joiner = Proc(tmp_path, f"join{s}", tmp_path / f"j{s}", "join", address, "--bot", "random", "--json",
-                          "--linger", "1")
-            procs.append(joiner)
-            until(f"joiner {s} to be seated", lambda j=joiner: j.lines()[:1])
+        procs += _joiners(tmp_path, address, (1, 2))
         attacker = Proc(tmp_path, "attacker", tmp_path / "attacker", "probe-after-a-pause", address,
                         module="tests.attackers")
         procs.append(attacker)
@@ -219,11 +222,7 @@ def test_a_voter_killed_and_resumed_in_the_deal_is_never_framed_for_equivocation
     try:
         port = until("the host to listen", lambda: host.lines()[:1])[0]["port"]
         address = f"{LOOPBACK}:{port}"
-        for s in (1, 2):
-            joiner = Proc(tmp_path, f"join{s}", tmp_path / f"j{s}", "join", address, "--bot", "random", "--json",
-                          "--linger", "1")
-            procs.append(joiner)
-            until(f"joiner {s} to be seated", lambda j=joiner: j.lines()[:1])
+        procs += _joiners(tmp_path, address, (1, 2))
         attacker = Proc(tmp_path, "attacker", tmp_path / "attacker", "frame-voters", address,
                         module="tests.attackers")
         procs.append(attacker)
