@@ -505,41 +505,44 @@ def test_cross_check_finds_a_sobe_e_desce_simulator_without_the_duty_to_overtrum
     assert not report["ok"] and report["differ"]["legal"] > 0
 
 
-def test_bisca_models_the_other_player_by_its_heuristic():
-    """The search's model of the other Bisca player (its simulator's model_policy) picks the
+@pytest.mark.parametrize(("spec", "sim", "greedy_at_most"), [(BISCA, BISCA_SIM, 0.8), (SUECA, SUECA_SIM, 0.85)],
+                         ids=["bisca", "sueca"])
+def test_the_search_models_the_other_players_by_the_heuristic(spec, sim, greedy_at_most):
+    """The search's model of the other players (the simulator's model_policy) picks the
     heuristic's own card at nearly every position of random deals (the rest: ties between
     sure cards, and the face-up trump card the heuristic counts as seen); the greedy player
-    it replaced agreed at two in three."""
+    it replaced agreed far less often (Bisca 66 %, Sueca 78 %)."""
     import random
 
     from p2pcards.core.view import SeatView
+    from p2pcards.players import make_player
     from p2pcards.players.fastsim import policy_cards
-    from p2pcards_bisca.heuristic import BiscaHeuristic
 
-    assert BISCA_SIM.model_policy == "bisca-heuristic"
-    assert BISCA_SIM.policies(0) == ["greedy", "bisca-heuristic"] and SUECA_SIM.policies(1) == "greedy"
+    assert sim.model_policy == f"{spec.name}-heuristic"
+    assert sim.policies(0) == ["greedy"] + [sim.model_policy] * (spec.seats - 1)
     rng = random.Random(3)
-    agree = {"bisca-heuristic": 0, "greedy": 0}
+    agree = {sim.model_policy: 0, "greedy": 0}
     total = 0
-    for _ in range(60):
-        match = BISCA.new_match(BISCA.resolve_options({"hand": rng.choice(["3", "5", "9"])}), rng.randrange(2))
-        cards = list(BISCA.deck)
+    for _ in range(60 if spec.seats == 2 else 25):
+        options = {"hand": rng.choice(["3", "5", "9"])} if spec is BISCA else {}
+        match = spec.new_match(spec.resolve_options(options), rng.randrange(spec.seats))
+        cards = list(spec.deck)
         rng.shuffle(cards)
         deal = match.new_deal(cards)
-        heuristic = BiscaHeuristic(random.Random(4))
+        heuristic = make_player("heuristic", spec, random.Random(4))
         for step in deal.decisions():
             seat = step.seats[0]
             legal = deal.legal(seat)
             want = deal.deck.cards[heuristic.choose(SeatView(deal, seat), step)]
-            pos = BISCA_SIM.from_states([deal])
+            pos = sim.from_states([deal])
             for policy in agree:
-                got = BISCA_SIM.table.deck[int(policy_cards(BISCA_SIM.table, pos, BISCA_SIM.team_of, policy)[0])]
+                got = sim.table.deck[int(policy_cards(sim.table, pos, sim.team_of, policy)[0])]
                 agree[policy] += got == want
             total += 1
             deal.apply(seat, legal[rng.randrange(len(legal))])
-    assert total > 1000
-    assert agree["bisca-heuristic"] / total > 0.95, agree
-    assert agree["greedy"] / total < 0.8, agree
+    assert total >= 1000
+    assert agree[sim.model_policy] / total > 0.95, agree
+    assert agree["greedy"] / total < greedy_at_most, agree
 
 
 def test_a_game_adds_its_own_policy_once():

@@ -506,7 +506,7 @@ def test_games_with_a_batch_simulator_are_searched_without_plugin_rollouts(monke
     assert kinds >= {"play", "swap"}
 
 
-def test_batched_search_weighs_many_more_worlds_than_plugin_rollouts_in_the_same_time() -> None:
+def test_batched_search_weighs_more_worlds_than_plugin_rollouts_in_the_same_time() -> None:
     spec = GAMES.get("sueca")
     cards = list(spec.deck)
     random.Random(8).shuffle(cards)
@@ -527,8 +527,10 @@ def test_batched_search_weighs_many_more_worlds_than_plugin_rollouts_in_the_same
                     spent.append(time.perf_counter() - start)
                 worlds[name] += player.last_worlds
     assert len(spent) > 10
-    # measured: about 4 times as many (on a busy machine as on an idle one)
-    assert worlds["batched"] > 2 * worlds["plugin"], worlds
+    # measured: about 2.2 times as many quiet, 1.5 beside the suite and two duels (4 with
+    # the greedy model of the other players, before they were modelled by the heuristic);
+    # how much faster the simulator is, is bench sim's to show
+    assert worlds["batched"] > worlds["plugin"], worlds
 
 
 def test_batched_search_with_iterations_is_reproducible() -> None:

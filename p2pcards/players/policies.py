@@ -39,7 +39,7 @@ class PlayState(Protocol):
     stock_left: I64
 
 __all__ = ["RANDOM", "GREEDY", "DUCK", "POLICIES", "PlayState", "Rule", "add_policy", "greedy_cards", "duck_cards",
-           "policy_index", "rule_of"]
+           "policy_index", "rule_of", "any_card"]
 
 #: Players of :func:`~p2pcards.players.fastsim.playout`: uniformly random legal cards.
 RANDOM = "random"
@@ -172,6 +172,13 @@ Rule = Callable[[PlayState, U64], I64]
 #: Every policy's name and rule, by index (the built-in ones first; None: random).
 _NAMES: list[str] = list(POLICIES)
 _RULES: list[Rule | None] = [None, greedy_cards, duck_cards]
+
+
+def any_card(mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """Per deal (row) of a (B, N) card mask, whether any card is set, as a (B, 1) column:
+    a rule's "if it holds such a card"."""
+    out: NDArray[np.bool_] = np.logical_or.reduce(mask, axis=1, keepdims=True)
+    return out
 
 
 def add_policy(name: str, rule: Rule) -> None:

@@ -18,6 +18,7 @@ import numpy as np
 from p2pcards.core import PORTUGUESE_40, PT_POINTS, DealState, Options, OptionValue
 from p2pcards.players.cardtable import TRUMP_BONUS, U64, Bools
 from p2pcards.players.fastsim import I64, CardTable, PlayState, Positions, add_policy
+from p2pcards.players.policies import any_card
 from p2pcards.players.simulators import TrickSimulator
 from p2pcards_bisca.game import OPTIONS, BiscaDeal
 
@@ -27,12 +28,8 @@ __all__ = ["BiscaSimulator", "SIMULATOR", "HEURISTIC", "heuristic_cards"]
 #: the policy of :func:`heuristic_cards`, the search's model of the other player
 HEURISTIC = "bisca-heuristic"
 _SUIT_ORDER = sorted("CDHS")
-
-
-def _some(mask: Bools) -> Bools:
-    """Per deal (row), whether any card of ``mask`` is set, as a column."""
-    out: Bools = np.logical_or.reduce(mask, axis=1, keepdims=True)
-    return out
+#: per card, its suit's place from the end of "CDHS" (ties go to the earlier suit letter)
+_LETTER = np.array([[3 - _SUIT_ORDER.index(c[1]) for c in PORTUGUESE_40]])
 
 
 def heuristic_cards(run: PlayState, legal: U64) -> I64:
@@ -52,7 +49,7 @@ def heuristic_cards(run: PlayState, legal: U64) -> I64:
     trump = np.where(run.trump >= 0, run.trump, t.no_suit)[:, None]
     suit, strength, pts = t.suit[None, :], t.strength[None, :], t.points[None, :]
     is_trump = suit == trump
-    letter = np.array([3 - _SUIT_ORDER.index(c[1]) for c in t.deck])[None, :]
+    letter = _LETTER if t.deck == PORTUGUESE_40 else np.array([[3 - _SUIT_ORDER.index(c[1]) for c in t.deck]])
     cheap = -(((pts * 2 + is_trump) * 64 + strength) * 8) + letter  # the cheapest scores highest
     # leading
     other = run.hands[run.rows, 1 - run.turn]
@@ -60,17 +57,17 @@ def heuristic_cards(run: PlayState, legal: U64) -> I64:
     other_trumps = (np.bitwise_and(other, t.suit_mask[trump[:, 0]]) != 0)[:, None]
     sure: Bools = held & np.expand_dims(run.stock_left == 0, 1) & ~beaten & (is_trump | ~other_trumps)
     side: Bools = held & ~is_trump
-    lead = np.where(_some(sure), np.where(sure, pts, -1),
-                    np.where(_some(side), np.where(side, cheap, -(10**9)), cheap))
+    lead = np.where(any_card(sure), np.where(sure, pts, -1),
+                    np.where(any_card(side), np.where(side, cheap, -(10**9)), cheap))
     # following
     key = np.where(is_trump, strength + TRUMP_BONUS, np.where(suit == run.led[:, None], strength, -1))
     wins: Bools = held & (key > run.best_key[:, None])
     same: Bools = wins & (suit == run.led[:, None])
-    rich = _some(wins) & np.expand_dims(run.trick_pts >= 10, 1)
+    rich = any_card(wins) & np.expand_dims(run.trick_pts >= 10, 1)
     losers: Bools = held & ~wins
-    follow = np.where(_some(same), np.where(same, pts * 64 - strength, -(10**9)),
+    follow = np.where(any_card(same), np.where(same, pts * 64 - strength, -(10**9)),
                       np.where(rich, np.where(wins, -strength, -(10**9)),
-                               np.where(_some(losers), np.where(losers, cheap, -(10**9)), cheap)))
+                               np.where(any_card(losers), np.where(losers, cheap, -(10**9)), cheap)))
     score = np.where((run.nplayed == 0)[:, None], lead, follow)
     score = np.where(held, score, np.iinfo(np.int64).min)
     card: I64 = np.argmax(score, axis=1).astype(np.int64)

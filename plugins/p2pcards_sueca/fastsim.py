@@ -16,14 +16,101 @@ from __future__ import annotations
 import numpy as np
 
 from p2pcards.core import PORTUGUESE_40, PT_POINTS, Options, game_points
-from p2pcards.players.fastsim import I64, CardTable, Outcome, Positions
+from p2pcards.players.cardtable import TRUMP_BONUS, U64, Bools
+from p2pcards.players.fastsim import I64, CardTable, Outcome, PlayState, Positions, add_policy
+from p2pcards.players.policies import any_card
 from p2pcards.players.simulators import TrickSimulator
 from p2pcards_sueca.game import OPTIONS, TEAMS, SuecaDeal
 
-__all__ = ["SuecaSimulator", "SIMULATOR", "deal_game_points"]
+__all__ = ["SuecaSimulator", "SIMULATOR", "deal_game_points", "HEURISTIC", "heuristic_cards"]
 
 #: seat -> team (0: seats 0+2, 1: seats 1+3)
 TEAM_OF = tuple(next(t for t, seats in enumerate(TEAMS) if s in seats) for s in range(4))
+
+
+#: the policy of :func:`heuristic_cards`, the search's model of the other players
+HEURISTIC = "sueca-heuristic"
+_NONE = -(10**9)
+
+
+def _letters(deck: tuple[str, ...]) -> I64:
+    """Per card, its suit's place from the end of "CDHS" (the heuristic breaks ties between
+    equal cards by the card's name: the earlier suit letter first), as a row."""
+    out: I64 = np.array([[3 - "CDHS".index(c[1]) for c in deck]], dtype=np.int64)
+    return out
+
+
+_LETTER = _letters(PORTUGUESE_40)
+_ACE_SEVEN = np.array([[c[0] in "A7" for c in PORTUGUESE_40]])
+
+
+def heuristic_cards(run: PlayState, legal: U64) -> I64:
+    """Sueca's heuristic (:class:`p2pcards_sueca.heuristic.SuecaHeuristic`) for every deal
+    at once, the search's model of the other players: a card is *sure* when no other hand
+    holds a higher card of its suit and it is a trump or no other hand holds one.
+    Leading: a sure ace or seven of a side suit, the most points; else, with no trump in
+    other hands, the highest trump; else the cheapest side card worth under 10; else the
+    cheapest.  Following, when the partner surely wins the trick (last to play, or its card
+    is sure): the most points, trumps last.  Else, able to follow: a sure winner, the most
+    points; else, with 10 or more on the trick, the weakest winner; else the cheapest card
+    of the suit.  Void: the weakest trump that wins if the trick holds points (or it plays
+    last) and an opponent wins it; else the cheapest card.  (The heuristic counts the
+    face-up trump card as seen; this rule sees the others' whole hands.)"""
+    t = run.table
+    b = run.rows.size
+    n = len(t.deck)
+    held = np.unpackbits(legal.view(np.uint8).reshape(b, 8), axis=1, bitorder="little")[:, :n].astype(bool)
+    tr = np.where(run.trump >= 0, run.trump, t.no_suit)
+    trump = tr[:, None]
+    suit, strength, pts = t.suit[None, :], t.strength[None, :], t.points[None, :]
+    is_trump = suit == trump
+    letter = _LETTER if t.deck == PORTUGUESE_40 else _letters(t.deck)
+    cheap = -(((pts * 2 + is_trump) * 64 + strength) * 8) + letter  # the cheapest scores highest
+    rows, turn = run.rows, run.turn
+    others = np.zeros(b, dtype=np.uint64)
+    for k in (1, 2, 3):
+        others |= run.hands[rows, (turn + k) % 4]
+    trumps_out = np.bitwise_and(others, t.suit_mask[tr]) != 0
+    top = np.bitwise_and(others[:, None], t.higher[None, :]) == 0
+    sure = top & (is_trump | ~trumps_out[:, None])
+    # leading
+    ace_seven = _ACE_SEVEN if t.deck == PORTUGUESE_40 else np.array([[c[0] in "A7" for c in t.deck]])
+    tops: Bools = held & ~is_trump & ace_seven & top
+    mine: Bools = held & is_trump
+    low_side: Bools = held & ~is_trump & (pts < 10)
+    lead = np.where(any_card(tops), np.where(tops, pts, _NONE),
+                    np.where(any_card(mine) & ~trumps_out[:, None], np.where(mine, strength, _NONE),
+                             np.where(any_card(low_side), np.where(low_side, cheap, _NONE), cheap)))
+    # following
+    partner = (turn + 2) % 4
+    last = (run.nplayed == 3)[:, None]
+    win_trump = run.best_key >= TRUMP_BONUS
+    win_suit = np.where(win_trump, tr, np.maximum(run.led, 0))
+    win_strength = np.where(win_trump, run.best_key - TRUMP_BONUS, run.best_key)
+    above = t.trumps_from[win_suit, np.minimum(win_strength + 1, t.trumps_from.shape[1] - 1)]
+    win_sure = (np.bitwise_and(others, above) == 0) & (win_trump | ~trumps_out)
+    by_partner = (run.best_seat == partner)[:, None]
+    partner_sure = by_partner & (last | win_sure[:, None])
+    key = np.where(is_trump, strength + TRUMP_BONUS, np.where(suit == run.led[:, None], strength, -1))
+    wins: Bools = held & (key > run.best_key[:, None])
+    following: Bools = held & (suit == run.led[:, None])
+    safe: Bools = wins & (last | sure)
+    rich = np.expand_dims(run.trick_pts >= 10, 1)
+    trumps: Bools = wins & is_trump
+    take = any_card(trumps) & (np.expand_dims(run.trick_pts > 0, 1) | last) & ~by_partner
+    follow_suit = np.where(any_card(wins) & any_card(safe), np.where(safe, pts * 64 - strength, _NONE),
+                           np.where(any_card(wins) & rich, np.where(wins, -strength, _NONE),
+                                    np.where(following, cheap, _NONE)))
+    void = np.where(take, np.where(trumps, -strength, _NONE), cheap)
+    follow = np.where(partner_sure, (pts - 30 * is_trump) * 64 - strength,
+                      np.where(any_card(following), follow_suit, void))
+    score = np.where((run.nplayed == 0)[:, None], lead, follow)
+    score = np.where(held, score, np.iinfo(np.int64).min)
+    card: I64 = np.argmax(score, axis=1).astype(np.int64)
+    return card
+
+
+add_policy(HEURISTIC, heuristic_cards)
 
 
 class SuecaSimulator(TrickSimulator):
@@ -31,6 +118,7 @@ class SuecaSimulator(TrickSimulator):
     dealer's last card (``trump_card=first``: its first), the player after the dealer leads."""
 
     game = "sueca"
+    model_policy = HEURISTIC
     variants = {"trump_card": next(o.allowed for o in OPTIONS if o.name == "trump_card")}
 
     def __init__(self) -> None:
