@@ -245,7 +245,7 @@ def _deal_kinds(log: list[bytes], deal: int) -> list[str]:
             for m in header(raw)["body"]["msgs"]]
 
 
-@pytest.mark.parametrize("restart", [False, True], ids=["straight", "victim-restarted"])
+@pytest.mark.parametrize("restart", [False, True], ids=["straight", "neighbour-restarted"])
 def test_a_made_up_deck_gives_the_next_shuffler_away_but_no_card(restart):
     """Proofs are pipelined: seat 1 shuffles the deck seat 0 made up before it checks seat
     0's proof, so the prober learns seat 1's permutation of that deal -- and nothing more.
