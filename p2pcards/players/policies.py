@@ -8,6 +8,7 @@ heuristic plays (a simulator's ``model_policy``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
@@ -39,7 +40,8 @@ class PlayState(Protocol):
     stock_left: I64
 
 __all__ = ["RANDOM", "GREEDY", "DUCK", "POLICIES", "PlayState", "Rule", "add_policy", "greedy_cards", "duck_cards",
-           "policy_index", "rule_of", "any_card"]
+           "policy_index", "rule_of", "any_card",
+           "cheapest_first"]
 
 #: Players of :func:`~p2pcards.players.fastsim.playout`: uniformly random legal cards.
 RANDOM = "random"
@@ -178,6 +180,23 @@ def any_card(mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
     """Per deal (row) of a (B, N) card mask, whether any card is set, as a (B, 1) column:
     a rule's "if it holds such a card"."""
     out: NDArray[np.bool_] = np.logical_or.reduce(mask, axis=1, keepdims=True)
+    return out
+
+
+@lru_cache(maxsize=8)
+def _name_order(deck: tuple[str, ...]) -> I64:
+    """Per card, a row: higher the earlier its suit letter (ties between cards of one rank
+    go, by name, to the earlier suit)."""
+    letters = sorted({c[1] for c in deck})
+    out: I64 = np.array([[len(letters) - 1 - letters.index(c[1]) for c in deck]], dtype=np.int64)
+    return out
+
+
+def cheapest_first(t: CardTable, is_trump: NDArray[np.bool_]) -> I64:
+    """Per deal and card, a score highest for the card
+    :func:`~p2pcards.players.heuristics.cheapest` picks: fewest points, not a trump, lowest
+    rank, then the earlier name (``is_trump``: (B, N), whether each card is a trump)."""
+    out: I64 = -(((t.points[None, :] * 2 + is_trump) * 64 + t.strength[None, :]) * 8) + _name_order(t.deck)
     return out
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from p2pcards.core import PORTUGUESE_40, PT_POINTS, DealState, Options, OptionValue
 from p2pcards.players.cardtable import TRUMP_BONUS, U64, Bools
 from p2pcards.players.fastsim import I64, CardTable, PlayState, Positions, add_policy
-from p2pcards.players.policies import any_card
+from p2pcards.players.policies import any_card, cheapest_first
 from p2pcards.players.simulators import TrickSimulator
 from p2pcards_bisca.game import OPTIONS, BiscaDeal
 
@@ -27,9 +27,6 @@ __all__ = ["BiscaSimulator", "SIMULATOR", "HEURISTIC", "heuristic_cards"]
 
 #: the policy of :func:`heuristic_cards`, the search's model of the other player
 HEURISTIC = "bisca-heuristic"
-_SUIT_ORDER = sorted("CDHS")
-#: per card, its suit's place from the end of "CDHS" (ties go to the earlier suit letter)
-_LETTER = np.array([[3 - _SUIT_ORDER.index(c[1]) for c in PORTUGUESE_40]])
 
 
 def heuristic_cards(run: PlayState, legal: U64) -> I64:
@@ -49,8 +46,7 @@ def heuristic_cards(run: PlayState, legal: U64) -> I64:
     trump = np.where(run.trump >= 0, run.trump, t.no_suit)[:, None]
     suit, strength, pts = t.suit[None, :], t.strength[None, :], t.points[None, :]
     is_trump = suit == trump
-    letter = _LETTER if t.deck == PORTUGUESE_40 else np.array([[3 - _SUIT_ORDER.index(c[1]) for c in t.deck]])
-    cheap = -(((pts * 2 + is_trump) * 64 + strength) * 8) + letter  # the cheapest scores highest
+    cheap = cheapest_first(t, is_trump)
     # leading
     other = run.hands[run.rows, 1 - run.turn]
     beaten = np.bitwise_and(other[:, None], t.higher[None, :]) != 0

@@ -18,7 +18,7 @@ import numpy as np
 from p2pcards.core import PORTUGUESE_40, PT_POINTS, Options, game_points
 from p2pcards.players.cardtable import TRUMP_BONUS, U64, Bools
 from p2pcards.players.fastsim import I64, CardTable, Outcome, PlayState, Positions, add_policy
-from p2pcards.players.policies import any_card
+from p2pcards.players.policies import any_card, cheapest_first
 from p2pcards.players.simulators import TrickSimulator
 from p2pcards_sueca.game import OPTIONS, TEAMS, SuecaDeal
 
@@ -33,14 +33,6 @@ HEURISTIC = "sueca-heuristic"
 _NONE = -(10**9)
 
 
-def _letters(deck: tuple[str, ...]) -> I64:
-    """Per card, its suit's place from the end of "CDHS" (the heuristic breaks ties between
-    equal cards by the card's name: the earlier suit letter first), as a row."""
-    out: I64 = np.array([[3 - "CDHS".index(c[1]) for c in deck]], dtype=np.int64)
-    return out
-
-
-_LETTER = _letters(PORTUGUESE_40)
 _ACE_SEVEN = np.array([[c[0] in "A7" for c in PORTUGUESE_40]])
 
 
@@ -64,8 +56,7 @@ def heuristic_cards(run: PlayState, legal: U64) -> I64:
     trump = tr[:, None]
     suit, strength, pts = t.suit[None, :], t.strength[None, :], t.points[None, :]
     is_trump = suit == trump
-    letter = _LETTER if t.deck == PORTUGUESE_40 else _letters(t.deck)
-    cheap = -(((pts * 2 + is_trump) * 64 + strength) * 8) + letter  # the cheapest scores highest
+    cheap = cheapest_first(t, is_trump)
     rows, turn = run.rows, run.turn
     others = np.zeros(b, dtype=np.uint64)
     for k in (1, 2, 3):
