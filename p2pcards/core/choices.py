@@ -51,7 +51,7 @@ from p2pcards.core.steps import GO_IN, PASS, PLAY, SWAP, TRUMP, IllegalChoice
 
 __all__ = [
     "Play", "Swap", "TrumpChoice", "PassCards", "GoIn", "Word", "Choice", "Plain", "Legal", "TURN",
-    "from_wire", "is_choice",
+    "from_wire", "is_choice", "PLAYS",
 ]
 
 #: The trump choice that turns the next card instead of naming a suit (Sobe e Desce).
@@ -136,9 +136,9 @@ _VALUES: Final = (Play, Swap, TrumpChoice, PassCards, GoIn, Word)
 _KINDS: Final[dict[str, tuple[type, ...]]] = {
     PLAY: (Play, Swap), TRUMP: (TrumpChoice,), PASS: (PassCards,), GO_IN: (GoIn,),
 }
-#: The plays of the first positions, made once: a value is immutable, and a deal reads a
-#: play about forty times.
-_PLAYS: Final = tuple(Play(p) for p in range(64))
+#: The plays of the first positions, made once (:func:`from_wire` and the deal read them): a
+#: value is immutable, and a deal reads a play about forty times.
+PLAYS: Final = tuple(Play(p) for p in range(64))
 
 
 def is_choice(obj: object) -> bool:
@@ -160,7 +160,7 @@ def from_wire(kind: str, obj: object) -> Choice:
     suit a game allows are the rules' to check.
     """
     if type(obj) is int and kind == PLAY:  # the common case first: a card played
-        return _PLAYS[obj] if 0 <= obj < len(_PLAYS) else Play(obj)
+        return PLAYS[obj] if 0 <= obj < len(PLAYS) else Play(obj)
     if isinstance(obj, _VALUES):
         if not isinstance(obj, _KINDS.get(kind, (Word,))):
             raise IllegalChoice(f"a {kind} decision does not take {obj!r}")

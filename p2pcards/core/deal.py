@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Final, Self, cast
 
 from p2pcards.core.cards import Card, Suit
-from p2pcards.core.choices import Choice, GoIn, Legal, PassCards, Plain, Play, Swap, from_wire
+from p2pcards.core.choices import PLAYS, Choice, GoIn, Legal, PassCards, Plain, Play, Swap, from_wire
 from p2pcards.core.deck import PLAYED, STOCK, Deck
 from p2pcards.core.events import DrawEvent, Event, GameEvent, PlayEvent
 from p2pcards.core.options import Options
@@ -24,10 +24,11 @@ __all__ = ["DealState"]
 _PLAIN_HANDLERS: Final = (None, "_on_draw")
 #: Containers inside a deal's lists that :meth:`DealState.copy` copies too.
 _CONTAINERS: Final = (list, set)
-#: Steps asked again and again (a play of each seat, a played card shown), made once each:
-#: a step is an immutable value, and a deal of forty cards asks for eighty of them.
-_PLAY_ASKS: dict[int, Decision] = {}
-_PLAY_REVEALS: dict[tuple[int, int], Reveal] = {}
+#: Steps asked again and again (a play of each seat, a played card shown), made once each
+#: with their handlers, as the queue holds them: a step is an immutable value, and a deal of
+#: forty cards asks for eighty of them.
+_PLAY_ASKS: dict[int, tuple[Decision, str]] = {}
+_PLAY_REVEALS: dict[tuple[int, int], tuple[Reveal, str]] = {}
 
 
 class DealState:
@@ -128,18 +129,22 @@ class DealState:
         """With full information: each decision as it comes, fulfilling every deck step in
         between (:meth:`complete`), until the deal ends.  The caller takes the decision's
         choices (:meth:`apply`) before asking for the next one."""
+        queue = self._queue
         while True:
-            step = self._queue[0][0]
-            if isinstance(step, End):
-                return
+            step, handler = queue[0]
             if isinstance(step, Decision):
                 yield step
+            elif isinstance(step, End):
+                return
             else:
-                self.complete()
+                self._complete(step, handler)
 
     def complete(self) -> None:
         """Fulfil the pending :class:`Deal`, :class:`Reveal` or :class:`Locate` step."""
         step, handler = self._queue[0]
+        self._complete(step, handler)
+
+    def _complete(self, step: Step, handler: str | None) -> None:
         deck = self.deck
         if isinstance(step, Reveal):
             for pos in step.positions:
@@ -147,10 +152,10 @@ class DealState:
                     raise IllegalChoice(f"position {pos} was not revealed")
             self.shown.update(step.positions)
         elif isinstance(step, Deal):
-            owner = deck.owner
+            owner, source = deck.owner, step.source
             for pos in step.positions:
-                if step.source != owner[pos]:
-                    raise IllegalChoice(f"position {pos} is not held by {step.source}")
+                if owner[pos] != source:
+                    raise IllegalChoice(f"position {pos} is not held by {source}")
             deck.give(step.positions, step.seat)
         elif isinstance(step, Locate):
             found = deck.find(step.card)
@@ -177,7 +182,7 @@ class DealState:
         if not isinstance(step, Decision) or seat not in step.seats:
             return []
         if step.kind == PLAY:
-            return list(self.legal_plays(seat))
+            return [*self.legal_plays(seat)]
         return list(self._legal_other(seat, step))
 
     def apply(self, seat: int, choice: Choice | Plain) -> None:
@@ -190,12 +195,21 @@ class DealState:
             raise IllegalChoice(f"it is not seat {seat}'s turn to decide")
         if seat in self._pending:
             raise IllegalChoice(f"seat {seat} has already decided")
-        value = from_wire(step.kind, choice)
+        kind = step.kind
+        if type(choice) is int and kind == PLAY and 0 <= choice < len(PLAYS):
+            value: Choice = PLAYS[choice]  # from_wire's common case, inlined: every play passes here
+        else:
+            value = from_wire(kind, choice)
         if step.pick is not None:
             self._check_pick(seat, step, value)
         assert handler is not None
-        if len(step.seats) == 1:
-            self._run(handler, seat, value)
+        if len(step.seats) == 1:  # as _run(handler, seat, value), inlined: every play passes here
+            entry = self._queue.popleft()
+            try:
+                getattr(self, handler)(seat, value)
+            except IllegalChoice:
+                self._queue.appendleft(entry)
+                raise
             return
         self._pending[seat] = value
         if len(self._pending) == len(step.seats):
@@ -294,8 +308,8 @@ class DealState:
     def _ask_play(self, seat: int) -> None:
         ask = _PLAY_ASKS.get(seat)
         if ask is None:
-            ask = _PLAY_ASKS[seat] = Decision((seat,), PLAY)
-        self._queue.append((ask, "_on_play"))
+            ask = _PLAY_ASKS[seat] = (Decision((seat,), PLAY), "_on_play")
+        self._queue.append(ask)
 
     def _start_trick(self, leader: int) -> None:
         self.leader = leader
@@ -315,15 +329,15 @@ class DealState:
         """Hook: a play decision's choice; a game with more than cards to play (Bisca's
         :class:`~p2pcards.core.choices.Swap`) handles its own and leaves plays to this."""
         pos = choice.position
-        hand = self.deck.hands[seat]
-        if not isinstance(choice, Play) or pos not in hand:
+        deck = self.deck
+        if not isinstance(choice, Play) or pos not in deck.hands[seat]:
             raise IllegalChoice(f"seat {seat} cannot play {choice.to_wire()!r}: not a position it holds")
-        if self.renuncia is None and self.deck.knows_hand(seat) and not self.is_legal_play(seat, pos):
+        if self.renuncia is None and (deck.whole or deck.knows_hand(seat)) and not self.is_legal_play(seat, pos):
             self.renuncia = seat  # the renúncia check, where this observer knows the hand
         show = _PLAY_REVEALS.get((pos, seat))
         if show is None:
-            show = _PLAY_REVEALS[pos, seat] = Reveal((pos,), seat)
-        self._queue.append((show, "_on_played"))
+            show = _PLAY_REVEALS[pos, seat] = (Reveal((pos,), seat), "_on_played")
+        self._queue.append(show)
         self._playing = (seat, pos)
 
     def _on_played(self, step: Reveal) -> None:
@@ -333,7 +347,8 @@ class DealState:
         assert card is not None
         evident = card[1] in self.voids[seat] or card in self.excluded[seat]
         self._infer(seat, card)
-        deck.move(pos, PLAYED)
+        deck.hands[seat].remove(pos)  # deck.move(pos, PLAYED), inlined: every play passes here
+        deck.owner[pos] = PLAYED
         trick = self.trick
         trick.append((seat, pos))
         played: PlayEvent = {"type": "play", "seat": seat, "card": card}
@@ -343,16 +358,22 @@ class DealState:
                 self.renuncia = seat
             self._end()
             return
-        if len(trick) < len(self.active):
+        active = len(self.active)
+        if len(trick) < active:
             n = self.seats
-            self._ask_play((seat + 1) % n if len(self.active) == n else self.next_seat(seat))
+            nxt = (seat + 1) % n if active == n else self.next_seat(seat)
+            ask = _PLAY_ASKS.get(nxt)  # as _ask_play(nxt), inlined: three plays of four pass here
+            if ask is None:
+                self._ask_play(nxt)
+            else:
+                self._queue.append(ask)
             return
         cards = deck.cards
         i = trick_winner([cards[p] for _, p in trick], self.trump, self.strength)  # type: ignore[misc]
         winner = trick[i][0]
         assert self.leader is not None
         self.tricks.append(Trick(self.leader, tuple(trick), winner))
-        self.won[winner].extend(p for _, p in trick)
+        self.won[winner].extend([p for _, p in trick])
         self.trick = []
         self._after_trick(winner)
 
@@ -456,7 +477,7 @@ class DealState:
         """Card points in the tricks ``seat`` won."""
         pts = self.points
         cards = self.deck.cards
-        return sum(pts.get(cards[p][0], 0) for p in self.won[seat])  # type: ignore[index,misc]
+        return sum([pts.get(cards[p][0], 0) for p in self.won[seat]])  # type: ignore[index,misc]
 
     def trick_counts(self) -> list[int]:
         counts = [0] * self.seats

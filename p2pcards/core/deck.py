@@ -35,7 +35,7 @@ class Deck:
     ``hands[seat]`` lists the positions a seat holds, in the order it received them.
     """
 
-    __slots__ = ("size", "seats", "cards", "owner", "hands")
+    __slots__ = ("size", "seats", "cards", "owner", "hands", "whole")
 
     def __init__(self, seats: int, size: int, cards: Sequence[Card] | None = None) -> None:
         if cards is not None and len(cards) != size:
@@ -45,6 +45,9 @@ class Deck:
         self.cards: list[Card | None] = list(cards) if cards is not None else [None] * size
         self.owner: list[int] = [STOCK] * size
         self.hands: list[list[int]] = [[] for _ in range(seats)]
+        #: whether every card was known from the start (full information); a card once
+        #: known stays known, so :meth:`knows_hand` is then true of every seat
+        self.whole = cards is not None and None not in self.cards
 
     @classmethod
     def full(cls, seats: int, cards: Sequence[Card]) -> Deck:
@@ -76,14 +79,13 @@ class Deck:
     def give(self, positions: Sequence[int], owner: int) -> None:
         """:meth:`move` each of ``positions`` to ``owner``, in their order."""
         hands, owners = self.hands, self.owner
-        taker = hands[owner] if owner >= 0 else None
         for pos in positions:
             old = owners[pos]
             if old >= 0:
                 hands[old].remove(pos)
             owners[pos] = owner
-            if taker is not None:
-                taker.append(pos)
+        if owner >= 0:  # appended after every removal: the same order as one move at a time
+            hands[owner].extend(positions)
 
     def hand_cards(self, seat: int) -> list[Card | None]:
         """Cards at the positions ``seat`` holds (``None`` where unknown)."""
@@ -93,7 +95,7 @@ class Deck:
     def knows_hand(self, seat: int) -> bool:
         """Whether this observer knows every card ``seat`` holds."""
         # a known card is a non-empty string, so true; an unknown one is None
-        return all(map(self.cards.__getitem__, self.hands[seat]))
+        return self.whole or all(map(self.cards.__getitem__, self.hands[seat]))
 
     def find(self, card: Card) -> int | None:
         """The position known to hold ``card``, or ``None``."""
@@ -109,4 +111,5 @@ class Deck:
         d.cards = list(self.cards)
         d.owner = list(self.owner)
         d.hands = [list(h) for h in self.hands]
+        d.whole = self.whole
         return d

@@ -224,9 +224,14 @@ class Match:
         if self.finished:
             raise RuntimeError("the match is over")
         size = len(self.spec.deck)
-        deck = Deck.full(self.seats, cards) if cards is not None else Deck(self.seats, size)
-        # none twice (Deck.full) and as many: the same cards if none is foreign
-        if cards is not None and (len(cards) != size or not _card_set(self.spec.deck).issuperset(cards)):
+        if cards is None:
+            return self._new_deal(Deck(self.seats, size))
+        own = _card_set(self.spec.deck)
+        if len(cards) == size == len(own) and own == set(cards):  # the common case, one set built
+            return self._new_deal(Deck(self.seats, size, cards))
+        deck = Deck.full(self.seats, cards)  # raises for a card twice
+        # none twice and as many: the same cards if none is foreign
+        if len(cards) != size or not own.issuperset(cards):
             raise ValueError(f"not a {self.spec.name} deck")
         return self._new_deal(deck)
 

@@ -8,7 +8,7 @@ into their own legality rules.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from p2pcards.core.cards import Card, Suit
 
@@ -21,9 +21,10 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Trick:
-    """A finished trick: who led, ``(seat, position)`` plays in order, and the winner."""
+class Trick(NamedTuple):
+    """A finished trick: who led, ``(seat, position)`` plays in order, and the winner (a
+    named tuple: a deal makes ten of them, and a tuple is made at half a frozen
+    dataclass's cost)."""
 
     leader: int
     plays: tuple[tuple[int, int], ...]

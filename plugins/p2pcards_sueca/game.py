@@ -107,13 +107,13 @@ class SuecaDeal(DealState):
 
     def legal_plays(self, seat: int) -> Sequence[Legal]:
         """Follow suit if you can; otherwise anything (no obligation to trump)."""
-        hand = self.deck.hands[seat]
+        hand = self.deck.hands[seat]  # given as it is: the engine's ``legal`` copies it
         if not self.trick:
-            return list(hand)
+            return hand
         cards = self.deck.cards
         led = cards[self.trick[0][1]][1]  # type: ignore[index]
         same = [p for p in hand if cards[p][1] == led]  # type: ignore[index]
-        return same if same else list(hand)
+        return same if same else hand
 
     def is_legal_play(self, seat: int, position: int) -> bool:
         """As :meth:`legal_plays` says, without listing them: a lead, a card of the suit led,
