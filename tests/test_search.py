@@ -710,6 +710,29 @@ def test_sobe_search_weighs_trump_choices_and_sitting_out(monkeypatch: pytest.Mo
             assert len(set(other) ^ set(going)) in (1, 2) and abs(len(other) - len(going)) <= 1
 
 
+def test_a_going_in_that_may_sit_out_weighs_pick_worlds_times_the_level_s_worlds() -> None:
+    """Sobe e Desce's going in, when the seat may sit out, weighs PICK_WORLDS times the
+    worlds of a play; an exchange the seat must make (it must play), the plays' worlds."""
+    from p2pcards.core import GO_IN
+    from p2pcards.players.search import PICK_WORLDS
+
+    spec = GAMES.get("sobe-e-desce")
+    seen: dict[bool, int] = {True: 0, False: 0}
+    for number in range(12):
+        deal = new_deal(spec, {}, number, random.Random(f"pick-worlds/{number}"))
+        heur = [make_player("heuristic", spec, random.Random(s)) for s in range(4)]
+        for seat, decision in decisions(deal, heur):
+            if decision.kind != GO_IN:
+                continue
+            player = make_player("search", spec, random.Random(seat), iterations=3)
+            assert isinstance(player, SearchPlayer)
+            player.choose(SeatView(deal, seat), decision)
+            assert player.last_fallback is None and not player.last_capped
+            assert player.last_worlds == (3 * PICK_WORLDS if decision.may_decline else 3)
+            seen[decision.may_decline] += 1
+    assert seen[True] and seen[False]
+
+
 def test_neighbours_of_a_pick_are_one_move_away_without_repeats() -> None:
     from p2pcards.players.candidates import neighbours
 
