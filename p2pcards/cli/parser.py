@@ -187,8 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
                         " level's worlds; with --iterations, the most time a decision may take over them"
                         " (a decision it stops short is counted in \"capped\")")
     p.add_argument("--iterations", type=int, default=None, metavar="N",
-                   help="worlds per decision for players that search (default: their level's, 100 for search); with"
-                        " it or without --think, the same seed plays the same match")
+                   help="worlds per decision for players that search (default: their level's, 100 for search;"
+                        " five times as many for a going in that may sit out); with it or without --think, the"
+                        " same seed plays the same match")
     p.add_argument("--jobs", type=int, default=None, metavar="J",
                    help="worker processes (default: the number of CPUs); the outcomes do not depend on it")
     p.add_argument(
