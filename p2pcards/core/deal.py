@@ -29,6 +29,8 @@ _CONTAINERS: Final = (list, set)
 #: forty cards asks for eighty of them.
 _PLAY_ASKS: dict[int, tuple[Decision, str]] = {}
 _PLAY_REVEALS: dict[tuple[int, int], tuple[Reveal, str]] = {}
+#: How many positions have a ready-made play (:data:`~p2pcards.core.choices.PLAYS`).
+_PLAY_COUNT: Final = len(PLAYS)
 
 
 class DealState:
@@ -196,7 +198,7 @@ class DealState:
         if seat in self._pending:
             raise IllegalChoice(f"seat {seat} has already decided")
         kind = step.kind
-        if type(choice) is int and kind == PLAY and 0 <= choice < len(PLAYS):
+        if type(choice) is int and kind == PLAY and 0 <= choice < _PLAY_COUNT:
             value: Choice = PLAYS[choice]  # from_wire's common case, inlined: every play passes here
         else:
             value = from_wire(kind, choice)
@@ -338,10 +340,12 @@ class DealState:
         if show is None:
             show = _PLAY_REVEALS[pos, seat] = (Reveal((pos,), seat), "_on_played")
         self._queue.append(show)
-        self._playing = (seat, pos)
 
     def _on_played(self, step: Reveal) -> None:
-        seat, pos = self._playing
+        """The card a seat played is shown (the step :meth:`_on_play` queued: its one
+        position, and the seat as its holder)."""
+        pos = step.positions[0]
+        seat: int = step.holder  # type: ignore[assignment]
         deck = self.deck
         card = deck.cards[pos]
         assert card is not None

@@ -335,7 +335,7 @@ class SobeEDesceDeal(DealState):
         holds the public turned card, and with it in hand this card could not be played
         (e.g. it failed to trump while the turned trump would have beaten the trick).
         The card is then marked as one the seat cannot show, which ends the deal."""
-        seat, pos = self._playing
+        pos, seat = step.positions[0], step.holder
         turned = self.trump_card_pos
         if turned is not None and turned != pos and self.deck.owner[turned] == seat:
             cards = self.deck.cards
