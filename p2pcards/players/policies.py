@@ -41,7 +41,7 @@ class PlayState(Protocol):
 
 __all__ = ["RANDOM", "GREEDY", "DUCK", "POLICIES", "PlayState", "Rule", "add_policy", "greedy_cards", "duck_cards",
            "policy_index", "rule_of", "any_card",
-           "cheapest_first"]
+           "cheapest_first", "held_cards", "best_card", "trick_keys"]
 
 #: Players of :func:`~p2pcards.players.fastsim.playout`: uniformly random legal cards.
 RANDOM = "random"
@@ -96,13 +96,37 @@ def _tables(t: CardTable) -> _GreedyTables:
     return t._greedy
 
 
+def held_cards(run: PlayState, legal: U64) -> NDArray[np.bool_]:
+    """``legal`` (a mask per deal of ``run``) as a (B, N) boolean row per deal: what a rule
+    scores cards among."""
+    b, n = run.rows.size, len(run.table.deck)
+    bits = np.unpackbits(legal.view(np.uint8).reshape(b, 8), axis=1, bitorder="little")
+    out: NDArray[np.bool_] = bits[:, :n].astype(bool)
+    return out
+
+
+def best_card(score: NDArray[np.integer], held: NDArray[np.bool_]) -> I64:
+    """Per deal, the card of ``held`` with the highest ``score`` (the first on ties)."""
+    score = np.where(held, score, np.iinfo(score.dtype).min)
+    card: I64 = np.argmax(score, axis=1).astype(np.int64)
+    return card
+
+
+def trick_keys(run: PlayState) -> NDArray[np.int32]:
+    """Per deal and card, how strongly the card would take the trick (-1: it cannot): a
+    trump above the suit led, a card of the suit led by its strength."""
+    ti = np.where(run.trump >= 0, run.trump, run.table.no_suit)
+    keys: NDArray[np.int32] = _tables(run.table).key[ti, run.led]
+    return keys
+
+
 def greedy_cards(run: PlayState, legal: U64) -> I64:
     """The card the greedy player (:data:`GREEDY`) to play plays in each deal of ``run``."""
     t = run.table
     g = _tables(t)
     b = run.rows.size
     n = len(t.deck)
-    held = np.unpackbits(legal.view(np.uint8).reshape(b, 8), axis=1, bitorder="little")[:, :n].astype(bool)
+    held = held_cards(run, legal)
     ti = np.where(run.trump >= 0, run.trump, t.no_suit)
     turn = run.turn
     my_team = run.team_of[turn]
@@ -141,18 +165,14 @@ def greedy_cards(run: PlayState, legal: U64) -> I64:
         worth = (key > run.best_key[rows, None]) & (~g.is_trump[tr] | (run.trick_pts[rows] > 0)[:, None] | last)
         take = np.where(last, g.take_last[tr, led], g.take[tr, led])
         score[rows] = np.where(worth, take, g.cheap[tr])
-    score[~held] = np.iinfo(np.int32).min
-    card: I64 = np.argmax(score, axis=1).astype(np.int64)
-    return card
+    return best_card(score, held)
 
 
 def duck_cards(run: PlayState, legal: U64) -> I64:
     """The card the ducking player (:data:`DUCK`) to play plays in each deal of ``run``
     (no trumps: the games that avoid points have none)."""
     t = run.table
-    b = run.rows.size
-    n = len(t.deck)
-    held = np.unpackbits(legal.view(np.uint8).reshape(b, 8), axis=1, bitorder="little")[:, :n].astype(bool)
+    held = held_cards(run, legal)
     strength = t.strength[None, :]
     pts = t.points[None, :]
     lead = (run.nplayed == 0)[:, None]
@@ -164,9 +184,7 @@ def duck_cards(run: PlayState, legal: U64) -> I64:
         lead, 1000 - strength,
         np.where(follows, np.where(loses, 100_000 + pts * 64 + strength, strength), pts * 64 + strength),
     ).astype(np.int32)
-    score[~held] = np.iinfo(np.int32).min
-    card: I64 = np.argmax(score, axis=1).astype(np.int64)
-    return card
+    return best_card(score, held)
 
 
 #: A policy's rule: the card the player to play plays in each deal (from its legal cards).

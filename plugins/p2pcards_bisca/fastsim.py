@@ -16,9 +16,9 @@ from collections.abc import Mapping
 import numpy as np
 
 from p2pcards.core import PORTUGUESE_40, PT_POINTS, DealState, Options, OptionValue
-from p2pcards.players.cardtable import TRUMP_BONUS, U64, Bools
+from p2pcards.players.cardtable import U64, Bools
 from p2pcards.players.fastsim import I64, CardTable, PlayState, Positions, add_policy
-from p2pcards.players.policies import any_card, cheapest_first
+from p2pcards.players.policies import any_card, best_card, cheapest_first, held_cards, trick_keys
 from p2pcards.players.simulators import TrickSimulator
 from p2pcards_bisca.game import OPTIONS, BiscaDeal
 
@@ -40,9 +40,7 @@ def heuristic_cards(run: PlayState, legal: U64) -> I64:
     drawn (it may think a card sure that the other can beat with it); this rule sees the
     other's whole hand, and breaks ties between sure cards by the card's number."""
     t = run.table
-    b = run.rows.size
-    n = len(t.deck)
-    held = np.unpackbits(legal.view(np.uint8).reshape(b, 8), axis=1, bitorder="little")[:, :n].astype(bool)
+    held = held_cards(run, legal)
     trump = np.where(run.trump >= 0, run.trump, t.no_suit)[:, None]
     suit, strength, pts = t.suit[None, :], t.strength[None, :], t.points[None, :]
     is_trump = suit == trump
@@ -56,7 +54,7 @@ def heuristic_cards(run: PlayState, legal: U64) -> I64:
     lead = np.where(any_card(sure), np.where(sure, pts, -1),
                     np.where(any_card(side), np.where(side, cheap, -(10**9)), cheap))
     # following
-    key = np.where(is_trump, strength + TRUMP_BONUS, np.where(suit == run.led[:, None], strength, -1))
+    key = trick_keys(run)
     wins: Bools = held & (key > run.best_key[:, None])
     same: Bools = wins & (suit == run.led[:, None])
     rich = any_card(wins) & np.expand_dims(run.trick_pts >= 10, 1)
@@ -65,9 +63,7 @@ def heuristic_cards(run: PlayState, legal: U64) -> I64:
                       np.where(rich, np.where(wins, -strength, -(10**9)),
                                np.where(any_card(losers), np.where(losers, cheap, -(10**9)), cheap)))
     score = np.where((run.nplayed == 0)[:, None], lead, follow)
-    score = np.where(held, score, np.iinfo(np.int64).min)
-    card: I64 = np.argmax(score, axis=1).astype(np.int64)
-    return card
+    return best_card(score, held)
 
 
 add_policy(HEURISTIC, heuristic_cards)

@@ -18,7 +18,7 @@ import numpy as np
 from p2pcards.core import PORTUGUESE_40, PT_POINTS, Options, game_points
 from p2pcards.players.cardtable import TRUMP_BONUS, U64, Bools
 from p2pcards.players.fastsim import I64, CardTable, Outcome, PlayState, Positions, add_policy
-from p2pcards.players.policies import any_card, cheapest_first
+from p2pcards.players.policies import any_card, best_card, cheapest_first, held_cards, trick_keys
 from p2pcards.players.simulators import TrickSimulator
 from p2pcards_sueca.game import OPTIONS, TEAMS, SuecaDeal
 
@@ -49,16 +49,14 @@ def heuristic_cards(run: PlayState, legal: U64) -> I64:
     last) and an opponent wins it; else the cheapest card.  (The heuristic counts the
     face-up trump card as seen; this rule sees the others' whole hands.)"""
     t = run.table
-    b = run.rows.size
-    n = len(t.deck)
-    held = np.unpackbits(legal.view(np.uint8).reshape(b, 8), axis=1, bitorder="little")[:, :n].astype(bool)
+    held = held_cards(run, legal)
     tr = np.where(run.trump >= 0, run.trump, t.no_suit)
     trump = tr[:, None]
     suit, strength, pts = t.suit[None, :], t.strength[None, :], t.points[None, :]
     is_trump = suit == trump
     cheap = cheapest_first(t, is_trump)
     rows, turn = run.rows, run.turn
-    others = np.zeros(b, dtype=np.uint64)
+    others = np.zeros(rows.size, dtype=np.uint64)
     for k in (1, 2, 3):
         others |= run.hands[rows, (turn + k) % 4]
     trumps_out = np.bitwise_and(others, t.suit_mask[tr]) != 0
@@ -82,7 +80,7 @@ def heuristic_cards(run: PlayState, legal: U64) -> I64:
     win_sure = (np.bitwise_and(others, above) == 0) & (win_trump | ~trumps_out)
     by_partner = (run.best_seat == partner)[:, None]
     partner_sure = by_partner & (last | win_sure[:, None])
-    key = np.where(is_trump, strength + TRUMP_BONUS, np.where(suit == run.led[:, None], strength, -1))
+    key = trick_keys(run)
     wins: Bools = held & (key > run.best_key[:, None])
     following: Bools = held & (suit == run.led[:, None])
     safe: Bools = wins & (last | sure)
@@ -96,9 +94,7 @@ def heuristic_cards(run: PlayState, legal: U64) -> I64:
     follow = np.where(partner_sure, (pts - 30 * is_trump) * 64 - strength,
                       np.where(any_card(following), follow_suit, void))
     score = np.where((run.nplayed == 0)[:, None], lead, follow)
-    score = np.where(held, score, np.iinfo(np.int64).min)
-    card: I64 = np.argmax(score, axis=1).astype(np.int64)
-    return card
+    return best_card(score, held)
 
 
 add_policy(HEURISTIC, heuristic_cards)
