@@ -366,6 +366,18 @@ Players: a level (random, casual, heuristic, search: weakest first), at its own
 effort; LEVEL@N for a level that searches, at N worlds a decision whatever --iterations says
 (search@600 against search: one level at two efforts).
 
+Outside engines: with --engine COMMAND, engine:LEVEL (or engine:LEVEL@N) is the level LEVEL
+of a program speaking the engine protocol (`p2pcards engine --help`), COMMAND split as a
+shell does and started once per worker process; each decision of its seats is sent to it as
+a position (the seat's cards dealt and the deal's events as the seat knows them), with
+"bot": LEVEL, "iterations": N (or --iterations), "think": --think and a "seed" from the
+seat's random stream, and its answer is played.  The engine is asked for its levels
+({"cmd": "bots"}) before the match.  Another release's bots, say, installed in a virtual
+environment of their own:
+  p2pcards duel sueca --a search --b engine:search@600 --engine "/old/venv/bin/p2pcards engine"
+An engine that cannot start, stops, is silent for 300 s, refuses a position or answers what
+the rules do not allow stops the match (exit status 1, the problem on standard error).
+
 Measure per seat and deal: Sueca, Bisca: card points taken by its team or by it (higher is
 better; 120 in a deal); Copas: penalty points after the moon rule (lower is better); and
 for Sobe e Desce, what the deal adds to its score (lower is better: minus the tricks taken,
@@ -378,7 +390,7 @@ decision are measured around each player's choice, in every process.
 JSON output (--json): one object
   {"game": NAME, "options": {...}, "a": BOT, "b": BOT (as given: LEVEL or LEVEL@N),
    "seed": S, "think_ms": MS or null,
-   "iterations": N or null, "jobs": J (processes used),
+   "iterations": N or null, "jobs": J (processes used), "engine": COMMAND or null,
    "pairs": N, "plays_per_pair": K, "seating": [[SEAT, ...: A's seats] per play],
    "measure": {"name": "card points"|"penalty points"|"deal score", "better": "higher"|"lower"},
    "wins": W, "ties": T, "losses": L, "win_rate": X, "interval": [LOW, HIGH],
@@ -398,8 +410,10 @@ JSON output (--json): one object
     decision (empty: never): "no-value" (the game gives no deal value), "no-replay" (the
     sampler cannot replay the deal's history), "no-world" (no world could be sampled in the
     budget), "failed" (the search raised; logged).  Each reason is also logged once.
-Exit status: 0 when the match is played; 2 for bad arguments; 130 when interrupted (Ctrl-C
-stops every worker).
+  An outside engine's side counts the "worlds", "fallback", "capped" and "slip" its answers
+  carry (this project's engine gives them).
+Exit status: 0 when the match is played; 1 when an outside engine fails; 2 for bad arguments;
+130 when interrupted (Ctrl-C stops every worker).
 """
 
 

@@ -119,19 +119,34 @@ def cmd_arena(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_duel(args: argparse.Namespace, out: TextIO) -> int:
     import os
+    import shlex
 
     from p2pcards.tools.duel import check_duel, run_duel
+    from p2pcards.tools.duel_engine import EngineFailure
 
     registry = _load()
     spec = _game(registry, args.game)
     options = _parse_options(spec, args.option)
     jobs = args.jobs if args.jobs is not None else os.cpu_count() or 1
+    engine = None
+    if args.engine is not None:
+        try:
+            engine = shlex.split(args.engine)
+        except ValueError as exc:
+            raise CliError(f"--engine: {exc}") from None
+        if not engine:
+            raise CliError("--engine: the command is empty")
     try:
-        check_duel(spec, args.a, args.b, args.pairs, think_ms=args.think, iterations=args.iterations, jobs=jobs)
+        check_duel(spec, args.a, args.b, args.pairs, think_ms=args.think, iterations=args.iterations, jobs=jobs,
+                   engine=engine)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    report = run_duel(spec, options, args.a, args.b, args.pairs, args.seed, think_ms=args.think,
-                      iterations=args.iterations, jobs=jobs)
+    try:
+        report = run_duel(spec, options, args.a, args.b, args.pairs, args.seed, think_ms=args.think,
+                          iterations=args.iterations, jobs=jobs, engine=engine)
+    except EngineFailure as exc:  # the match cannot go on: said, and nothing is reported
+        print(f"p2pcards duel: {exc}", file=sys.stderr)
+        return 1
     if args.json:
         print(json.dumps(report), file=out)
         return 0

@@ -178,7 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game", metavar="GAME", help="game name: sueca, bisca, copas or sobe-e-desce")
     p.add_argument("--a", required=True, metavar="BOT",
                    help=f"player A, one of {', '.join(PLAYER_LEVELS)}; LEVEL@N: a level that searches, at N worlds"
-                        " a decision (before --iterations), e.g. search@600")
+                        " a decision (before --iterations), e.g. search@600; engine:LEVEL[@N]: that level of the"
+                        " --engine program")
     p.add_argument("--b", required=True, metavar="BOT", help="player B, as --a")
     p.add_argument("--pairs", type=int, default=100, metavar="N", help="pairs of deals to play (default 100)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the deals and players (default 0)")
@@ -192,6 +193,10 @@ def build_parser() -> argparse.ArgumentParser:
                         " same seed plays the same match")
     p.add_argument("--jobs", type=int, default=None, metavar="J",
                    help="worker processes (default: the number of CPUs); the outcomes do not depend on it")
+    p.add_argument("--engine", default=None, metavar="COMMAND",
+                   help="the command line (split as a shell does) of a program speaking the engine protocol"
+                        " (protocol/ENGINE.md), for a player engine:LEVEL or engine:LEVEL@N: that level of it,"
+                        " asked for every decision of its seats (below)")
     p.add_argument(
         "-o", "--option", action="append", default=[], metavar="KEY=VALUE",
         help="table option (repeatable); see `p2pcards games`",

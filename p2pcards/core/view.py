@@ -56,6 +56,15 @@ class SeatView:
     def hand_cards(self) -> list[Card]:
         return [c for _, c in self.hand]
 
+    @property
+    def dealt(self) -> list[Card]:
+        """The cards the seat was dealt at the deal's start, before any pass, exchange, draw
+        or play (while the dealing goes on: those it holds)."""
+        st = self._state
+        if st.hands_at_start is None:
+            return self.hand_cards
+        return [c for c in st.hands_at_start[self.seat] if c is not None]
+
     def card(self, pos: int) -> Card | None:
         """The card at ``pos`` if it is the seat's own or public."""
         st = self._state

@@ -33,6 +33,10 @@ each player holds every hand.
   in seat ``s`` of play ``k`` is made afresh for that play with the random stream of
   ``(seed, i, k, s)``.  A pair's outcome thus depends on nothing else: not on the pairs
   played before it in the same process, nor on how many processes share the work.
+* **Outside engines.**  ``engine:LEVEL`` (or ``engine:LEVEL@N``) is the level LEVEL of a
+  program speaking the engine protocol, ``engine`` (a command line) of :func:`run_duel`,
+  asked for every decision of its seats (:mod:`p2pcards.tools.duel_engine`): another
+  release's bots, say, on the same deals.
 * **Parallel.**  :func:`run_duel` splits the pairs into ``jobs`` contiguous ranges, one
   per worker process (started with ``forkserver`` where there is one, else ``spawn``:
   no state is inherited); the outcomes are the same whatever ``jobs`` is, for players
@@ -47,6 +51,7 @@ import multiprocessing
 import multiprocessing.context
 import os
 import random
+import shlex
 import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -60,6 +65,7 @@ from p2pcards.core.view import SeatView
 from p2pcards.lifeline import die_with
 from p2pcards.players import LEVELS, PLAYER_LEVELS, Player, make_player
 from p2pcards.tools.arena import play_deal
+from p2pcards.tools.duel_engine import ENGINE_PREFIX, EngineFailure, EnginePlayer, close_engines, engine_levels
 
 __all__ = [
     "measure_for",
@@ -203,10 +209,12 @@ def play_pair(
     think_ms: int | None = None,
     iterations: int | None = None,
     tallies: Mapping[str, _Tally] | None = None,
+    engine: Sequence[str] | None = None,
 ) -> PairResult:
     """Play pair ``pair`` of a duel between levels ``a`` and ``b`` (module docstring).
 
-    ``tallies`` (keys "a" and "b"), when given, receives each side's decision measures.
+    ``tallies`` (keys "a" and "b"), when given, receives each side's decision measures;
+    ``engine`` is the command of a side ``engine:LEVEL``.
     """
     measure = measure_for(spec)
     rng = pair_rng(seed, pair)
@@ -223,8 +231,8 @@ def play_pair(
     for play, a_seats in enumerate(seatings(spec)):
         sides = ["a" if s in a_seats else "b" for s in range(spec.seats)]
         players: list[Player] = [
-            _Timed(_make(a if side == "a" else b, spec, player_rng(seed, pair, play, s), think_ms, iterations),
-                   tallies[side])
+            _Timed(_make(a if side == "a" else b, spec, options, player_rng(seed, pair, play, s), think_ms,
+                         iterations, engine), tallies[side])
             for s, side in enumerate(sides)
         ]
         match = spec.new_match(options, dealer)
@@ -263,6 +271,7 @@ class _Task:
     stop: int
     think_ms: int | None
     iterations: int | None
+    engine: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -279,7 +288,7 @@ def _play_share(spec: GameSpec, task: _Task) -> _Share:
     for pair in range(task.start, task.stop):
         share.results.append(
             play_pair(spec, task.options, task.a, task.b, task.seed, pair,
-                      think_ms=task.think_ms, iterations=task.iterations, tallies=share.tallies)
+                      think_ms=task.think_ms, iterations=task.iterations, tallies=share.tallies, engine=task.engine)
         )
     return share
 
@@ -295,7 +304,10 @@ def _work(task: _Task) -> _Share:
     """A worker process's job: find the game among the installed ones and play its share."""
     from p2pcards.core import load_games
 
-    return _play_share(load_games().get(task.game), task)
+    try:
+        return _play_share(load_games().get(task.game), task)
+    finally:
+        close_engines()
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -427,10 +439,15 @@ def split_bot(bot: str) -> tuple[str, int | None]:
     return level, int(worlds)
 
 
-def _make(bot: str, spec: GameSpec, rng: random.Random, think_ms: int | None, iterations: int | None) -> Player:
+def _make(bot: str, spec: GameSpec, options: Options, rng: random.Random, think_ms: int | None,
+          iterations: int | None, engine: Sequence[str] | None = None) -> Player:
     """The player ``bot`` (:func:`split_bot`): its own worlds, if it names them, before the
-    duel's ``iterations``."""
+    duel's ``iterations``; ``engine:LEVEL``, that level of the outside ``engine``."""
     level, worlds = split_bot(bot)
+    if level.startswith(ENGINE_PREFIX):
+        assert engine is not None
+        return EnginePlayer(engine, level[len(ENGINE_PREFIX):], spec.name, options, rng,
+                            iterations=worlds or iterations, think_ms=think_ms)
     return make_player(level, spec, rng, think_ms=think_ms, iterations=worlds or iterations)
 
 
@@ -443,14 +460,22 @@ def check_duel(
     think_ms: int | None = None,
     iterations: int | None = None,
     jobs: int = 1,
+    engine: Sequence[str] | None = None,
 ) -> None:
-    """Raise ValueError, worded for people, when :func:`run_duel` cannot take these."""
+    """Raise ValueError, worded for people, when :func:`run_duel` cannot take these (an
+    outside engine is started once to ask for its levels)."""
     measure_for(spec)
+    outside: list[tuple[str, str]] = []
     for flag, bot in (("--a", a), ("--b", b)):
         try:
             level, worlds = split_bot(bot)
         except ValueError as err:
             raise ValueError(f"{flag}: {err}") from None
+        if level.startswith(ENGINE_PREFIX):
+            if not engine:
+                raise ValueError(f"{flag}: {bot} needs the engine's command (--engine COMMAND)")
+            outside.append((flag, level[len(ENGINE_PREFIX):]))
+            continue
         if level not in PLAYER_LEVELS:
             raise ValueError(f"{flag}: unknown player {level!r} (choose from {', '.join(PLAYER_LEVELS)})")
         if worlds is not None and LEVELS[level].player != "search":
@@ -463,6 +488,22 @@ def check_duel(
         raise ValueError("--iterations must be at least 1")
     if jobs < 1:
         raise ValueError("--jobs must be at least 1")
+    if engine:
+        _check_engine(engine, outside)
+
+
+def _check_engine(engine: Sequence[str], outside: Sequence[tuple[str, str]]) -> None:
+    """:func:`check_duel` of the outside engine: a side uses it, and it offers the levels
+    named (``outside``: flag and level); the engine is started to ask."""
+    if not outside:
+        raise ValueError("--engine: neither --a nor --b is engine:LEVEL")
+    try:
+        levels = engine_levels(engine)
+    except EngineFailure as err:
+        raise ValueError(f"--engine: {err}") from None
+    for flag, level in outside:
+        if level not in levels:
+            raise ValueError(f"{flag}: the engine offers no level {level!r} (it offers {', '.join(levels)})")
 
 
 def run_duel(
@@ -476,21 +517,29 @@ def run_duel(
     think_ms: int | None = None,
     iterations: int | None = None,
     jobs: int = 1,
+    engine: Sequence[str] | None = None,
 ) -> dict[str, object]:
     """Play a duplicate match of ``pairs`` pairs between levels ``a`` and ``b`` on
     ``jobs`` processes (this one when 1); return its report (``p2pcards duel --help``).
+    ``engine``: the command line of a side ``engine:LEVEL`` (module docstring).
 
-    ValueError for a bad argument (:func:`check_duel`), before anything is played.
+    ValueError for a bad argument (:func:`check_duel`), before anything is played;
+    :class:`~p2pcards.tools.duel_engine.EngineFailure` when an outside engine fails.
     """
-    check_duel(spec, a, b, pairs, think_ms=think_ms, iterations=iterations, jobs=jobs)
+    check_duel(spec, a, b, pairs, think_ms=think_ms, iterations=iterations, jobs=jobs, engine=engine)
     jobs = min(jobs, pairs)
+    command = tuple(engine) if engine else None
     tasks = [
-        _Task(spec.name, dict(options), a, b, seed, pairs * j // jobs, pairs * (j + 1) // jobs, think_ms, iterations)
+        _Task(spec.name, dict(options), a, b, seed, pairs * j // jobs, pairs * (j + 1) // jobs, think_ms, iterations,
+              command)
         for j in range(jobs)
     ]
     started = time.perf_counter()
     if jobs == 1:
-        shares = [_play_share(spec, tasks[0])]
+        try:
+            shares = [_play_share(spec, tasks[0])]
+        finally:
+            close_engines()
     else:
         shares = _run_pool(tasks)
     seconds = time.perf_counter() - started
@@ -509,6 +558,7 @@ def run_duel(
         "think_ms": think_ms,
         "iterations": iterations,
         "jobs": jobs,
+        "engine": shlex.join(command) if command else None,
     }
     report.update(summarize(spec, results, times))
     report["worlds_per_decision"] = {side: _worlds(tally.worlds) for side, tally in tallies.items()}
