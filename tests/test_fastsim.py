@@ -519,7 +519,11 @@ def test_the_search_models_the_other_players_by_the_heuristic(spec, sim, greedy_
     from p2pcards.players.fastsim import policy_cards
 
     assert sim.model_policy == f"{spec.name}-heuristic"
-    assert sim.policies(0) == ["greedy"] + [sim.model_policy] * (spec.seats - 1)
+    if spec.seats == 2:
+        assert sim.policies(1) == [sim.model_policy, "greedy"]
+    else:  # the partner plays as the searching seat does, the other side as the heuristic
+        assert sim.policies(0) == ["greedy", sim.model_policy, "greedy", sim.model_policy]
+        assert sim.policies(3) == [sim.model_policy, "greedy", sim.model_policy, "greedy"]
     rng = random.Random(3)
     agree = {sim.model_policy: 0, "greedy": 0}
     total = 0

@@ -16,8 +16,9 @@ For each decision the player
    batch simulator (every game here has one), a play's worlds are
    sampled in batches (:data:`BATCH_WORLDS`) and every (world x candidate) row of a batch
    is played out at once by the simulator's players (:data:`PLAYOUTS` per row; greedy
-   ones, ducking ones in Copas; in Sueca and Bisca the other players play as the heuristic
-   does, the simulator's ``model_policy``) -- fast enough for hundreds of worlds a decision where
+   ones, ducking ones in Copas; in Sueca and Bisca the opponents play as the heuristic
+   does, the simulator's ``model_policy``, and a partner as the seat itself:
+   :meth:`TrickSimulator.policies`) -- fast enough for hundreds of worlds a decision where
    plugin roll-outs manage a dozen (in the same time; the table's options choose the
    simulator: :meth:`TrickSimulator.for_options`; a choice that is not a card is applied
    through the plugin first, and the other seats' decisions up to the first card are the

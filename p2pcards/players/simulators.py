@@ -48,14 +48,16 @@ class TrickSimulator:
     :meth:`plugin_deal`, :meth:`deal_scores` or :meth:`for_options` (Copas, Sobe e Desce).
     ``variants`` lists the table options (and their values) the simulator follows; other
     options keep their defaults when cross-checked.  ``policy`` is the players' policy of
-    the search's play-outs (``model_policy``, if set, the other seats').
+    the search's play-outs (``model_policy``, if set, the other sides' seats).
     """
 
     game: str = ""
     variants: Mapping[str, tuple[OptionValue, ...]] = {}
     policy: str = GREEDY
-    #: the policy of the other seats in the search's play-outs, its model of them (a game's
-    #: own heuristic, :func:`~p2pcards.players.policies.add_policy`); None: ``policy``
+    #: the policy of the other sides' seats in the search's play-outs, its model of its
+    #: opponents (a game's own heuristic, :func:`~p2pcards.players.policies.add_policy`);
+    #: None: ``policy``.  The seat's partner plays ``policy``, as the seat does
+    #: (:meth:`policies`)
     model_policy: str | None = None
 
     def __init__(self, table: CardTable, team_of: Sequence[int]) -> None:
@@ -138,9 +140,20 @@ class TrickSimulator:
         return playout(self.table, pos, self.team_of, rng=rng, policy=policy, epsilon=epsilon, first=first)
 
     def policies(self, seat: int) -> str | list[str]:
-        """The play-outs' policy of each seat when ``seat`` searches."""
+        """The play-outs' policy of each seat when ``seat`` searches: ``policy`` for the
+        seat's side (itself, and its partner in Sueca), ``model_policy`` for the others.
+
+        A partner is played as the seat plays itself, not as the heuristic: at a table
+        against the computer it is a computer player of the same level as often as not,
+        and in a duel it always is.  Measured (Sueca, the 1,000 pairs of seed 2 at 100
+        worlds): against the heuristic 92.8 % of pairs (93.1 % with the partner modelled
+        by the heuristic too, 89.4 % with no model); against the search of the release of
+        2 December, which models nobody, 46.9 % (44.0 % and 48.8 %)."""
         model = self.model_policy
-        return self.policy if model is None else [self.policy if s == seat else model for s in range(self.seats)]
+        if model is None:
+            return self.policy
+        side = self.team_of[seat]
+        return [self.policy if t == side else model for t in self.team_of]
 
     def legal(self, pos: Positions) -> U64:
         """The legal cards (bitmask) of the seat to play in each position."""

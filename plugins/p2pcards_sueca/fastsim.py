@@ -28,7 +28,7 @@ __all__ = ["SuecaSimulator", "SIMULATOR", "deal_game_points", "HEURISTIC", "heur
 TEAM_OF = tuple(next(t for t, seats in enumerate(TEAMS) if s in seats) for s in range(4))
 
 
-#: the policy of :func:`heuristic_cards`, the search's model of the other players
+#: the policy of :func:`heuristic_cards`, the search's model of its opponents (its partner plays as it does)
 HEURISTIC = "sueca-heuristic"
 _NONE = -(10**9)
 
@@ -38,7 +38,7 @@ _ACE_SEVEN = np.array([[c[0] in "A7" for c in PORTUGUESE_40]])
 
 def heuristic_cards(run: PlayState, legal: U64) -> I64:
     """Sueca's heuristic (:class:`p2pcards_sueca.heuristic.SuecaHeuristic`) for every deal
-    at once, the search's model of the other players: a card is *sure* when no other hand
+    at once, the search's model of its opponents: a card is *sure* when no other hand
     holds a higher card of its suit and it is a trump or no other hand holds one.
     Leading: a sure ace or seven of a side suit, the most points; else, with no trump in
     other hands, the highest trump; else the cheapest side card worth under 10; else the
