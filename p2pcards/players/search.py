@@ -4,8 +4,9 @@ For each decision the player
 
 1. samples *worlds* -- full-information deals consistent with everything its
    :class:`~p2pcards.core.view.SeatView` shows, weighted by how likely the other seats'
-   recent plays were under the game's heuristic (:mod:`p2pcards.players.sampling` explains
-   both);
+   recent plays were under the game's heuristic (in Bisca, all of them, its cards redrawn
+   until they are: the simulator's ``inference``; :mod:`p2pcards.players.sampling`
+   explains both);
 2. evaluates every candidate choice in every world: in a game whose plugin has a batch
    simulator (:attr:`GameSpec.simulator <p2pcards.core.spec.GameSpec.simulator>`: its
    trick play is the simulator's -- follow suit if you can, else anything; the highest
@@ -90,7 +91,8 @@ from p2pcards.core.view import SeatView
 from p2pcards.players.base import LEVELS, Player
 from p2pcards.players.candidates import PICK_NEIGHBOURS, clear_best, neighbours
 from p2pcards.players.fastsim import I64, Positions
-from p2pcards.players.sampling import SkeletonError, World, WorldSampler
+from p2pcards.players.inference import Inference
+from p2pcards.players.sampling import SkeletonError, World, WorldSampler, settled
 from p2pcards.players.simulators import TrickSimulator, simulator_for
 from p2pcards.players.solver import TrickSolver, minimax_values
 
@@ -316,7 +318,8 @@ class SearchPlayer:
         if len(cands) <= 1:
             return default
         try:
-            sampler = WorldSampler(self.spec, view, model.choose if self.spec.heuristic else None)
+            sampler = settled(self.spec, view, model.choose if self.spec.heuristic else None,
+                              self.sim.inference if self.sim is not None else Inference(), rng)
         except SkeletonError:
             return self._fall_back("no-replay", default)
         solve = self._solver(view, decision)

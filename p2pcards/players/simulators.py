@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 
 from p2pcards.core import PLAY, DealState, Decision, GameSpec, Legal, Match, Options, OptionValue
 from p2pcards.players.fastsim import GREEDY, I64, RANDOM, U64, CardTable, Outcome, Positions, legal_masks, playout
+from p2pcards.players.inference import Inference
 
 __all__ = ["TrickSimulator", "simulator_for", "cross_check", "CrossCheck"]
 
@@ -59,6 +60,9 @@ class TrickSimulator:
     #: None: ``policy``.  The seat's partner plays ``policy``, as the seat does
     #: (:meth:`policies`)
     model_policy: str | None = None
+    #: how the search's worlds are weighed by the other seats' choices (the sampler's
+    #: :class:`~p2pcards.players.sampling.Inference`; Bisca asks for more than the default)
+    inference: Inference = Inference()
 
     def __init__(self, table: CardTable, team_of: Sequence[int]) -> None:
         self.table = table

@@ -18,6 +18,7 @@ import numpy as np
 from p2pcards.core import PORTUGUESE_40, PT_POINTS, DealState, Options, OptionValue
 from p2pcards.players.cardtable import U64, Bools
 from p2pcards.players.fastsim import I64, CardTable, PlayState, Positions, add_policy
+from p2pcards.players.inference import Inference
 from p2pcards.players.policies import any_card, best_card, cheapest_first, held_cards, trick_keys
 from p2pcards.players.simulators import TrickSimulator
 from p2pcards_bisca.game import OPTIONS, BiscaDeal
@@ -75,6 +76,9 @@ class BiscaSimulator(TrickSimulator):
 
     game = "bisca"
     model_policy = HEURISTIC
+    #: every play of the other player asked of the heuristic, a world in which it makes
+    #: them all alike weighing 20 times more, its new cards redrawn until it would
+    inference = Inference(agree=20.0, redraw_plays=True)
     variants = {"hand": next(o.allowed for o in OPTIONS if o.name == "hand"), "swap2": ("off", "on")}
 
     def __init__(self, swap_two: bool = False) -> None:
