@@ -1,6 +1,7 @@
-"""The sampler's inference as a game asks for it (p2pcards/players/sampling.py,
-:class:`Inference`): Bisca's asks every play of the other player of the heuristic and
-redraws the cards it drew since its last play until the heuristic would have made it."""
+"""The sampler's inference as a game asks for it (p2pcards/players/inference.py's
+:class:`Inference`, applied by p2pcards/players/sampling.py): Bisca's asks every play of
+the other player of the heuristic and redraws the cards it drew since its last play until
+the heuristic would have made it, when the other plays as the heuristic does."""
 
 from __future__ import annotations
 
