@@ -35,17 +35,18 @@ How (generic: any plugin whose events follow the arena's vocabulary):
    and the world shows what the view shows (the seat's hand, the trick, the tricks, hand
    sizes, voids and exclusions); otherwise it is drawn again.
 
-*Inference* (importance weights): while replaying a world, the last :data:`INFER_PLAYS`
+*Inference* (importance weights; the constants and :class:`Inference` are in
+:mod:`p2pcards.players.inference`): while replaying a world, the last ``INFER_PLAYS``
 plays of the other seats (partner included) that had a choice, and their other decisions
 that tell something of their hands (:func:`telling`: Sobe e Desce's trump choice, going
 in or sitting out and how many cards exchanged), are asked of the game's heuristic in
 that world; each choice the heuristic would not have made (:func:`alike`: for a pick,
-what is public of it) multiplies the world's weight by :data:`MISMATCH`.  A hidden pick
+what is public of it) multiplies the world's weight by ``MISMATCH``.  A hidden pick
 the heuristic would make alike is made its way: the world's hidden cards of that hand
 change places so that the cards it gives up are those the heuristic would give up (an
 exchanging Sobe e Desce player keeps its trumps, aces and sevens, not random cards).
 And a telling decision the heuristic would not make alike first has that seat's hidden
-cards changed, one at a time (:data:`REDRAWS` at most, :meth:`WorldSampler._redraw`),
+cards changed, one at a time (``REDRAWS`` at most, :meth:`WorldSampler._redraw`),
 until it would: drawn uniformly, the hands of players who went in are far weaker than
 they are (measured at a Sobe e Desce going in: 2.2 trumps and aces where they held 3.7;
 3.3 with the redraws), which made going in look better than it was by about 1.5 points.
