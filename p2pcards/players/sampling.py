@@ -448,20 +448,20 @@ class WorldSampler:
         play's redraws (``told``, ``held``: :meth:`world`'s record of them); a hidden pick
         made alike gives up the cards the model would (:meth:`_follow`)."""
         said = from_wire(step.kind, model(SeatView(deal, seat), step))
-        if step.kind != PLAY and rng is not None:
-            for _ in range(REDRAWS):
-                if alike(said, choice, step) or not self._redraw(deal, seat, said, choice, told, rng):
-                    break
-                said = from_wire(step.kind, model(SeatView(deal, seat), step))
-            told.add(seat)
-        elif self.inference.redraw_plays and rng is not None:
+        play = step.kind == PLAY
+        if rng is not None and (not play or self.inference.redraw_plays):
             seen = held.setdefault(seat, set())
             for _ in range(REDRAWS):
-                if said == choice or not self._redraw_play(deal, seat, seen, told, rng):
+                if alike(said, choice, step):
+                    break
+                moved = (self._redraw_play(deal, seat, seen, told, rng) if play
+                         else self._redraw(deal, seat, said, choice, told, rng))
+                if not moved:
                     break
                 said = from_wire(step.kind, model(SeatView(deal, seat), step))
             told.add(seat)
-            seen.update(deal.deck.hands[seat])
+            if play:
+                seen.update(deal.deck.hands[seat])
         return alike(said, choice, step) and self._follow(deal, said, choice)
 
     def _redraw(
