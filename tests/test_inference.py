@@ -142,3 +142,32 @@ def test_the_inference_settles_on_whether_the_other_plays_as_the_heuristic() -> 
     # a game whose inference asks nothing more draws nothing first
     view = next(views(1))
     assert not settled(BISCA, view, model.choose, Inference(), random.Random(0)).drawn
+
+
+def test_a_kept_inference_weighs_its_games_multiple_of_the_levels_worlds(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Bisca's inference, when kept, doubles the worlds of a decision (about half of them
+    agree with every play and weigh most); the default inference weighs the level's."""
+    from p2pcards.players import search as search_module
+
+    made: list[WorldSampler] = []
+
+    def recording(*args, **kwargs) -> WorldSampler:  # type: ignore[no-untyped-def]
+        made.append(settled(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(search_module, "settled", recording)
+    assert REDRAWN.worlds == 2 and Inference().worlds == 1
+    seen = {1: 0, 2: 0}
+    for other in ("heuristic", "random"):
+        for n, view in enumerate(views(6, after=3, other=other)):
+            if n % 5:
+                continue
+            player = SearchPlayer(BISCA, random.Random(n), iterations=4)
+            made.clear()
+            player.choose(view, view.decision)  # type: ignore[arg-type]
+            if not made:
+                continue  # one legal card: no search
+            factor = made[-1].inference.worlds
+            assert player.last_worlds == 4 * factor, (other, n, factor, player.last_worlds)
+            seen[factor] += 1
+    assert min(seen.values()) >= 2, seen

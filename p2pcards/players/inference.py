@@ -33,7 +33,9 @@ class Inference:
       the latest ``plays`` are not asked;
     * ``redraw_plays``: a play the model would not make has that seat's hidden cards
       drawn since its last play asked about redrawn, :data:`REDRAWS` times at most;
-    * ``probe``, ``least``: below.
+    * ``probe``, ``least``: below;
+    * ``worlds``: the search weighs this many times its level's worlds while this
+      inference is kept (about half of Bisca's worlds agree, and those weigh most).
     """
 
     plays: int = INFER_PLAYS
@@ -45,6 +47,7 @@ class Inference:
     #: does, and the default inference weighs that decision's worlds instead
     probe: int = 16
     least: int = 2
+    worlds: int = 1
 
 
 def telling(step: Decision) -> bool:

@@ -62,7 +62,9 @@ such fallback is counted by its reason (:data:`FALLBACKS`) and each reason logge
 Budgets: the effort of a decision is a number of worlds, ``iterations``, by default the
 ``search`` level's (:data:`SEARCH_WORLDS`; each level's in
 :data:`~p2pcards.players.base.LEVELS`; :data:`PICK_WORLDS` times as many for a pick of
-cards that may be declined, Sobe e Desce's going in), whatever the machine's load; then the clock
+cards that may be declined, Sobe e Desce's going in; the game's
+:attr:`Inference.worlds <p2pcards.players.inference.Inference>` times as many while its
+inference is kept, Bisca's twice), whatever the machine's load; then the clock
 is never read and the same random stream gives the same choices (the play-outs' numpy
 generator is seeded from it).  ``cap_ms`` caps a decision's time over that effort (a
 table's pace): a decision the cap stops before its worlds is *capped*, counted in
@@ -126,8 +128,9 @@ FALLBACKS: Final[Mapping[str, str]] = {
 
 #: The ``search`` level's effort (:data:`~p2pcards.players.base.LEVELS`): worlds weighed
 #: per decision when neither ``iterations`` nor a time budget is given.  Measured on a
-#: two-core machine: about 40 ms a decision in Sueca (quiet), 60 in Bisca beside one other
-#: process (its worlds ask every play of the other player), more in Copas and Sobe e
+#: two-core machine: about 40 ms a decision in Sueca (quiet); in Bisca 60 beside one other
+#: process at 100 worlds (its worlds ask every play of the other player), 1.65 times that
+#: at the 200 it weighs while that inference is kept, more in Copas and Sobe e
 #: Desce, whose worlds take longer to sample; a time budget of 250 ms weighed about 600
 #: worlds in Sueca on that machine and 250 on a busy one.
 SEARCH_WORLDS: Final = LEVELS["search"].worlds
@@ -293,12 +296,14 @@ class SearchPlayer:
                         self.spec.name, reason, FALLBACKS[reason])
         return default
 
-    def _effort(self, decision: Decision) -> int | None:
-        """The worlds ``decision`` weighs (None: a time budget alone): the level's, and
-        :data:`PICK_WORLDS` times as many for a pick of cards that may be declined."""
+    def _effort(self, decision: Decision, sampler: WorldSampler) -> int | None:
+        """The worlds ``decision`` weighs (None: a time budget alone): the level's,
+        :data:`PICK_WORLDS` times as many for a pick of cards that may be declined, and
+        the sampler's inference's ``worlds`` times as many (Bisca's, when it is kept)."""
         if self.iterations is None:
             return None
-        return self.iterations * (PICK_WORLDS if decision.pick is not None and decision.may_decline else 1)
+        pick = PICK_WORLDS if decision.pick is not None and decision.may_decline else 1
+        return self.iterations * pick * sampler.inference.worlds
 
     def _cut(self, worlds: int, effort: int | None) -> None:
         """The clock stopped a decision at ``worlds``: when that is short of its ``effort``,
@@ -338,7 +343,7 @@ class SearchPlayer:
         weights: list[float] = []
         worlds = attempts = 0
         budget = None if self.think_ms is None else self.think_ms / 1000.0
-        limit = self._effort(decision)
+        limit = self._effort(decision, sampler)
         deadline = None if budget is None else start + budget * _OVERRUN
         while True:
             if limit is not None and (worlds >= limit or attempts >= 3 * limit + 10):
@@ -440,7 +445,7 @@ class SearchPlayer:
         weights = 0.0
         worlds = attempts = batches = 0
         pending: list[World] = []
-        limit = self._effort(decision)
+        limit = self._effort(decision, sampler)
         budget = None if self.think_ms is None else self.think_ms / 1000.0
         per_world = 0.0  # seconds to sample a world
         last_rows, last_cost = 0, 0.0  # the last batch of play-outs: its rows and its time
