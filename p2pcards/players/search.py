@@ -129,10 +129,10 @@ FALLBACKS: Final[Mapping[str, str]] = {
 #: The ``search`` level's effort (:data:`~p2pcards.players.base.LEVELS`): worlds weighed
 #: per decision when neither ``iterations`` nor a time budget is given.  Measured on a
 #: two-core machine: about 40 ms a decision in Sueca (quiet); in Bisca 60 beside one other
-#: process at 100 worlds (its worlds ask every play of the other player), 1.65 times that
-#: at the 200 it weighs while that inference is kept, more in Copas and Sobe e
-#: Desce, whose worlds take longer to sample; a time budget of 250 ms weighed about 600
-#: worlds in Sueca on that machine and 250 on a busy one.
+#: process at 100 worlds (its worlds ask every play of the other player), about twice that
+#: at the 200 it weighs while that inference is kept (100 against 52 in one run), more in
+#: Copas and Sobe e Desce, whose worlds take longer to sample; a time budget of 250 ms
+#: weighed about 600 worlds in Sueca on that machine and 250 on a busy one.
 SEARCH_WORLDS: Final = LEVELS["search"].worlds
 #: The ``search`` level's depth: the solver takes over when at most this many cards are
 #: left in the hands (Sueca: the last three tricks; Bisca: the last six).
