@@ -61,7 +61,7 @@ class TrickSimulator:
     #: (:meth:`policies`)
     model_policy: str | None = None
     #: how the search's worlds are weighed by the other seats' choices (the sampler's
-    #: :class:`~p2pcards.players.sampling.Inference`; Bisca asks for more than the default)
+    #: :class:`~p2pcards.players.inference.Inference`; Bisca asks for more than the default)
     inference: Inference = Inference()
 
     def __init__(self, table: CardTable, team_of: Sequence[int]) -> None:
