@@ -40,8 +40,8 @@ class BiscaHeuristic:
         trump = view.trump
         trick = view.trick
         if not trick:
-            unseen = outstanding(view, PORTUGUESE_40)
-            if view.stock_count == 0:
+            if view.stock_count == 0:  # the unseen cards count only then (and cost a set each time)
+                unseen = outstanding(view, PORTUGUESE_40)
                 sure = [c for c in legal if is_top(c, unseen, STRENGTH) and (
                     c[1] == trump or not any(u[1] == trump for u in unseen))]
                 if sure:
