@@ -117,6 +117,24 @@ class World:
 Model = Callable[[SeatView, Decision], Plain]
 
 
+class _Shown:
+    """What a view shows that a world must show too, read once (a sampler is of the view
+    as it stood when it was made): the seat's hand (its positions sorted, and each with
+    its card), the tricks so far, the trick on the table, every hand's size, trumps, and
+    each seat's voids and excluded cards."""
+
+    __slots__ = ("positions", "hand", "tricks", "trick", "sizes", "trump", "inferred")
+
+    def __init__(self, view: SeatView) -> None:
+        self.hand = view.hand
+        self.positions = sorted(p for p, _ in self.hand)
+        self.tricks = len(view.tricks)
+        self.trick = view.trick
+        self.sizes = [view.hand_size(s) for s in range(view.seats)]
+        self.trump = view.trump
+        self.inferred = [(view.voids(s), view.excluded(s)) for s in range(view.seats)]
+
+
 class WorldSampler:
     """Worlds consistent with ``view`` (module docstring).  Raises :class:`SkeletonError`
     when the history cannot be replayed.
@@ -137,6 +155,8 @@ class WorldSampler:
         self.match = self._match()
         #: every decision of the history: the seat and its choice
         self.actions: list[tuple[int, Choice]] = []
+        #: what the view shows, read once: every world is checked against it (:meth:`_check`)
+        self.shown = _Shown(view)
         self.deal = self.match.new_deal()
         try:
             self._replay_skeleton()
@@ -147,7 +167,8 @@ class WorldSampler:
         self.known: list[Card | None] = list(deck.cards)
         bound = {c for c in self.known if c is not None}
         self.unseen: list[Card] = [c for c in spec.deck if c not in bound]
-        free = [p for p, c in enumerate(self.known) if c is None]
+        #: the hidden positions, in order
+        self.free = free = [p for p, c in enumerate(self.known) if c is None]
         if len(free) != len(self.unseen):
             raise SkeletonError("hidden positions and hidden cards do not match")
         by_owner: dict[int, list[int]] = {}
@@ -340,24 +361,21 @@ class WorldSampler:
     # ------------------------------------------------------------------ checks
     def _check(self, deal: DealState, skeleton: bool = False) -> bool:
         """Whether ``deal`` shows what the view shows; the skeleton raises instead."""
-        view = self.view
+        shown = self.shown
+        cards = deal.deck.cards
         ok = (
             deal.renuncia is None
             and not deal.over
-            and sorted(deal.deck.hands[self.me]) == sorted(p for p, _ in view.hand)
-            and all(deal.deck.cards[p] == c for p, c in view.hand)
-            and len(deal.tricks) == len(view.tricks)
-            and [deal.deck.cards[p] for _, p in deal.trick] == [c for _, c in view.trick]
-            and [s for s, _ in deal.trick] == [s for s, _ in view.trick]
-            and all(len(deal.deck.hands[s]) == view.hand_size(s) for s in range(deal.seats))
-            and deal.trump == view.trump
+            and sorted(deal.deck.hands[self.me]) == shown.positions
+            and all(cards[p] == c for p, c in shown.hand)
+            and len(deal.tricks) == shown.tricks
+            and [(s, cards[p]) for s, p in deal.trick] == shown.trick
+            and [len(h) for h in deal.deck.hands] == shown.sizes
+            and deal.trump == shown.trump
             and me_undecided(deal, self.me)
         )
         if ok and not skeleton:
-            ok = all(
-                deal.voids[s] == view.voids(s) and deal.excluded[s] == view.excluded(s)
-                for s in range(deal.seats)
-            )
+            ok = all(deal.voids[s] == v and deal.excluded[s] == x for s, (v, x) in enumerate(shown.inferred))
         if skeleton and not ok:
             raise SkeletonError("the replayed deal does not show what the view shows")
         return ok
@@ -495,13 +513,10 @@ class WorldSampler:
         """Swap the card of a random position of ``mine`` with that of a random hidden
         position of the stock or of a seat not in ``told`` (nor ``seat``), when both cards
         may be where they would go; False when either side has no position."""
-        known = self.known
         deck = deal.deck
-        pool = [
-            p for p in range(len(known))
-            if known[p] is None and (deck.owner[p] == STOCK or (deck.owner[p] >= 0 and deck.owner[p] not in told
-                                                                 and deck.owner[p] != seat))
-        ]
+        owner = deck.owner
+        pool = [p for p in self.free
+                if owner[p] == STOCK or (owner[p] >= 0 and owner[p] not in told and owner[p] != seat)]
         if not mine or not pool:
             return False
         cards = deck.cards
