@@ -22,6 +22,8 @@ __all__ = ["PICK_NEIGHBOURS", "CLEAR_Z", "CLEAR_WORLDS", "neighbours", "clear_be
 PICK_NEIGHBOURS: Final = 6
 #: Decisions other than plays leave the heuristic's choice only for a clearly better one:
 #: by more than this many standard errors, over at least :data:`CLEAR_WORLDS` worlds.
+#: Measured against the heuristic (Sobe e Desce, the README's 240 pairs): 0, 0.5 and 2
+#: did no better than 1 (63.5, 63.8 and 60.0 % of the pairs against 64.4 %).
 CLEAR_Z: Final = 1.0
 CLEAR_WORLDS: Final = 8
 
