@@ -444,7 +444,7 @@ def test_the_search_bot_answers_through_the_engine_legally_and_reproducibly(game
         assert "error" not in got, got
         assert answer(asked, REGISTRY) == got
         check_legal(copy.deepcopy(deal), request["seat"], decision, got["choice"])
-        # its effort said: worlds weighed (up to the budget, twice it in Bisca while its inference
+        # its effort said: worlds weighed (up to the budget, three times it in Bisca while its inference
         # holds; 0 for a single legal choice), no fallback
         most = 6 * simulator_for(REGISTRY.get(game)).inference.worlds
         assert isinstance(got["worlds"], int) and 0 <= got["worlds"] <= most and "fallback" not in got, got

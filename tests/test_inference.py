@@ -145,7 +145,7 @@ def test_the_inference_settles_on_whether_the_other_plays_as_the_heuristic() -> 
 
 
 def test_a_kept_inference_weighs_its_games_multiple_of_the_levels_worlds(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """Bisca's inference, when kept, doubles the worlds of a decision (about half of them
+    """Bisca's inference, when kept, triples the worlds of a decision (about half of them
     agree with every play and weigh most); the default inference weighs the level's."""
     from p2pcards.players import search as search_module
 
@@ -156,8 +156,8 @@ def test_a_kept_inference_weighs_its_games_multiple_of_the_levels_worlds(monkeyp
         return made[-1]
 
     monkeypatch.setattr(search_module, "settled", recording)
-    assert REDRAWN.worlds == 2 and Inference().worlds == 1
-    seen = {1: 0, 2: 0}
+    assert REDRAWN.worlds == 3 and Inference().worlds == 1
+    seen = {1: 0, 3: 0}
     for other in ("heuristic", "random"):
         for n, view in enumerate(views(6, after=3, other=other)):
             if n % 5:

@@ -494,8 +494,9 @@ def test_games_with_a_batch_simulator_are_searched_without_plugin_rollouts(monke
         spec = GAMES.get(name)
         rng = random.Random(f"batched/{name}")
         number = 0
-        # until a swap was among the candidates (Bisca with swap2=on), at least two deals
-        while number < 2 or (options.get("swap2") == "on" and not any(isinstance(c, tuple) for c in considered)):
+        # at least two deals, and with swap2=on until the search chose a swap (weighed
+        # against the plays in the simulator)
+        while number < 2 or (options.get("swap2") == "on" and "swap" not in kinds):
             assert number < 20
             deal = new_deal(spec, options, number, rng)
             players: list[Any] = [make_player("heuristic", spec, random.Random(s)) for s in range(spec.seats)]

@@ -189,8 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
                         " (a decision it stops short is counted in \"capped\")")
     p.add_argument("--iterations", type=int, default=None, metavar="N",
                    help="worlds per decision for players that search (default: their level's, 100 for search;"
-                        " five times as many for a going in that may sit out, twice as many in Bisca while the other"
-                        " player plays as the heuristic does); with it or without --think, the"
+                        " five times as many for a going in that may sit out, three times as many in Bisca while"
+                        " the other player plays as the heuristic does); with it or without --think, the"
                         " same seed plays the same match")
     p.add_argument("--jobs", type=int, default=None, metavar="J",
                    help="worker processes (default: the number of CPUs); the outcomes do not depend on it")

@@ -64,7 +64,7 @@ Budgets: the effort of a decision is a number of worlds, ``iterations``, by defa
 :data:`~p2pcards.players.base.LEVELS`; :data:`PICK_WORLDS` times as many for a pick of
 cards that may be declined, Sobe e Desce's going in; the game's
 :attr:`Inference.worlds <p2pcards.players.inference.Inference>` times as many while its
-inference is kept, Bisca's twice), whatever the machine's load; then the clock
+inference is kept, Bisca's three times), whatever the machine's load; then the clock
 is never read and the same random stream gives the same choices (the play-outs' numpy
 generator is seeded from it).  ``cap_ms`` caps a decision's time over that effort (a
 table's pace): a decision the cap stops before its worlds is *capped*, counted in
@@ -129,8 +129,8 @@ FALLBACKS: Final[Mapping[str, str]] = {
 #: The ``search`` level's effort (:data:`~p2pcards.players.base.LEVELS`): worlds weighed
 #: per decision when neither ``iterations`` nor a time budget is given.  Measured on a
 #: two-core machine: about 40 ms a decision in Sueca (quiet); in Bisca 60 beside one other
-#: process at 100 worlds (its worlds ask every play of the other player), about twice that
-#: at the 200 it weighs while that inference is kept (100 against 52 in one run), more in
+#: process at 100 worlds (its worlds ask every play of the other player), 152 at the 300
+#: it weighs while that inference is kept (110 at 200 in the same run), more in
 #: Copas and Sobe e Desce, whose worlds take longer to sample; a time budget of 250 ms
 #: weighed about 600 worlds in Sueca on that machine and 250 on a busy one.
 SEARCH_WORLDS: Final = LEVELS["search"].worlds
