@@ -132,9 +132,16 @@ class DealState:
         between (:meth:`complete`), until the deal ends.  The caller takes the decision's
         choices (:meth:`apply`) before asking for the next one."""
         queue = self._queue
+        whole = self.deck.whole
         while True:
             step, handler = queue[0]
-            if isinstance(step, Decision):
+            if type(step) is Reveal and whole and handler is not None:
+                # a card shown with every card known (a played one, most often): as
+                # _complete does, without the checks that only a partial deck needs
+                queue.popleft()
+                self.shown.update(step.positions)
+                getattr(self, handler)(step)
+            elif isinstance(step, Decision):
                 yield step
             elif isinstance(step, End):
                 return
