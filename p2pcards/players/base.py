@@ -68,8 +68,8 @@ class Level:
 
 
 #: The levels people choose (``play --bots``, ``--seats bot:LEVEL``, the start screen, the
-#: engine's bots), weakest first.  The README's "Computer players" table gives each one's
-#: win rate against the others and its time per decision, measured by ``p2pcards duel``.
+#: engine's bots), weakest first.  docs/players.md, "The levels against each other", gives
+#: each one's win rate against the others and its time per decision (``p2pcards duel``).
 LEVELS: Final[Mapping[str, Level]] = {
     "random": Level("random"),
     "casual": Level("search", worlds=8, solve_plays=0, mistakes=0.5),

@@ -1,7 +1,7 @@
 """A fast full-information simulator for trick-taking games: many deals at once, in numpy.
 
 What a search bot needs to evaluate thousands of sampled worlds: play them out to the end
-with random players, far faster than the plugin's state machine can (README, "Players").
+with random players, far faster than the plugin's state machine can (docs/players.md).
 
 * A card is an integer ``0 .. N-1`` (N <= 64): its index in the game's deck
   (:class:`CardTable`).  A hand is a bitmask in an unsigned 64-bit integer.
