@@ -42,26 +42,33 @@ class SuecaHeuristic:
 
     def pick(self, view: SeatView, legal: list[str]) -> str:
         trump = view.trump
-        unseen = outstanding(view, PORTUGUESE_40)
         trick = view.trick
         partner = (view.seat + 2) % 4
         if not trick:
-            return self.lead(legal, unseen, trump)
+            return self.lead(legal, outstanding(view, PORTUGUESE_40), trump)
         led = trick[0][1][1]
         win_seat, win_card = current_winner(trick, trump, STRENGTH)
         last = len(trick) == 3
         following = [c for c in legal if c[1] == led]
         on_points = sum(POINTS.get(c[0], 0) for _, c in trick)
-        partner_sure = win_seat == partner and (
-            last or self.sure(win_card, unseen, trump)
-        )
+        # the unseen cards are counted only where a tip asks whether a card is sure to win
+        # (the search's sampler asks this player at every play it weighs)
+        unseen: set[str] | None = None
+        partner_sure = win_seat == partner
+        if partner_sure and not last:
+            unseen = outstanding(view, PORTUGUESE_40)
+            partner_sure = self.sure(win_card, unseen, trump)
         if partner_sure:
             # support the partner: add the most points we can spare
             return max(legal, key=lambda c: (POINTS.get(c[0], 0) - 30 * (c[1] == trump), -STRENGTH[c[0]]))
         winners = [c for c in legal if beats(c, win_card, trump, STRENGTH)]
         if following:
             if winners:
-                safe = [c for c in winners if last or self.sure(c, unseen, trump)]
+                if last:
+                    safe = winners
+                else:
+                    counted = unseen if unseen is not None else outstanding(view, PORTUGUESE_40)
+                    safe = [c for c in winners if self.sure(c, counted, trump)]
                 if safe:
                     return max(safe, key=lambda c: (POINTS.get(c[0], 0), -STRENGTH[c[0]]))
                 if on_points >= 10:
