@@ -378,10 +378,10 @@ class SearchPlayer:
         return cands[clear_best(rows, weights)]
 
     def _pick(self, totals: Sequence[float], rng: random.Random) -> int:
-        """The play to make from the candidates' weighted ``totals``: the best (ties: the
-        first, the heuristic's choice), or, in a share :attr:`mistakes` of the plays drawn
-        from ``rng``, the second best (a slip: counted in :attr:`slips`)."""
-        order = sorted(range(len(totals)), key=lambda i: (-float(totals[i]), i))
+        """The play to make from the candidates' weighted ``totals``: the best (totals equal
+        to a millionth tie, whatever order they were summed in; a tie goes to the first, the
+        heuristic's), or, in a share :attr:`mistakes` of the plays, the second best (a slip)."""
+        order = sorted(range(len(totals)), key=lambda i: (-round(float(totals[i]), 6), i))
         if self.mistakes and len(order) > 1 and rng.random() < self.mistakes:
             self.last_slip = True
             self.slips += 1
