@@ -559,7 +559,7 @@ def test_the_same_worlds_give_the_same_choices_in_one_batch_or_many(monkeypatch:
     spec = GAMES.get("sueca")
 
     def plays(batch: int) -> list[Any]:
-        monkeypatch.setattr(search, "BATCH_WORLDS", (batch,))
+        monkeypatch.setattr(search, "EFFORT_BATCH", batch)
         rng = random.Random(5)
         out: list[Any] = []
         for k in range(6):
@@ -572,7 +572,7 @@ def test_the_same_worlds_give_the_same_choices_in_one_batch_or_many(monkeypatch:
             out += [ev.get("card") for ev in deal.events]
         return out
 
-    assert plays(512) == plays(8)
+    assert plays(search.EFFORT_BATCH) == plays(8)
 
 
 @pytest.mark.slow

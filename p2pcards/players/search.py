@@ -12,13 +12,13 @@ For each decision the player
    trick play is the simulator's -- follow suit if you can, else anything; the highest
    trump, else the highest card of the suit led, wins; card points count), with two
    sides, once the stock is empty and few cards remain (the level's depth: for ``search``,
-   :data:`SOLVE_PLAYS`), with an
-   alpha-beta search of the rest of the deal (:class:`TrickSolver`); else, in a game with a
-   batch simulator (every game here has one), a play's worlds are
-   sampled in batches (:data:`BATCH_WORLDS`) and every (world x candidate) row of a batch
-   is played out at once by the simulator's players (:data:`PLAYOUTS` per row; greedy
-   ones, ducking ones in Copas; in Sueca and Bisca the opponents play as the heuristic
-   does, the simulator's ``model_policy``, and a partner as the seat itself:
+   :data:`SOLVE_PLAYS`), with an alpha-beta search of the rest of the deal
+   (:class:`TrickSolver`); else, in a game with a batch simulator (every game here has
+   one), a play's worlds are sampled in batches (:data:`EFFORT_BATCH`,
+   :data:`BATCH_WORLDS`) and every (world x candidate) row of a batch is played out at
+   once by the simulator's players (:data:`PLAYOUTS` per row; greedy ones, ducking ones
+   in Copas; in Sueca and Bisca the opponents play as the heuristic does, the
+   simulator's ``model_policy``, and a partner as the seat itself:
    :meth:`TrickSimulator.policies`) -- fast enough for hundreds of worlds a decision where
    plugin roll-outs manage a dozen (in the same time; the table's options choose the
    simulator: :meth:`TrickSimulator.for_options`; a choice that is not a card is applied
@@ -73,8 +73,9 @@ work, not a fault), for then the strength follows the machine.  ``think_ms`` giv
 without ``iterations`` is a time budget instead of an effort (``duel --think``).  The
 clock is read between worlds (a world is not started when the mean world so far would
 overrun; in batches, when sampling it and playing out the batch it would join, timed like
-the last batch, would) and between roll-outs (a world that runs past the time is
-dropped).  A decision with one legal choice returns at once.
+the last batch, would: under an effort, one batch, so only its sampling is timed) and
+between roll-outs (a world that runs past the time is dropped).  A decision with one
+legal choice returns at once.
 """
 
 from __future__ import annotations
@@ -111,6 +112,7 @@ __all__ = [
     "SOLVE_PLAYS",
     "PICK_WORLDS",
     "BATCH_WORLDS",
+    "EFFORT_BATCH",
     "PLAYOUTS",
 ]
 
@@ -139,10 +141,13 @@ SEARCH_WORLDS: Final = LEVELS["search"].worlds
 SOLVE_PLAYS: Final = LEVELS["search"].solve_plays
 #: A world that runs past the budget by this factor is dropped.
 _OVERRUN: Final = 1.25
-#: Batched evaluation (a game with a batch simulator): worlds per batch of play-outs
-#: (the first batches smaller, to time them), and play-outs per world and candidate.
-BATCH_WORLDS: Final = (8, 24, 48, 96)
+#: Batched evaluation (a game with a batch simulator): play-outs per world and candidate;
+#: worlds per batch under a time budget (the first smaller, to time them); under an effort,
+#: one batch of up to :data:`EFFORT_BATCH` (numpy's cost per call: 13 % off a Sueca
+#: decision, the same choices; a capped one may overrun by a batch's play-outs).
 PLAYOUTS: Final = 1
+BATCH_WORLDS: Final = (8, 24, 48, 96)
+EFFORT_BATCH: Final = 512
 #: A pick of cards that may be declined (Sobe e Desce's going in: sitting out, or going in
 #: with an exchange) weighs this many times the decision's worlds: a deal has one such
 #: decision a seat, its outcome varies far more from world to world than a card's, and it
@@ -451,7 +456,10 @@ class SearchPlayer:
         last_rows, last_cost = 0, 0.0  # the last batch of play-outs: its rows and its time
         rows_per_world = len(cands) * PLAYOUTS
         while True:
-            size = BATCH_WORLDS[min(batches, len(BATCH_WORLDS) - 1)]
+            if limit is not None:
+                size = min(limit, EFFORT_BATCH)
+            else:
+                size = BATCH_WORLDS[min(batches, len(BATCH_WORLDS) - 1)]
             stop = limit is not None and (worlds + len(pending) >= limit or attempts >= 3 * limit + 10)
             if not stop and budget is not None:
                 rows = (len(pending) + 1) * rows_per_world
