@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from p2pcards.core import PORTUGUESE_40, Decision, Deck, game_points, load_games
-from p2pcards.players.fastsim import Outcome, Positions, TrumpDuties, cards_of_mask, playout
+from p2pcards.players.fastsim import Outcome, Positions, TrumpDuties, cards_of_mask, playout, policy_cards
 from p2pcards.players.simulators import cross_check, simulator_for
 from p2pcards.tools.bench_rules import format_sim_report, print_sim_bench, run_sim_bench
 from p2pcards_bisca import SPEC as BISCA
@@ -564,3 +564,37 @@ def test_a_game_adds_its_own_policy_once():
     mixed = playout(BISCA_SIM.table, pos, BISCA_SIM.team_of, rng=np.random.default_rng(1),
                     policy=["greedy", "bisca-heuristic"])
     assert (mixed.points.sum(axis=1) == 120).all()
+
+
+@pytest.mark.parametrize(("spec", "sim"), [(BISCA, BISCA_SIM), (SUECA, SUECA_SIM)], ids=["bisca", "sueca"])
+def test_each_seat_plays_its_own_rule_in_a_batch_of_mixed_players(spec, sim):
+    """With a rule per seat, each rule reads only the deals whose player it is: the first
+    card of every deal of a batch (deals at every point of a trick, every seat to play) is
+    the card the rule of its player gives when it reads the whole batch."""
+    import random
+
+    rng = random.Random(8)
+    deals = []
+    for k in range(80):
+        match = spec.new_match(spec.resolve_options(), rng.randrange(spec.seats))
+        cards = list(spec.deck)
+        rng.shuffle(cards)
+        deal = match.new_deal(cards)
+        for plays, step in enumerate(deal.decisions()):
+            seat = step.seats[0]
+            if plays == k % 17:
+                break
+            legal = deal.legal(seat)
+            deal.apply(seat, legal[rng.randrange(len(legal))])
+        deals.append(deal)
+    pos = sim.from_states(deals)
+    policies = sim.policies(0)
+    assert len(set(policies)) == 2
+    by_policy = {p: policy_cards(sim.table, pos, sim.team_of, p) for p in set(policies)}
+    turn = (pos.leader + (pos.trick >= 0).sum(axis=1)) % spec.seats
+    assert len({int(t) for t in turn}) == spec.seats
+    want = np.array([by_policy[policies[int(t)]][row] for row, t in enumerate(turn)])
+    out = playout(sim.table, pos, sim.team_of, rng=np.random.default_rng(0), policy=policies, record=True)
+    assert out.plays is not None
+    assert (out.plays[:, 0] == want).all()
+    assert (want != by_policy[policies[0]]).any() and (want != by_policy[policies[1]]).any()

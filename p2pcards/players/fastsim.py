@@ -177,6 +177,26 @@ def _select_bit(x: U64, r: I64) -> I64:
     return pos.astype(np.int64)
 
 
+class _Rows:
+    """Some rows of a play-out's running state, as a rule reads them (a
+    :class:`~p2pcards.players.policies.PlayState` of those deals alone)."""
+
+    def __init__(self, run: _Run, rows: I64) -> None:
+        self.table = run.table
+        self.seats = run.seats
+        self.team_of = run.team_of
+        self.rows: I64 = np.arange(rows.size, dtype=np.int64)
+        self.hands: U64 = run.hands[rows]
+        self.turn: I64 = run.turn[rows]
+        self.trump: I64 = run.trump[rows]
+        self.led: I64 = run.led[rows]
+        self.nplayed: I64 = run.nplayed[rows]
+        self.best_key: I64 = run.best_key[rows]
+        self.best_seat: I64 = run.best_seat[rows]
+        self.trick_pts: I64 = run.trick_pts[rows]
+        self.stock_left: I64 = run.stock_left[rows]
+
+
 class _Run:
     """The working state of a playout (derived from a :class:`Positions`, then advanced)."""
 
@@ -456,9 +476,15 @@ def _players_cards(run: _Run, legal: U64, rng: np.random.Generator, seat_policy:
     ruled = seat_policy != POLICIES.index(RANDOM)
     if ruled.any():
         used = [int(k) for k in np.unique(seat_policy[ruled])]
-        card = rule_of(used[0])(run, legal)
-        for k in used[1:]:
-            card = np.where(seat_policy[run.turn] == k, rule_of(k)(run, legal), card)
+        if len(used) == 1:
+            card = rule_of(used[0])(run, legal)
+        else:  # each rule reads only the deals whose player it is
+            card = np.zeros(run.rows.size, dtype=np.int64)
+            policy = seat_policy[run.turn]
+            for k in used:
+                rows = np.flatnonzero(policy == k)
+                if rows.size:
+                    card[rows] = rule_of(k)(_Rows(run, rows), legal[rows])
         if epsilon > 0.0 or not ruled.all():
             rand = _random_cards(legal, rng)
             pick = ~ruled[run.turn]
