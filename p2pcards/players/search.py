@@ -130,11 +130,11 @@ FALLBACKS: Final[Mapping[str, str]] = {
 
 #: The ``search`` level's effort (:data:`~p2pcards.players.base.LEVELS`): worlds weighed
 #: per decision when neither ``iterations`` nor a time budget is given.  Measured on a
-#: two-core machine: about 40 ms a decision in Sueca (quiet); in Bisca 60 beside one other
-#: process at 100 worlds (its worlds ask every play of the other player), 152 at the 300
-#: it weighs while that inference is kept (110 at 200 in the same run), more in
-#: Copas and Sobe e Desce, whose worlds take longer to sample; a time budget of 250 ms
-#: weighed about 600 worlds in Sueca on that machine and 250 on a busy one.
+#: two-core machine, beside one other process: about 28 ms a decision in Sueca, 29 in
+#: Copas, 78 in Sobe e Desce (whose going in weighs five times the worlds) and 103 in
+#: Bisca, most of it at the 300 worlds it weighs while its inference is kept (its worlds
+#: ask every play of the other player); a time budget of 250 ms weighed about 600 worlds
+#: in Sueca on that machine (before the play-outs ran in one batch) and 250 on a busy one.
 SEARCH_WORLDS: Final = LEVELS["search"].worlds
 #: The ``search`` level's depth: the solver takes over when at most this many cards are
 #: left in the hands (Sueca: the last three tricks; Bisca: the last six).
