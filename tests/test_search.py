@@ -548,7 +548,6 @@ def test_batched_search_with_iterations_is_reproducible() -> None:
     assert records[0] == records[1]
 
 
-
 def test_the_same_worlds_give_the_same_choices_in_one_batch_or_many(monkeypatch: pytest.MonkeyPatch) -> None:
     """A decision's worlds are played out in one batch (its effort) or in several (its
     time): the weighted sums then add up in another order, and candidates that tie

@@ -110,7 +110,7 @@ def test_a_whole_sueca_deal_by_keystrokes_in_tmux(tmp_path):
         refused = 0
         for turn in range(10):
             left = 10 - turn
-            # the cursor sits on a card (on a busy machine it may be drawn a frame after the turn)
+            # the person's turn, the cursor on a card
             screen = tm.wait(f"turn {turn + 1}, the cursor on a card",
                              lambda s, n=left: my_turn(s) and len(hand(s)) == n and "▼" in s)
             cards = hand(screen)
